@@ -1,0 +1,165 @@
+// The sealed, validated description of a training run that model/, schedules/ and the executor
+// consume: plain structs in SI units (bytes, seconds, FLOP/s, bytes/s), no strings to parse and no
+// proto types. sim/scenario/ builds them from the Scenario proto after validation (style.md S7);
+// tests build them directly with designated initializers.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mofasim::model {
+
+enum class AttentionKind { kMha, kGqa, kMqa, kMla };
+enum class MlpKind { kSwiglu, kGelu };
+enum class NormKind { kRmsNorm, kLayerNorm };
+enum class PositionKind { kRope, kLearned };
+enum class DType { kBf16, kFp16, kFp8, kFp32 };
+
+inline double dtype_bytes(DType t) {
+  switch (t) {
+    case DType::kFp8: return 1;
+    case DType::kBf16:
+    case DType::kFp16: return 2;
+    case DType::kFp32: return 4;
+  }
+  return 0;
+}
+
+// Multi-head latent attention (DeepSeek-V2/V3). q_lora_rank == 0 means no query compression.
+struct MlaSpec {
+  int q_lora_rank = 0;
+  int kv_lora_rank = 0;
+  int qk_nope_head_dim = 0;
+  int qk_rope_head_dim = 0;
+  int v_head_dim = 0;
+};
+
+struct MoeSpec {
+  int num_experts = 0;                 // routed experts per MoE layer; 0 = dense model
+  int top_k = 0;                       // routed experts per token
+  int expert_ffn_hidden_size = 0;      // f_e
+  int num_shared_experts = 0;
+  int shared_expert_ffn_hidden_size = 0;  // f_sh of ONE shared expert; total f_sh = n_shared * this
+  int first_k_dense_layers = 0;        // layers [0, k) are dense FFN, the rest MoE
+  double load_imbalance = 1.0;         // busiest EP rank's tokens / mean tokens (>= 1)
+  double dispatch_bytes_per_element = 2;  // 1 for FP8 dispatch (DeepSeek-V3), 2 for bf16
+  double combine_bytes_per_element = 2;
+};
+
+struct ModelSpec {
+  std::string name;
+  int num_layers = 0;          // L, transformer layers (MTP layers not included)
+  int hidden_size = 0;         // h
+  int num_attention_heads = 0; // a
+  int num_kv_heads = 0;        // g (== a for MHA, 1 for MQA)
+  int head_dim = 0;            // d_h (h / a unless given)
+  int ffn_hidden_size = 0;     // f (dense FFN)
+  int vocab_size = 0;          // V (padded)
+  int seq_length = 0;          // s
+  AttentionKind attention = AttentionKind::kGqa;
+  MlaSpec mla;
+  MlpKind mlp = MlpKind::kSwiglu;
+  NormKind norm = NormKind::kRmsNorm;
+  PositionKind position = PositionKind::kRope;
+  bool untie_embeddings = true;  // separate output head weights
+  bool linear_bias = false;      // biases on linear layers (GPT-style)
+  MoeSpec moe;
+  int mtp_depth = 0;             // multi-token-prediction modules (DeepSeek-V3: 1)
+
+  [[nodiscard]] bool is_moe() const { return moe.num_experts > 0; }
+  [[nodiscard]] bool is_moe_layer(int layer) const { return is_moe() && layer >= moe.first_k_dense_layers; }
+};
+
+// Per-device compute and memory capability, plus the efficiencies that turn peak into attained.
+enum class ComputeModelKind {
+  kFixedEfficiency,   // t = FLOPs / (eta_class * peak)                         MoFa eq. (1)
+  kRoofline,          // t = max(FLOPs/(eta*peak), bytes/(eta_m*BW_HBM))         MoFa eq. (19)
+  kModifiedRoofline,  // attained = min(peak*eta, slope*AI + intercept)          MoFa §5.7
+};
+
+struct EfficiencySpec {
+  double gemm = 0.75;          // fraction of dense peak attained by large GEMMs
+  double attention = 0.6;      // fraction of peak attained by fused attention kernels
+  double memory = 0.8;         // fraction of HBM bandwidth attained by memory-bound ops
+  double small_gemm = 0.5;     // thin GEMMs (e.g. MoE experts with few tokens)
+};
+
+struct HardwareSpec {
+  std::string name;
+  double peak_flops_bf16 = 0;   // FLOP/s, dense
+  double peak_flops_fp8 = 0;    // FLOP/s, dense (0 = unsupported)
+  double peak_flops_fp32 = 0;   // FLOP/s (optional; 0 = bf16/16)
+  double gpu_memory_bytes = 0;
+  double memory_reserved_bytes = 0;  // framework/allocator overhead deducted from capacity
+  double hbm_bandwidth = 0;     // bytes/s
+  double h2d_bandwidth = 0;     // bytes/s
+  double d2h_bandwidth = 0;     // bytes/s
+  double host_memory_bytes = 0; // per node
+  double cpu_optimizer_params_per_second = 0;  // CPU Adam throughput (parameters/s per GPU's share)
+  double disk_read_bandwidth = 0;   // bytes/s
+  double disk_write_bandwidth = 0;  // bytes/s
+  double kernel_launch_seconds = 0; // fixed cost per kernel
+  ComputeModelKind compute_model = ComputeModelKind::kFixedEfficiency;
+  EfficiencySpec efficiency;
+  double roofline_slope = 0;      // modified roofline: FLOP/s per (FLOP/byte)
+  double roofline_intercept = 0;  // modified roofline: FLOP/s
+};
+
+enum class ScheduleKind { kGpipe, k1F1B, kInterleaved1F1B, kZbH1, kDualPipe };
+
+struct ParallelSpec {
+  int tp = 1;
+  int cp = 1;
+  int pp = 1;
+  int vpp = 1;        // virtual stages (model chunks) per pipeline rank
+  int dp = 1;         // data parallel (attention); gpus = tp*cp*pp*dp
+  int ep = 1;         // expert parallel, carved out of dp*cp (Megatron convention)
+  int etp = 1;        // expert tensor parallel
+  int micro_batch = 1;    // b
+  int global_batch = 1;   // B
+  bool sequence_parallel = false;
+  ScheduleKind schedule = ScheduleKind::k1F1B;
+  std::vector<int> stage_layers;  // optional explicit layers per (pp*vpp) chunk; empty = uniform
+
+  [[nodiscard]] int gpus() const { return tp * cp * pp * dp; }
+  [[nodiscard]] int microbatches() const { return global_batch / (micro_batch * dp); }  // m
+};
+
+enum class RecomputeKind { kNone, kSelective, kFull };
+enum class OptimizerPlacement { kGpu, kCpu };
+
+// Overlap of one kind of communication with compute (MoFa §3.3). While both run on one GPU,
+// compute takes alpha times longer and communication beta times longer (time-increase coefficients).
+struct OverlapSpec {
+  bool enabled = false;
+  double alpha = 1.0;
+  double beta = 1.0;
+  int chunks = 1;  // TP overlap: pieces the GEMM is split into (eq. 20)
+};
+
+struct FeatureSpec {
+  double compute_scale = 1.0;    // mu_c, MoFa eq. (17)
+  double bandwidth_scale = 1.0;  // mu_b, MoFa eq. (18)
+  OverlapSpec tp_overlap;        // eq. (20)
+  OverlapSpec cp_overlap;        // eq. (21)
+  OverlapSpec ep_overlap;        // eq. (22)
+  OverlapSpec pp_overlap;        // eq. (23)
+  OverlapSpec dp_overlap;        // eq. (24)
+  OptimizerPlacement optimizer_placement = OptimizerPlacement::kGpu;  // cpu: eq. (27)-(28)
+  bool distributed_optimizer = false;  // eq. (25)-(26)
+  DType param_dtype = DType::kBf16;
+  DType grad_dtype = DType::kFp32;
+  DType optimizer_state_dtype = DType::kFp32;  // Adam moments (DeepSeek-V3: bf16)
+  bool master_weights = true;                  // fp32 master copy of bf16 params
+  DType compute_dtype = DType::kBf16;
+  RecomputeKind recompute = RecomputeKind::kNone;  // eq. (29)-(32)
+  bool memfine = false;         // MemFine chunked MoE recompute
+  int memfine_chunks = 0;       // 0 = smallest chunk count that fits memory
+  OverlapSpec activation_offload;   // eq. (33)-(35): alpha/beta forward
+  double offload_alpha_backward = 1.0;
+  double offload_beta_backward = 1.0;
+  double dp_bucket_bytes = 40e6;    // DP gradient bucket size
+};
+
+}  // namespace mofasim::model
