@@ -1,0 +1,372 @@
+// FluidModel implementation: activity bookkeeping, connected-component resolve, wake-ups.
+#include "sim/engine/fluid_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "sim/units/check.h"
+
+namespace mofasim::sim {
+namespace {
+
+std::int64_t ns_of(Time t) { return t.time_since_epoch().count(); }
+
+}  // namespace
+
+FluidModel::FluidModel(EventQueue& queue) : queue_(queue) {}
+
+ResourceId FluidModel::add_resource(ResourceSpec spec) {
+  if (!(spec.capacity > 0) || !std::isfinite(spec.capacity)) {
+    throw std::invalid_argument("FluidModel::add_resource: resource '" + spec.name + "' capacity " +
+                                std::to_string(spec.capacity) + " must be finite and > 0");
+  }
+  MOFASIM_CHECK(resources_.size() < kInvalidIndex, "too many resources");
+  Resource r;
+  r.name = std::move(spec.name);
+  r.capacity = spec.capacity;
+  resources_.push_back(std::move(r));
+  return ResourceId{static_cast<std::uint32_t>(resources_.size() - 1)};
+}
+
+DomainId FluidModel::add_domain(std::string name) {
+  MOFASIM_CHECK(domains_.size() < kInvalidIndex, "too many domains");
+  Domain d;
+  d.name = std::move(name);
+  domains_.push_back(std::move(d));
+  return DomainId{static_cast<std::uint32_t>(domains_.size() - 1)};
+}
+
+void FluidModel::validate(const ActivitySpec& spec) const {
+  auto fail = [](const std::string& what) { throw std::invalid_argument("FluidModel::start: " + what); };
+  if (!(spec.work >= 0) || !std::isfinite(spec.work)) fail("work " + std::to_string(spec.work) + " must be finite and >= 0");
+  if (spec.latency < Duration::zero()) fail("latency must be >= 0");
+  if (spec.rate_bound && (!(*spec.rate_bound > 0) || !std::isfinite(*spec.rate_bound))) {
+    fail("rate_bound " + std::to_string(*spec.rate_bound) + " must be finite and > 0");
+  }
+  for (const ResourceUse& u : spec.uses) {
+    if (u.resource.value >= resources_.size()) fail("uses: unknown resource id " + std::to_string(u.resource.value));
+    if (!(u.weight > 0) || !std::isfinite(u.weight)) {
+      fail("uses: weight " + std::to_string(u.weight) + " on resource '" + resources_[u.resource.value].name +
+           "' must be finite and > 0");
+    }
+  }
+  if (spec.domain && spec.domain->value >= domains_.size()) fail("domain: unknown domain id " + std::to_string(spec.domain->value));
+  if (spec.kind == ActivityKind::kCommunication) {
+    const ContentionCoefficients& c = spec.coefficients;
+    if (!(c.alpha >= 1) || !std::isfinite(c.alpha)) fail("coefficients.alpha " + std::to_string(c.alpha) + " must be finite and >= 1");
+    if (!(c.beta >= 1) || !std::isfinite(c.beta)) fail("coefficients.beta " + std::to_string(c.beta) + " must be finite and >= 1");
+  }
+  if (spec.work > 0 && spec.uses.empty() && !spec.rate_bound) {
+    fail("an activity with work > 0 needs at least one resource use or a rate_bound");
+  }
+}
+
+ActivityId FluidModel::start(const ActivitySpec& spec, Action on_complete) {
+  validate(spec);
+  std::uint32_t slot = free_head_;
+  if (slot != kInvalidIndex) {
+    free_head_ = activities_[slot].next_free;
+  } else {
+    MOFASIM_CHECK(activities_.size() < kInvalidIndex, "too many activities");
+    slot = static_cast<std::uint32_t>(activities_.size());
+    activities_.emplace_back();
+  }
+  Activity& a = activities_[slot];
+  a.seq = next_seq_++;
+  a.kind = spec.kind;
+  a.remaining = spec.work;
+  a.rate = 0;
+  a.bound = spec.rate_bound.value_or(std::numeric_limits<double>::infinity());
+  a.coefficients = spec.kind == ActivityKind::kCommunication ? spec.coefficients : ContentionCoefficients{};
+  a.solved = false;
+  a.domain = spec.domain ? spec.domain->value : kInvalidIndex;
+  a.uses.clear();
+  for (const ResourceUse& u : spec.uses) {
+    a.uses.push_back(Use{.resource = u.resource.value, .weight = u.weight, .pos = kInvalidIndex});
+  }
+  a.on_complete = on_complete;
+  const ActivityId id{.slot = slot, .seq = a.seq};
+  if (spec.latency > Duration::zero()) {
+    a.phase = Phase::kLatency;
+    a.latency_event = queue_.schedule_in(spec.latency, [this, slot] { activate(slot); });
+  } else {
+    activate(slot);
+  }
+  return id;
+}
+
+void FluidModel::activate(std::uint32_t slot) {
+  Activity& a = activities_[slot];
+  const std::int64_t now = ns_of(queue_.now());
+  a.last_update_ns = now;
+  if (a.remaining == 0) {  // a pure timer (or empty transfer): completes now, touches nothing
+    a.phase = Phase::kTimer;
+    a.completion_ns = now;
+    completions_.set(slot, now, a.seq);
+    reschedule_wake();
+    return;
+  }
+  a.phase = Phase::kRunning;
+  ++running_;
+  for (std::uint32_t i = 0; i < a.uses.size(); ++i) {
+    Resource& r = resources_[a.uses[i].resource];
+    a.uses[i].pos = static_cast<std::uint32_t>(r.members.size());
+    r.members.push_back(Member{.slot = slot, .use = i});
+    seed_resources_.push_back(a.uses[i].resource);
+  }
+  if (a.domain != kInvalidIndex) {
+    Domain& d = domains_[a.domain];
+    a.domain_pos = static_cast<std::uint32_t>(d.members.size());
+    d.members.push_back(slot);
+    seed_domains_.push_back(a.domain);
+  }
+  seed_activities_.push_back(ActivityId{.slot = slot, .seq = a.seq});
+  request_resolve();
+}
+
+void FluidModel::detach(std::uint32_t slot) {
+  Activity& a = activities_[slot];
+  MOFASIM_CHECK(a.phase == Phase::kRunning, "detach: activity is not running");
+  for (const Use& u : a.uses) {
+    Resource& r = resources_[u.resource];
+    const Member moved = r.members.back();
+    r.members[u.pos] = moved;
+    activities_[moved.slot].uses[moved.use].pos = u.pos;
+    r.members.pop_back();
+    seed_resources_.push_back(u.resource);
+  }
+  if (a.domain != kInvalidIndex) {
+    Domain& d = domains_[a.domain];
+    const std::uint32_t moved = d.members.back();
+    d.members[a.domain_pos] = moved;
+    activities_[moved].domain_pos = a.domain_pos;
+    d.members.pop_back();
+    seed_domains_.push_back(a.domain);
+  }
+  completions_.erase(slot);
+  --running_;
+}
+
+void FluidModel::release(std::uint32_t slot) {
+  Activity& a = activities_[slot];
+  a.phase = Phase::kFree;
+  a.on_complete = Action{};
+  a.next_free = free_head_;
+  free_head_ = slot;
+}
+
+const FluidModel::Activity* FluidModel::find(ActivityId id) const {
+  if (id.slot >= activities_.size()) return nullptr;
+  const Activity& a = activities_[id.slot];
+  if (a.phase == Phase::kFree || a.seq != id.seq) return nullptr;
+  return &a;
+}
+
+bool FluidModel::cancel(ActivityId id) {
+  if (find(id) == nullptr) return false;
+  Activity& a = activities_[id.slot];
+  switch (a.phase) {
+    case Phase::kLatency:
+      queue_.cancel(a.latency_event);
+      break;
+    case Phase::kRunning:
+      detach(id.slot);
+      request_resolve();
+      break;
+    case Phase::kTimer:
+      completions_.erase(id.slot);
+      reschedule_wake();
+      break;
+    case Phase::kFree:
+      MOFASIM_UNREACHABLE("cancel: free slot passed find()");
+  }
+  release(id.slot);
+  return true;
+}
+
+bool FluidModel::active(ActivityId id) const { return find(id) != nullptr; }
+
+double FluidModel::rate(ActivityId id) const {
+  const Activity* a = find(id);
+  return a != nullptr && a->phase == Phase::kRunning ? a->rate : 0.0;
+}
+
+double FluidModel::remaining(ActivityId id) const {
+  const Activity* a = find(id);
+  if (a == nullptr || a->phase == Phase::kTimer) return 0.0;
+  if (a->phase == Phase::kLatency) return a->remaining;
+  const double elapsed = to_seconds(Duration{ns_of(queue_.now()) - a->last_update_ns});
+  return std::max(0.0, a->remaining - a->rate * elapsed);
+}
+
+std::optional<Time> FluidModel::expected_completion(ActivityId id) const {
+  const Activity* a = find(id);
+  if (a == nullptr || !completions_.contains(id.slot)) return std::nullopt;
+  return Time{Duration{a->completion_ns}};
+}
+
+void FluidModel::request_resolve() {
+  if (resolve_pending_) return;
+  resolve_pending_ = true;
+  queue_.schedule_in(Duration::zero(), [this] { resolve(); });
+}
+
+void FluidModel::collect_component() {
+  ++epoch_;
+  comp_activities_.clear();
+  comp_resources_.clear();
+  comp_domains_.clear();
+  stack_.clear();
+  auto visit_resource = [this](std::uint32_t r) {
+    Resource& res = resources_[r];
+    if (res.mark == epoch_) return;
+    res.mark = epoch_;
+    comp_resources_.push_back(r);
+    for (const Member& m : res.members) {
+      Activity& a = activities_[m.slot];
+      if (a.mark != epoch_) {
+        a.mark = epoch_;
+        stack_.push_back(m.slot);
+      }
+    }
+  };
+  auto visit_domain = [this](std::uint32_t d) {
+    Domain& dom = domains_[d];
+    if (dom.mark == epoch_) return;
+    dom.mark = epoch_;
+    comp_domains_.push_back(d);
+    for (const std::uint32_t slot : dom.members) {
+      Activity& a = activities_[slot];
+      if (a.mark != epoch_) {
+        a.mark = epoch_;
+        stack_.push_back(slot);
+      }
+    }
+  };
+  for (const std::uint32_t r : seed_resources_) visit_resource(r);
+  for (const std::uint32_t d : seed_domains_) visit_domain(d);
+  for (const ActivityId id : seed_activities_) {
+    const Activity* a = find(id);  // may have been cancelled since it was seeded
+    if (a != nullptr && a->phase == Phase::kRunning && a->mark != epoch_) {
+      activities_[id.slot].mark = epoch_;
+      stack_.push_back(id.slot);
+    }
+  }
+  seed_resources_.clear();
+  seed_domains_.clear();
+  seed_activities_.clear();
+  while (!stack_.empty()) {
+    const std::uint32_t slot = stack_.back();
+    stack_.pop_back();
+    comp_activities_.push_back(slot);
+    const Activity& a = activities_[slot];
+    for (const Use& u : a.uses) visit_resource(u.resource);
+    if (a.domain != kInvalidIndex) visit_domain(a.domain);
+  }
+}
+
+void FluidModel::resolve() {
+  resolve_pending_ = false;
+  ++resolves_;
+  collect_component();
+  const std::int64_t now = ns_of(queue_.now());
+
+  // Solve in start order and resource-id order: the result never depends on list order.
+  std::sort(comp_activities_.begin(), comp_activities_.end(),
+            [this](std::uint32_t x, std::uint32_t y) { return activities_[x].seq < activities_[y].seq; });
+  std::sort(comp_resources_.begin(), comp_resources_.end());
+
+  solver_.clear();
+  for (const std::uint32_t r : comp_resources_) resources_[r].local = solver_.add_resource(resources_[r].capacity);
+  for (const std::uint32_t slot : comp_activities_) {
+    Activity& a = activities_[slot];
+    // Lazy update: bring remaining work up to now at the old rate.
+    const double elapsed = to_seconds(Duration{now - a.last_update_ns});
+    a.remaining = std::max(0.0, a.remaining - a.rate * elapsed);
+    a.last_update_ns = now;
+    a.local = solver_.add_variable(a.bound);
+    for (const Use& u : a.uses) solver_.add_use(a.local, resources_[u.resource].local, u.weight);
+  }
+  solver_.solve();
+
+  // Contention coefficients per domain (all running members of a touched domain are in the component).
+  for (const std::uint32_t d : comp_domains_) {
+    Domain& dom = domains_[d];
+    bool has_compute = false;
+    bool has_comm = false;
+    double alpha = 1.0;
+    for (const std::uint32_t slot : dom.members) {
+      const Activity& a = activities_[slot];
+      if (a.kind == ActivityKind::kCompute) {
+        has_compute = true;
+      } else {
+        has_comm = true;
+        alpha = std::max(alpha, a.coefficients.alpha);
+      }
+    }
+    dom.overlap = has_compute && has_comm;
+    dom.alpha = alpha;
+  }
+
+  for (const std::uint32_t slot : comp_activities_) {
+    Activity& a = activities_[slot];
+    double rate = solver_.rate(a.local);
+    if (a.domain != kInvalidIndex && domains_[a.domain].overlap) {
+      rate /= a.kind == ActivityKind::kCompute ? domains_[a.domain].alpha : a.coefficients.beta;  // MoFa §3.3 α, β
+    }
+    MOFASIM_CHECK(rate > 0 && std::isfinite(rate), "fluid: activity rate is zero or not finite");
+    a.rate = rate;
+    a.solved = true;
+    a.completion_ns = now + from_seconds(a.remaining / rate).count();
+    completions_.set(slot, a.completion_ns, a.seq);
+  }
+  rate_updates_ += comp_activities_.size();
+  reschedule_wake();
+}
+
+void FluidModel::reschedule_wake() {
+  if (completions_.empty()) {
+    if (wake_ns_) queue_.cancel(wake_event_);
+    wake_ns_.reset();
+    return;
+  }
+  const std::int64_t next = completions_.top().when_ns;
+  if (wake_ns_ == next) return;
+  if (wake_ns_) queue_.cancel(wake_event_);
+  wake_event_ = queue_.schedule_at(Time{Duration{next}}, [this] { on_wake(); });
+  wake_ns_ = next;
+}
+
+void FluidModel::on_wake() {
+  wake_ns_.reset();
+  const std::int64_t now = ns_of(queue_.now());
+  done_callbacks_.clear();
+  while (!completions_.empty() && completions_.top().when_ns <= now) {
+    const std::uint32_t slot = completions_.top().slot;
+    Activity& a = activities_[slot];
+    if (a.phase == Phase::kRunning) {
+      detach(slot);  // also erases it from completions_
+    } else {
+      completions_.erase(slot);
+    }
+    a.remaining = 0;  // clamp: the rounded completion time is the end of the work
+    done_callbacks_.push_back(a.on_complete);
+    release(slot);
+    ++completed_;
+  }
+  if (!seed_resources_.empty() || !seed_domains_.empty()) {
+    request_resolve();
+  } else {
+    reschedule_wake();
+  }
+  // Callbacks may start or cancel activities; they never re-enter on_wake.
+  for (std::size_t i = 0; i < done_callbacks_.size(); ++i) {
+    Action callback = done_callbacks_[i];
+    callback();
+  }
+}
+
+}  // namespace mofasim::sim

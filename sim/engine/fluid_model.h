@@ -1,0 +1,204 @@
+// FluidModel: activities that share capacity-limited resources (SimGrid's LMM fluid model) plus
+// MoFa's compute/communication contention coefficients, driven by an EventQueue.
+//
+// Resources (a GPU's compute, its comm engine, H2D/D2H copy engines, each network link, host
+// memory bandwidth, disk) have a capacity in work units per second. An activity has an amount of
+// work and uses resources with a weight: it consumes `weight` units of the resource per unit of
+// its own work, i.e. sum over activities of weight * rate <= capacity (SimGrid's convention). For
+// a flow of B bytes on a link, work = B and weight = 1; a ring all-reduce that moves 2(n-1)/n of
+// its buffer over each link has weight 2(n-1)/n on it.
+//
+// Rates are max-min fair (MaxMinSolver); an optional per-activity rate bound caps the share.
+// A resource with one activity gives it capacity / weight.
+//
+// Contention (MoFa time-increase coefficients, mofa-model.md §3.3): every activity has a kind
+// (compute or communication) and optionally a contention domain (normally one GPU). While a
+// domain has at least one *running* compute activity AND at least one *running* communication
+// activity:
+//   - each compute activity in the domain progresses at share / alpha_max, where alpha_max is the
+//     largest alpha among the running communication activities in the domain;
+//   - each communication activity in the domain progresses at share / beta (its own beta).
+// Otherwise activities progress at their max-min share. alpha = beta = 1 makes overlap free.
+// The slowed activity keeps its max-min share of the resources (the capacity it no longer uses
+// is not handed to others): the coefficient models interference inside the GPU, not a change of
+// the network allocation. Activities without a domain are never slowed.
+//
+// Running means "in its fluid phase": an activity may have a fixed latency, spent before it
+// joins the fluid system (it uses no resource and counts for no contention meanwhile).
+//
+// Incremental updates: when the set of running activities changes (start after latency, finish,
+// cancel), the resources and domains involved are marked and, in one resolve event at the current
+// time, only the connected component reachable from them (through shared resources and shared
+// domains) is re-solved. Remaining work is updated lazily: each activity stores (remaining, rate,
+// last update time) and is brought up to date only when its component is re-solved. All changes
+// made at one instant are solved together.
+//
+// Time rounding: an activity's completion is scheduled at now + from_seconds(remaining / rate),
+// i.e. rounded to the nearest nanosecond (the project's single rounding rule); when it fires, its
+// remaining work is clamped to 0. Work left by a partial interval is max(0, remaining - rate*dt).
+// Completions that fall in the same nanosecond invoke their callbacks in start order.
+//
+// Determinism: component members are solved in start order and resources in id order; nothing
+// depends on pointer order or hashing. The model holds one wake-up event in the queue at the
+// earliest completion time (its own indexed heap orders the activities), so rate changes do not
+// leave cancelled events behind.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "sim/engine/action.h"
+#include "sim/engine/completion_heap.h"
+#include "sim/engine/event_queue.h"
+#include "sim/engine/ids.h"
+#include "sim/engine/max_min_solver.h"
+#include "sim/units/time.h"
+
+namespace mofasim::sim {
+
+struct ResourceSpec {
+  std::string name{};
+  double capacity = 0;  // work units per second, > 0 and finite
+};
+
+struct ResourceUse {
+  ResourceId resource{};
+  double weight = 1.0;  // resource units consumed per unit of the activity's work, > 0
+};
+
+enum class ActivityKind : std::uint8_t { kCompute, kCommunication };
+
+// MoFa time-increase coefficients of a communication activity (>= 1; 1 = no slowdown).
+struct ContentionCoefficients {
+  double alpha = 1.0;  // slows the compute it overlaps with
+  double beta = 1.0;   // slows this communication while it overlaps compute
+};
+
+struct ActivitySpec {
+  double work = 0;                        // work units, >= 0 and finite
+  std::span<const ResourceUse> uses{};    // copied at start; may be empty if rate_bound is set
+  ActivityKind kind = ActivityKind::kCompute;
+  std::optional<DomainId> domain{};       // none: never slowed, slows nothing
+  ContentionCoefficients coefficients{};  // read for kCommunication only
+  std::optional<double> rate_bound{};     // work units per second, > 0
+  Duration latency{};                     // fixed delay before the fluid part, >= 0
+};
+
+class FluidModel {
+ public:
+  explicit FluidModel(EventQueue& queue);
+  FluidModel(const FluidModel&) = delete;
+  FluidModel& operator=(const FluidModel&) = delete;
+
+  ResourceId add_resource(ResourceSpec spec);
+  DomainId add_domain(std::string name);
+
+  // Starts an activity now. `on_complete` runs (from the event loop) when its work is done.
+  // Zero work with no resources is a pure timer of `latency`. Bad specs throw std::invalid_argument.
+  ActivityId start(const ActivitySpec& spec, Action on_complete);
+  // Aborts an activity without calling its callback. False if finished, cancelled or unknown.
+  bool cancel(ActivityId id);
+
+  [[nodiscard]] bool active(ActivityId id) const;
+  // Current effective rate (work units/s) after contention; 0 while in latency or not yet solved.
+  [[nodiscard]] double rate(ActivityId id) const;
+  // Remaining work at now() (lazy: remaining - rate * elapsed, clamped to 0).
+  [[nodiscard]] double remaining(ActivityId id) const;
+  // Scheduled completion time, if running and solved.
+  [[nodiscard]] std::optional<Time> expected_completion(ActivityId id) const;
+
+  [[nodiscard]] Time now() const { return queue_.now(); }
+  [[nodiscard]] EventQueue& queue() { return queue_; }
+  [[nodiscard]] std::size_t running() const { return running_; }
+  [[nodiscard]] std::uint64_t rate_updates() const { return rate_updates_; }  // activity rates set
+  [[nodiscard]] std::uint64_t resolves() const { return resolves_; }          // component solves
+  [[nodiscard]] std::uint64_t completed() const { return completed_; }
+
+ private:
+  enum class Phase : std::uint8_t { kFree, kLatency, kRunning, kTimer };
+  struct Use {
+    std::uint32_t resource;
+    double weight;
+    std::uint32_t pos;  // index of this activity in the resource's member list
+  };
+  struct Member {
+    std::uint32_t slot;
+    std::uint32_t use;  // index into the activity's uses
+  };
+  struct Activity {
+    std::uint64_t seq = 0;
+    Phase phase = Phase::kFree;
+    ActivityKind kind = ActivityKind::kCompute;
+    double remaining = 0;
+    double rate = 0;
+    double bound = std::numeric_limits<double>::infinity();
+    ContentionCoefficients coefficients;
+    std::int64_t last_update_ns = 0;
+    std::int64_t completion_ns = 0;
+    bool solved = false;
+    std::uint32_t domain = kInvalidIndex;
+    std::uint32_t domain_pos = kInvalidIndex;
+    std::uint32_t mark = 0;
+    std::uint32_t local = 0;  // index in the solver during a resolve
+    std::uint32_t next_free = kInvalidIndex;
+    std::vector<Use> uses;    // capacity kept across reuse of the slot
+    EventId latency_event;
+    Action on_complete;
+  };
+  struct Resource {
+    std::string name;
+    double capacity = 0;
+    std::vector<Member> members;
+    std::uint32_t mark = 0;
+    std::uint32_t local = 0;
+  };
+  struct Domain {
+    std::string name;
+    std::vector<std::uint32_t> members;  // running activity slots
+    std::uint32_t mark = 0;
+    bool overlap = false;  // set by resolve: a running compute and a running communication
+    double alpha = 1.0;    // set by resolve: max alpha over running communication activities
+  };
+
+  const Activity* find(ActivityId id) const;
+  void validate(const ActivitySpec& spec) const;
+  void activate(std::uint32_t slot);
+  void detach(std::uint32_t slot);
+  void release(std::uint32_t slot);
+  void request_resolve();
+  void resolve();
+  void on_wake();
+  void reschedule_wake();
+  void collect_component();
+
+  EventQueue& queue_;
+  std::vector<Activity> activities_;
+  std::vector<Resource> resources_;
+  std::vector<Domain> domains_;
+  std::uint32_t free_head_ = kInvalidIndex;
+  std::uint64_t next_seq_ = 1;
+  std::size_t running_ = 0;
+
+  CompletionHeap completions_;
+  EventId wake_event_;
+  std::optional<std::int64_t> wake_ns_;
+  bool resolve_pending_ = false;
+
+  // Resolve scratch (kept to avoid allocation).
+  std::vector<std::uint32_t> seed_resources_, seed_domains_;
+  std::vector<ActivityId> seed_activities_;  // newly running (covers activities with no resource)
+  std::vector<std::uint32_t> comp_activities_, comp_resources_, comp_domains_, stack_;
+  std::vector<Action> done_callbacks_;
+  std::uint32_t epoch_ = 0;
+  MaxMinSolver solver_;
+
+  std::uint64_t rate_updates_ = 0;
+  std::uint64_t resolves_ = 0;
+  std::uint64_t completed_ = 0;
+};
+
+}  // namespace mofasim::sim
