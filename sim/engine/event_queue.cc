@@ -73,7 +73,7 @@ bool EventQueue::step() {
   drop_cancelled_top();
   if (heap_.empty()) return false;
   const Key top = heap_.front();
-  heap_pop();
+  hole_ = true;  // heap_[0] is now free for the first event the action schedules
   Slot& s = slots_[top.slot];
   MOFASIM_DCHECK(s.state == SlotState::kPending, "heap top is not pending");
   Action action = s.action;  // copy out: the action may schedule events and grow slots_
@@ -82,6 +82,7 @@ bool EventQueue::step() {
   ++fired_;
   --pending_;
   action();
+  settle();
   return true;
 }
 
@@ -104,7 +105,14 @@ std::optional<Time> EventQueue::next_time() {
   return Time{Duration{heap_.front().when}};
 }
 
+void EventQueue::settle() {
+  if (!hole_) return;
+  hole_ = false;
+  heap_pop();
+}
+
 void EventQueue::drop_cancelled_top() {
+  settle();
   while (!heap_.empty() && slots_[heap_.front().slot].state == SlotState::kCancelled) {
     const std::uint32_t slot = heap_.front().slot;
     heap_pop();
@@ -121,11 +129,17 @@ void EventQueue::free_slot(std::uint32_t slot) {
 }
 
 void EventQueue::check_bookkeeping() const {
+  MOFASIM_CHECK(!hole_, "event bookkeeping: heap left with a vacated root");
   MOFASIM_CHECK(scheduled_ == fired_ + cancelled_ + pending_, "event bookkeeping: scheduled != fired + cancelled + pending");
   MOFASIM_CHECK(heap_.size() == pending_ + tombstones_, "event bookkeeping: heap size != pending + tombstones");
 }
 
 void EventQueue::heap_push(Key key) {
+  if (hole_) {
+    hole_ = false;
+    sift_down_from_root(key);
+    return;
+  }
   std::size_t i = heap_.size();
   heap_.push_back(key);
   while (i > 0) {
@@ -140,8 +154,11 @@ void EventQueue::heap_push(Key key) {
 void EventQueue::heap_pop() {
   const Key last = heap_.back();
   heap_.pop_back();
+  if (!heap_.empty()) sift_down_from_root(last);
+}
+
+void EventQueue::sift_down_from_root(Key key) {
   const std::size_t n = heap_.size();
-  if (n == 0) return;
   std::size_t i = 0;
   for (;;) {
     const std::size_t first = i * kArity + 1;
@@ -151,11 +168,11 @@ void EventQueue::heap_pop() {
     for (std::size_t c = first + 1; c < end; ++c) {
       if (before(heap_[c], heap_[best])) best = c;
     }
-    if (!before(heap_[best], last)) break;
+    if (!before(heap_[best], key)) break;
     heap_[i] = heap_[best];
     i = best;
   }
-  heap_[i] = last;
+  heap_[i] = key;
 }
 
 }  // namespace mofasim::sim

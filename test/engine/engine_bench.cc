@@ -50,8 +50,8 @@ BENCHMARK(BM_EventQueueHold)->Arg(100'000)->Arg(1'000);
 struct FluidState {
   FluidModel* model;
   std::mt19937_64 rng{7};
-  std::vector<ResourceId> links;
-  std::vector<std::array<ResourceUse, 2>> uses;  // per started flow index modulo the table
+  std::vector<ResourceId> links{};
+  std::vector<std::array<ResourceUse, 2>> uses{};  // per started flow index modulo the table
   std::uint32_t next = 0;
 };
 
