@@ -1,0 +1,53 @@
+// Dispatch from ScheduleKind to the per-schedule builders and closed forms.
+#include "schedules/factory.h"
+
+#include "schedules/dualpipe.h"
+#include "schedules/gpipe.h"
+#include "schedules/interleaved_1f1b.h"
+#include "schedules/one_f_one_b.h"
+#include "schedules/zero_bubble_h1.h"
+#include "sim/units/check.h"
+
+namespace mofasim::schedules {
+
+Schedule build_schedule(ScheduleKind kind, const PipelineShape& shape) {
+  switch (kind) {
+    case ScheduleKind::kGpipe: return build_gpipe(shape);
+    case ScheduleKind::k1F1B: return build_one_f_one_b(shape);
+    case ScheduleKind::kInterleaved1F1B: return build_interleaved_1f1b(shape);
+    case ScheduleKind::kZbH1: return build_zero_bubble_h1(shape);
+    case ScheduleKind::kDualPipe: return build_dualpipe(shape);
+  }
+  MOFASIM_UNREACHABLE("unknown ScheduleKind");
+}
+
+double bubble_time(ScheduleKind kind, const PipelineShape& shape, const PassTimes& times) {
+  switch (kind) {
+    case ScheduleKind::kGpipe: return gpipe_bubble(shape, times);
+    case ScheduleKind::k1F1B: return one_f_one_b_bubble(shape, times);
+    case ScheduleKind::kInterleaved1F1B: return interleaved_1f1b_bubble(shape, times);
+    case ScheduleKind::kZbH1: return zero_bubble_h1_bubble(shape, times);
+    case ScheduleKind::kDualPipe: return dualpipe_bubble(shape, times);
+  }
+  MOFASIM_UNREACHABLE("unknown ScheduleKind");
+}
+
+int in_flight_chunks(ScheduleKind kind, const PipelineShape& shape, int stage) {
+  switch (kind) {
+    case ScheduleKind::kGpipe: return gpipe_in_flight(shape, stage);
+    case ScheduleKind::k1F1B: return one_f_one_b_in_flight(shape, stage);
+    case ScheduleKind::kInterleaved1F1B: return interleaved_1f1b_in_flight(shape, stage);
+    case ScheduleKind::kZbH1: return zero_bubble_h1_in_flight(shape, stage);
+    case ScheduleKind::kDualPipe: return dualpipe_in_flight(shape, stage);
+  }
+  MOFASIM_UNREACHABLE("unknown ScheduleKind");
+}
+
+double peak_activation(ScheduleKind kind, const PipelineShape& shape, int stage) {
+  const int chunks = in_flight_chunks(kind, shape, stage);
+  return kind == ScheduleKind::kInterleaved1F1B ? static_cast<double>(chunks) / shape.chunks : chunks;
+}
+
+int parameter_copies(ScheduleKind kind) { return kind == ScheduleKind::kDualPipe ? 2 : 1; }
+
+}  // namespace mofasim::schedules

@@ -1,0 +1,26 @@
+// Interleaved 1F1B (Narayanan et al. 2021, "Efficient Large-Scale Language Model Training on GPU
+// Clusters Using Megatron-LM", §2.2.2), in Megatron-LM's order: each stage holds v ≥ 2 model
+// chunks; chunk c of stage s is virtual stage c·p + s (layers [(c·p + s)·L/(p·v), +L/(p·v))).
+// Forwards walk the chunks in micro-batch groups of p (Megatron's
+// microbatch_group_size_per_vp_stage default): the k-th forward on a stage is chunk
+// (k mod p·v) / p of micro-batch (k / (p·v))·p + k mod p; backwards walk the chunks in reverse.
+// Stage s warms up with min(2(p − s − 1) + (v − 1)·p, m·v) chunk-forwards, then alternates.
+// Requires m % p == 0 (the order above assumes whole groups).
+//   bubble (idle per stage)  = (p − 1)(T_F + T_B + T_W)/v        (T_* per full stage; chunk = T/v)
+//   peak in-flight chunk activations on stage s = min(2(p − s − 1) + (v − 1)·p + 1, m·v),
+//   each 1/v of M_B; stage 0: (v·p + p − 1)/v·M_B = (p + (p − 1)/v)·M_B   (reference-formulas.md §3)
+#pragma once
+
+#include "schedules/pass_times.h"
+#include "schedules/schedule.h"
+
+namespace mofasim::schedules {
+
+// Throws std::invalid_argument unless shape.chunks >= 2 and microbatches % stages == 0.
+Schedule build_interleaved_1f1b(const PipelineShape& shape);
+
+double interleaved_1f1b_bubble(const PipelineShape& shape, const PassTimes& t);
+// Chunk activations (each L/(p·v) layers of one micro-batch) held at the peak on `stage`.
+int interleaved_1f1b_in_flight(const PipelineShape& shape, int stage);
+
+}  // namespace mofasim::schedules
