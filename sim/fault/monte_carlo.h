@@ -1,0 +1,52 @@
+// The Monte Carlo fault injector: many independent seeded trials of a whole training run
+// (sim/fault/trial.h), split over threads, with per-trial results and aggregate statistics.
+// Trial i always draws from the stream Rng(seed, i), so results are bit-identical for any
+// thread count.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "model/fault_spec.h"
+#include "sim/fault/statistics.h"
+#include "sim/fault/trial.h"
+
+namespace mofasim::fault {
+
+struct MonteCarloOptions {
+  std::int64_t trials = 10000;
+  std::uint64_t seed = 1;
+  int threads = 1;  // >= 1; the calling thread is one of them
+  // Called on the calling thread between chunks of trials and once at the end, with
+  // (trials done, trials in all). May be empty.
+  std::function<void(std::int64_t, std::int64_t)> progress{};
+};
+
+struct MonteCarloSummary {
+  std::int64_t trials = 0;
+  std::uint64_t seed = 0;
+  SampleSummary ettr{};             // per-trial ETTR
+  SampleSummary e2e_s{};            // per-trial wall time
+  double ettr_pooled = 0;         // useful time / mean wall time (the ratio of means, like eq. (36))
+  double mean_failures = 0;
+  std::vector<double> mean_failures_by_class{};
+  double mean_lost_work_s = 0;
+  double mean_checkpoint_s = 0;
+  double mean_downtime_s = 0;
+  double mean_init_s = 0;
+};
+
+struct MonteCarloResult {
+  std::vector<std::string> class_names{};
+  std::vector<TrialResult> trials{};                 // trials[i] is trial i
+  std::vector<std::int64_t> failures_by_class{};     // trial i, class c at i * class_names.size() + c
+  MonteCarloSummary summary{};
+};
+
+// Validates the inputs (std::invalid_argument naming the field) and runs the trials.
+MonteCarloResult run_monte_carlo(const model::FaultSpec& spec, const model::RunSpec& run,
+                                 const MonteCarloOptions& options);
+
+}  // namespace mofasim::fault

@@ -1,0 +1,212 @@
+// Event-to-event simulation of one training run under failures; the semantics are in trial.h.
+#include "sim/fault/trial.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "sim/units/check.h"
+
+namespace mofasim::fault {
+namespace {
+
+class TrialSimulator {
+ public:
+  TrialSimulator(const model::FaultSpec& spec, const model::RunSpec& run, const FailureSampler& sampler, Rng& rng,
+                 std::span<std::int64_t> counts)
+      : spec_(spec),
+        sampler_(sampler),
+        rng_(rng),
+        counts_(counts),
+        n_steps_(run.n_steps),
+        interval_(spec.checkpoint.interval_steps),
+        step_s_(run.step_time_s),
+        save_s_(spec.checkpoint.save_time_s),
+        snap_s_(spec.checkpoint.snapshot_time_s),
+        save_exposed_(spec.failures_during_save),
+        recovery_exposed_(spec.failures_during_recovery) {}
+
+  TrialResult run() {
+    gap_ = sampler_.next_gap_s(rng_);
+    for (;;) {  // the one-time init; a failure during it restarts it after the recovery
+      double elapsed = 0;
+      const bool ok = advance(spec_.init_time_s, recovery_exposed_, elapsed);
+      r_.init_s += elapsed;
+      if (ok) break;
+      fail_and_recover();
+    }
+    const bool blocking = spec_.checkpoint.mode == model::CheckpointMode::kBlocking;
+    while (committed_ < n_steps_) {
+      if (blocking) {
+        attempt_blocking();
+      } else {
+        attempt_async();
+      }
+    }
+    r_.wall_s = wall_;
+    r_.ettr = static_cast<double>(n_steps_) * step_s_ / wall_;
+    return r_;
+  }
+
+ private:
+  // Runs a period of `duration` seconds. If it is exposed and the next failure falls inside it,
+  // advances to the failure, sets `elapsed` to the time spent and returns false.
+  bool advance(double duration, bool exposed, double& elapsed) {
+    if (exposed && gap_ < duration) {
+      elapsed = gap_;
+      wall_ += gap_;
+      gap_ = 0;
+      return false;
+    }
+    if (exposed) gap_ -= duration;
+    elapsed = duration;
+    wall_ += duration;
+    return true;
+  }
+
+  // A failure has struck at wall_: count it, draw the next one, and recover (restarting the
+  // recovery for each failure that strikes during it, if those are enabled).
+  void fail_and_recover() {
+    for (;;) {
+      const int cls = sampler_.draw_class(rng_);
+      ++counts_[static_cast<std::size_t>(cls)];
+      ++r_.failures;
+      gap_ = sampler_.next_gap_s(rng_);
+      double elapsed = 0;
+      const bool ok = advance(sampler_.draw_recovery_s(cls, rng_), recovery_exposed_, elapsed);
+      r_.downtime_s += elapsed;
+      if (ok) return;
+    }
+  }
+
+  // Segments left from committed_: all of interval_ steps but the last.
+  [[nodiscard]] std::int64_t segments_left() const { return (n_steps_ - committed_ + interval_ - 1) / interval_; }
+
+  // Full segments (of exposed length `exposed`) that complete before the next failure, at most `limit`.
+  [[nodiscard]] std::int64_t segments_before_failure(double exposed, std::int64_t limit) const {
+    const double q = std::floor(gap_ / exposed);
+    return q < static_cast<double>(limit) ? static_cast<std::int64_t>(q) : limit;
+  }
+
+  // Blocking checkpoints: skip the full segments that finish before the next failure, then run one
+  // segment (the one the failure hits, or the last) phase by phase.
+  void attempt_blocking() {
+    const std::int64_t segments = segments_left();
+    const double work = static_cast<double>(interval_) * step_s_;
+    const double exposed = work + (save_exposed_ ? save_s_ : 0);
+    const std::int64_t k = segments_before_failure(exposed, segments - 1);
+    if (k > 0) {
+      const double kd = static_cast<double>(k);
+      wall_ += kd * (work + save_s_);
+      gap_ = std::max(0.0, gap_ - kd * exposed);
+      r_.checkpoint_s += kd * save_s_;
+      committed_ += k * interval_;
+    }
+    const std::int64_t steps = std::min(interval_, n_steps_ - committed_);
+    const double seg_work = static_cast<double>(steps) * step_s_;
+    double elapsed = 0;
+    if (!advance(seg_work, true, elapsed)) {
+      r_.lost_work_s += elapsed;
+      fail_and_recover();
+      return;
+    }
+    if (!advance(save_s_, save_exposed_, elapsed)) {
+      r_.checkpoint_s += elapsed;
+      r_.lost_work_s += seg_work;
+      fail_and_recover();
+      return;
+    }
+    r_.checkpoint_s += save_s_;
+    committed_ += steps;
+  }
+
+  // Asynchronous checkpoints. Cycle j of this attempt (from checkpoint c0, no write in flight):
+  // compute work_j; if j >= 1 wait until the write of segment j-1 completes (it started at the
+  // end of cycle j-1 and completes save_s_ into cycle j); snapshot; the last cycle then writes
+  // its own checkpoint to the end. Before cycle j, segments 0..j-2 are committed.
+  void attempt_async() {
+    const std::int64_t c0 = committed_;
+    const std::int64_t cycles = segments_left();
+    const double full_work = static_cast<double>(interval_) * step_s_;
+    std::int64_t j = 0;
+    for (;;) {
+      if (j >= 1 && j + 1 < cycles) {  // cycles 1..cycles-2 are identical: skip those that complete
+        const double wait = std::max(0.0, save_s_ - full_work);
+        const double exposed = full_work + (save_exposed_ ? wait + snap_s_ : 0);
+        const std::int64_t m = segments_before_failure(exposed, cycles - 1 - j);
+        if (m > 0) {
+          const double md = static_cast<double>(m);
+          wall_ += md * (full_work + wait + snap_s_);
+          gap_ = std::max(0.0, gap_ - md * exposed);
+          r_.checkpoint_s += md * (wait + snap_s_);
+          j += m;
+          committed_ = c0 + (j - 1) * interval_;
+        }
+      }
+      const bool last = j + 1 == cycles;
+      const std::int64_t steps = last ? n_steps_ - c0 - j * interval_ : interval_;
+      const double work = static_cast<double>(steps) * step_s_;
+      const double prev_work = full_work;  // segment j-1 is never the last one
+      double elapsed = 0;
+      if (!advance(work, true, elapsed)) {
+        const bool prev_committed = j >= 1 && elapsed >= save_s_;
+        if (prev_committed) committed_ = c0 + j * interval_;
+        r_.lost_work_s += elapsed + (j >= 1 && !prev_committed ? prev_work : 0);
+        fail_and_recover();
+        return;
+      }
+      if (j >= 1) {
+        const double wait = std::max(0.0, save_s_ - work);
+        if (!advance(wait, save_exposed_, elapsed)) {
+          r_.checkpoint_s += elapsed;
+          r_.lost_work_s += work + prev_work;
+          fail_and_recover();
+          return;
+        }
+        r_.checkpoint_s += wait;
+        committed_ = c0 + j * interval_;  // the write of segment j-1 is complete
+      }
+      const double stall = snap_s_ + (last ? save_s_ : 0);  // the last write is waited for
+      if (!advance(stall, save_exposed_, elapsed)) {
+        r_.checkpoint_s += elapsed;
+        r_.lost_work_s += work;
+        fail_and_recover();
+        return;
+      }
+      r_.checkpoint_s += stall;
+      if (last) {
+        committed_ = n_steps_;
+        return;
+      }
+      ++j;
+    }
+  }
+
+  const model::FaultSpec& spec_;
+  const FailureSampler& sampler_;
+  Rng& rng_;
+  std::span<std::int64_t> counts_;
+  const std::int64_t n_steps_;
+  const std::int64_t interval_;
+  const double step_s_;
+  const double save_s_;
+  const double snap_s_;
+  const bool save_exposed_;
+  const bool recovery_exposed_;
+
+  double wall_ = 0;
+  double gap_ = 0;  // exposed seconds until the next failure
+  std::int64_t committed_ = 0;
+  TrialResult r_;
+};
+
+}  // namespace
+
+TrialResult simulate_trial(const model::FaultSpec& spec, const model::RunSpec& run, const FailureSampler& sampler,
+                           Rng& rng, std::span<std::int64_t> failures_by_class) {
+  MOFASIM_CHECK(failures_by_class.size() == static_cast<std::size_t>(sampler.num_classes()),
+                "failures_by_class must have one slot per failure class");
+  return TrialSimulator(spec, run, sampler, rng, failures_by_class).run();
+}
+
+}  // namespace mofasim::fault
