@@ -14,8 +14,12 @@
 //                              overlapped pair's time, T_F + T_B,full when nothing overlaps)
 //   peak in-flight activation = p + 1 chunk activations (each L/p layers of one micro-batch) on
 //                              every stage; parameters 2×.
-// NOTE: evaluate() runs a pair back to back, so it reproduces the formula with T_F&B = T_F +
-// T_B,full; an executor that overlaps the pair shortens it.
+// NOTE: evaluate() starts an overlapped pair once both its inputs are there and runs the two
+// back to back, scaled by EvaluateOptions::overlapped_pair_scale (T_F&B / (T_F + T_B,full)). It
+// meets the bubble formula exactly when T_F = T_B = T_W (checked for p = 4, 6, 8 without overlap
+// credit, and for p = 4 with scale 0.8); with unequal pass times the replayed bubble of this order
+// differs from the formula (e.g. p = 8, T_F = 2, T_B = 3, T_W = 1: 19 replayed vs 21), so use
+// evaluate() when the pass times are known.
 #pragma once
 
 #include "schedules/pass_times.h"
