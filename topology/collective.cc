@@ -1,0 +1,84 @@
+// Names, nccl-tests factors and the (kind, algorithm) support table.
+#include "topology/collective.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace mofasim::topology {
+
+std::string_view collective_kind_name(CollectiveKind k) {
+  switch (k) {
+    case CollectiveKind::kAllReduce: return "all-reduce";
+    case CollectiveKind::kReduceScatter: return "reduce-scatter";
+    case CollectiveKind::kAllGather: return "all-gather";
+    case CollectiveKind::kAllToAll: return "all-to-all";
+    case CollectiveKind::kBroadcast: return "broadcast";
+    case CollectiveKind::kSendRecv: return "send-recv";
+  }
+  return "?";
+}
+
+std::string_view collective_algorithm_name(CollectiveAlgorithm a) {
+  switch (a) {
+    case CollectiveAlgorithm::kRing: return "ring";
+    case CollectiveAlgorithm::kTree: return "tree";
+    case CollectiveAlgorithm::kHierarchical: return "hierarchical";
+    case CollectiveAlgorithm::kPairwise: return "pairwise";
+    case CollectiveAlgorithm::kDirect: return "direct";
+  }
+  return "?";
+}
+
+double bus_bandwidth_factor(CollectiveKind kind, int n) {
+  const double p = n;
+  switch (kind) {
+    case CollectiveKind::kAllReduce: return 2 * (p - 1) / p;
+    case CollectiveKind::kReduceScatter:
+    case CollectiveKind::kAllGather:
+    case CollectiveKind::kAllToAll: return (p - 1) / p;
+    case CollectiveKind::kBroadcast:
+    case CollectiveKind::kSendRecv: return 1;
+  }
+  return 1;
+}
+
+CollectiveAlgorithm default_algorithm(CollectiveKind kind) {
+  switch (kind) {
+    case CollectiveKind::kAllToAll: return CollectiveAlgorithm::kPairwise;
+    case CollectiveKind::kSendRecv: return CollectiveAlgorithm::kDirect;
+    default: return CollectiveAlgorithm::kRing;
+  }
+}
+
+void check_supported(CollectiveKind kind, CollectiveAlgorithm algorithm) {
+  using A = CollectiveAlgorithm;
+  const char* allowed = "";
+  bool ok = false;
+  switch (kind) {
+    case CollectiveKind::kAllReduce:
+      ok = algorithm == A::kRing || algorithm == A::kTree || algorithm == A::kHierarchical;
+      allowed = "ring, tree, hierarchical";
+      break;
+    case CollectiveKind::kReduceScatter:
+    case CollectiveKind::kAllGather:
+    case CollectiveKind::kBroadcast:
+      ok = algorithm == A::kRing;
+      allowed = "ring";
+      break;
+    case CollectiveKind::kAllToAll:
+      ok = algorithm == A::kPairwise;
+      allowed = "pairwise";
+      break;
+    case CollectiveKind::kSendRecv:
+      ok = algorithm == A::kDirect;
+      allowed = "direct";
+      break;
+  }
+  if (!ok) {
+    throw std::invalid_argument("collective algorithm " + std::string(collective_algorithm_name(algorithm)) +
+                                " is not defined for " + std::string(collective_kind_name(kind)) +
+                                " (allowed: " + allowed + ")");
+  }
+}
+
+}  // namespace mofasim::topology

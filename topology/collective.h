@@ -1,0 +1,75 @@
+// Collective vocabulary shared by every algorithm: kinds, algorithms, nccl-tests bus-bandwidth
+// factors, the closed-form cost split, and CollectivePlan, the decomposition of one collective
+// into bytes per physical link that a fluid engine runs.
+//
+// Sizes follow nccl-tests: S is the whole buffer for all-reduce and broadcast, the whole gathered
+// / scattered array (per-rank count × ranks) for reduce-scatter and all-gather, the total bytes
+// one rank sends (itself included) for all-to-all, and the message for send/recv.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "topology/link_resource.h"
+
+namespace mofasim::topology {
+
+enum class CollectiveKind : std::uint8_t {
+  kAllReduce,
+  kReduceScatter,
+  kAllGather,
+  kAllToAll,
+  kBroadcast,
+  kSendRecv,  // members[0] sends S bytes to members[1]
+};
+
+enum class CollectiveAlgorithm : std::uint8_t {
+  kRing,          // all-reduce, reduce-scatter, all-gather, broadcast (pipelined ring / chain)
+  kTree,          // all-reduce (NCCL double binary tree)
+  kHierarchical,  // all-reduce: intra-node RS -> inter-node AR per rail -> intra-node AG, serialized
+  kPairwise,      // all-to-all
+  kDirect,        // send/recv
+};
+
+std::string_view collective_kind_name(CollectiveKind k);
+std::string_view collective_algorithm_name(CollectiveAlgorithm a);
+
+// nccl-tests busBW = algBW × factor: AR 2(n−1)/n; RS, AG, A2A (n−1)/n; broadcast, send/recv 1.
+double bus_bandwidth_factor(CollectiveKind kind, int n);
+
+// The algorithm used when none is asked for (ring; pairwise for all-to-all; direct for send/recv).
+CollectiveAlgorithm default_algorithm(CollectiveKind kind);
+
+// Throws std::invalid_argument when the algorithm is not defined for the kind, listing the allowed.
+void check_supported(CollectiveKind kind, CollectiveAlgorithm algorithm);
+
+// Closed-form α–β cost of one collective running alone: latency (steps × α) + bandwidth term.
+struct CollectiveCost {
+  double latency_seconds = 0;
+  double bandwidth_seconds = 0;
+  [[nodiscard]] double seconds() const { return latency_seconds + bandwidth_seconds; }
+};
+
+// Bytes that cross one link per byte of S (plans are linear in S: multiply by S to get bytes).
+struct LinkShare {
+  LinkId link{};
+  double bytes_per_byte = 0;
+};
+
+// One phase: all its transfers run concurrently; the phase ends when every link has carried its
+// bytes, plus latency_seconds. Phases run one after the other.
+struct CommPhase {
+  double latency_seconds = 0;
+  std::vector<LinkShare> shares{};  // one entry per link, ascending link id
+};
+
+// A collective as link loads. Alone, at full link capacity, its time is
+//   Σ_phases [ latency + max_link (S · bytes_per_byte / capacity) ],
+// which equals the closed form (CommGroup::cost). Build once per group and reuse.
+struct CollectivePlan {
+  CollectiveKind kind = CollectiveKind::kAllReduce;
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::kRing;
+  std::vector<CommPhase> phases{};  // empty for a group of one
+};
+
+}  // namespace mofasim::topology

@@ -1,0 +1,96 @@
+// Rank placement: for parallel sizes (tp, cp, ep, dp, pp) and a rank order, every TP, CP, DP,
+// PP, EP, DP×CP and expert-DP group with its member ranks. Rank r runs on GPU r (GPUs are numbered
+// node-major, see topology.h), so the rank order alone decides which groups share a node.
+//
+// Convention (Megatron-LM's RankGenerator):
+//  * world = tp·cp·dp·pp. The dense layout numbers ranks by the order with ep dropped:
+//    rank = Σ coord_d · stride_d, stride of a dimension = product of the sizes listed before it.
+//    With "tp-cp-ep-dp-pp": rank = tp_i + tp·(cp_i + cp·(dp_i + dp·pp_i)).
+//  * Expert layout: the same order with cp dropped and dp replaced by edp = cp·dp/ep (expert tensor
+//    parallelism = tp). Since cp, ep and dp are adjacent in the order, the cp·dp block and the
+//    ep·edp block cover the same ranks, so ep is carved out of cp·dp: with ep before dp an EP group
+//    is ep consecutive positions of the cp·dp block; with ep after dp it is strided by edp.
+//  * Members of a group are listed in ascending rank order; groups of a kind are numbered by their
+//    smallest rank, ascending.
+#pragma once
+
+#include <array>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "topology/rank_order.h"
+
+namespace mofasim::topology {
+
+struct ParallelSizes {
+  int tp = 1;
+  int cp = 1;
+  int ep = 1;  // must divide cp·dp
+  int dp = 1;
+  int pp = 1;
+  [[nodiscard]] int world() const { return tp * cp * dp * pp; }
+};
+
+enum class GroupKind : std::uint8_t {
+  kTp,        // tensor parallel
+  kCp,        // context parallel
+  kDp,        // data parallel (dense layout, fixed cp)
+  kPp,        // pipeline stages
+  kEp,        // expert parallel (expert layout)
+  kDpCp,      // dp × cp: dense gradient reduction when cp > 1
+  kExpertDp,  // expert data parallel (edp): expert gradient reduction
+};
+
+inline constexpr int kGroupKindCount = 7;
+std::string_view group_kind_name(GroupKind k);
+
+class Placement {
+ public:
+  // Throws std::invalid_argument when a size is < 1 or ep does not divide cp·dp.
+  Placement(const ParallelSizes& sizes, const RankOrder& order);
+
+  [[nodiscard]] const ParallelSizes& sizes() const { return sizes_; }
+  [[nodiscard]] const RankOrder& order() const { return order_; }
+  [[nodiscard]] int world_size() const { return world_; }
+  [[nodiscard]] int gpu_of(int rank) const { return rank; }
+
+  [[nodiscard]] int group_size(GroupKind k) const { return kind(k).size; }
+  [[nodiscard]] int group_count(GroupKind k) const { return world_ / kind(k).size; }
+  // Which group of kind k holds rank, and rank's position in it. O(1).
+  [[nodiscard]] int group_of(GroupKind k, int rank) const { return kind(k).group_of[check(rank)]; }
+  [[nodiscard]] int index_in_group(GroupKind k, int rank) const { return kind(k).index[check(rank)]; }
+  // Member ranks of one group, ascending. O(1), a view into the placement.
+  [[nodiscard]] std::span<const int> members(GroupKind k, int group) const;
+  [[nodiscard]] std::span<const int> members_of(GroupKind k, int rank) const { return members(k, group_of(k, rank)); }
+
+  // A rank's coordinate along one dimension (ep from the expert layout, the others dense).
+  [[nodiscard]] int coordinate(ParallelDim d, int rank) const;
+
+ private:
+  struct Kind {
+    int size = 1;
+    std::vector<int> group_of;  // by rank
+    std::vector<int> index;     // by rank
+    std::vector<int> members;   // group-major
+  };
+  struct Axis {
+    ParallelDim dim;
+    int size;
+    int stride;
+  };
+  using Layout = std::vector<Axis>;
+
+  const Kind& kind(GroupKind k) const { return kinds_[static_cast<std::size_t>(k)]; }
+  std::size_t check(int rank) const;
+  void build(GroupKind k, const Layout& layout, std::initializer_list<ParallelDim> varying);
+
+  ParallelSizes sizes_;
+  RankOrder order_;
+  int world_ = 0;
+  Layout dense_;
+  Layout expert_;
+  std::array<Kind, kGroupKindCount> kinds_;
+};
+
+}  // namespace mofasim::topology
