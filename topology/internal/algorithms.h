@@ -63,7 +63,7 @@ void all_to_all_plan(const Topology& t, const GroupShape& s, std::span<const int
 CollectiveCost p2p_cost(const Topology& t, int src, int dst, double bytes);
 void p2p_plan(const Topology& t, int src, int dst, CollectivePlan& out);
 
-// Adds spine_up/down shares for a member whose node leaves/enters a supernode along the node ring.
+// Where a member's node sits on the ring over nodes, for its spine_up / spine_down shares.
 struct RingNeighbours {
   bool exits_supernode = false;   // the next node on the ring is in another supernode
   bool enters_supernode = false;  // the previous node on the ring is in another supernode
