@@ -12,17 +12,21 @@ namespace {
 
 constexpr std::size_t kArity = 4;
 
-// SplitMix64 finaliser: a bijection on 64-bit integers, so shuffled ties stay unique.
-std::uint64_t mix64(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
+// A bijection on 40-bit integers (odd multiplies and xor-shifts modulo 2^40), so shuffled ties
+// stay unique.
+std::uint64_t mix40(std::uint64_t x) {
+  constexpr std::uint64_t kMask = (std::uint64_t{1} << 40) - 1;
+  x = (x * 0x9E3779B97F4A7C15ULL) & kMask;
+  x ^= x >> 19;
+  x = (x * 0xBF58476D1CE4E5B9ULL) & kMask;
+  x ^= x >> 23;
+  x = (x * 0x94D049BB133111EBULL) & kMask;
+  return x ^ (x >> 17);
 }
 
 }  // namespace
 
-EventQueue::EventQueue(EventQueueOptions options) : options_(options) {}
+EventQueue::EventQueue(EventQueueOptions options) : options_(options) { heap_.resize(kPad); }
 
 EventId EventQueue::schedule_at(Time when, Action action) {
   if (when < now_) {
@@ -33,17 +37,18 @@ EventId EventQueue::schedule_at(Time when, Action action) {
   if (slot != kInvalidIndex) {
     free_head_ = slots_[slot].next_free;
   } else {
-    MOFASIM_CHECK(slots_.size() < kInvalidIndex, "too many pending events");
+    MOFASIM_CHECK(slots_.size() < kSlotMask, "more than 2^24 - 1 events pending at once");
     slot = static_cast<std::uint32_t>(slots_.size());
     slots_.emplace_back();
   }
+  MOFASIM_CHECK(next_seq_ < kTieLimit, "more than 2^40 events scheduled");
   const std::uint64_t seq = next_seq_++;
   Slot& s = slots_[slot];
   s.action = action;
   s.seq = seq;
   s.state = SlotState::kPending;
-  const std::uint64_t tie = options_.shuffle_ties_seed ? mix64(seq ^ *options_.shuffle_ties_seed) : seq;
-  heap_push(Key{.when = when.time_since_epoch().count(), .tie = tie, .slot = slot});
+  const std::uint64_t tie = options_.shuffle_ties_seed ? mix40(seq ^ (*options_.shuffle_ties_seed & (kTieLimit - 1))) : seq;
+  heap_push(Key{.when = when.time_since_epoch().count(), .order = (tie << kSlotBits) | slot});
   ++scheduled_;
   ++pending_;
   return EventId{.slot = slot, .seq = seq};
@@ -71,13 +76,14 @@ bool EventQueue::cancel(EventId id) {
 
 bool EventQueue::step() {
   drop_cancelled_top();
-  if (heap_.empty()) return false;
-  const Key top = heap_.front();
-  hole_ = true;  // heap_[0] is now free for the first event the action schedules
-  Slot& s = slots_[top.slot];
+  if (heap_size() == 0) return false;
+  const Key top = heap_at(0);
+  hole_ = true;  // the root entry is now free for the first event the action schedules
+  const std::uint32_t top_slot = slot_of(top);
+  Slot& s = slots_[top_slot];
   MOFASIM_DCHECK(s.state == SlotState::kPending, "heap top is not pending");
   Action action = s.action;  // copy out: the action may schedule events and grow slots_
-  free_slot(top.slot);
+  free_slot(top_slot);
   now_ = Time{Duration{top.when}};
   ++fired_;
   --pending_;
@@ -90,7 +96,7 @@ void EventQueue::run_until(Time horizon) {
   const std::int64_t h = horizon.time_since_epoch().count();
   for (;;) {
     drop_cancelled_top();
-    if (heap_.empty() || heap_.front().when > h) break;
+    if (heap_size() == 0 || heap_at(0).when > h) break;
     step();
   }
   if (horizon != kTimeMax && horizon > now_) now_ = horizon;
@@ -101,8 +107,8 @@ void EventQueue::run() { run_until(kTimeMax); }
 
 std::optional<Time> EventQueue::next_time() {
   drop_cancelled_top();
-  if (heap_.empty()) return std::nullopt;
-  return Time{Duration{heap_.front().when}};
+  if (heap_size() == 0) return std::nullopt;
+  return Time{Duration{heap_at(0).when}};
 }
 
 void EventQueue::settle() {
@@ -113,8 +119,8 @@ void EventQueue::settle() {
 
 void EventQueue::drop_cancelled_top() {
   settle();
-  while (!heap_.empty() && slots_[heap_.front().slot].state == SlotState::kCancelled) {
-    const std::uint32_t slot = heap_.front().slot;
+  while (heap_size() > 0 && slots_[slot_of(heap_at(0))].state == SlotState::kCancelled) {
+    const std::uint32_t slot = slot_of(heap_at(0));
     heap_pop();
     free_slot(slot);
     --tombstones_;
@@ -131,7 +137,7 @@ void EventQueue::free_slot(std::uint32_t slot) {
 void EventQueue::check_bookkeeping() const {
   MOFASIM_CHECK(!hole_, "event bookkeeping: heap left with a vacated root");
   MOFASIM_CHECK(scheduled_ == fired_ + cancelled_ + pending_, "event bookkeeping: scheduled != fired + cancelled + pending");
-  MOFASIM_CHECK(heap_.size() == pending_ + tombstones_, "event bookkeeping: heap size != pending + tombstones");
+  MOFASIM_CHECK(heap_size() == pending_ + tombstones_, "event bookkeeping: heap size != pending + tombstones");
 }
 
 void EventQueue::heap_push(Key key) {
@@ -140,25 +146,26 @@ void EventQueue::heap_push(Key key) {
     sift_down_from_root(key);
     return;
   }
-  std::size_t i = heap_.size();
+  std::size_t i = heap_size();
   heap_.push_back(key);
   while (i > 0) {
     const std::size_t parent = (i - 1) / kArity;
-    if (!before(key, heap_[parent])) break;
-    heap_[i] = heap_[parent];
+    if (!before(key, heap_at(parent))) break;
+    heap_at(i) = heap_at(parent);
     i = parent;
   }
-  heap_[i] = key;
+  heap_at(i) = key;
 }
 
 void EventQueue::heap_pop() {
   const Key last = heap_.back();
   heap_.pop_back();
-  if (!heap_.empty()) sift_down_from_root(last);
+  if (heap_size() > 0) sift_down_from_root(last);
 }
 
 void EventQueue::sift_down_from_root(Key key) {
-  const std::size_t n = heap_.size();
+  const std::size_t n = heap_size();
+  Key* const h = heap_.data() + kPad;
   std::size_t i = 0;
   for (;;) {
     const std::size_t first = i * kArity + 1;
@@ -166,13 +173,13 @@ void EventQueue::sift_down_from_root(Key key) {
     std::size_t best = first;
     const std::size_t end = first + kArity < n ? first + kArity : n;
     for (std::size_t c = first + 1; c < end; ++c) {
-      if (before(heap_[c], heap_[best])) best = c;
+      if (before(h[c], h[best])) best = c;
     }
-    if (!before(heap_[best], key)) break;
-    heap_[i] = heap_[best];
+    if (!before(h[best], key)) break;
+    h[i] = h[best];
     i = best;
   }
-  heap_[i] = key;
+  h[i] = key;
 }
 
 }  // namespace mofasim::sim
