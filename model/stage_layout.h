@@ -1,0 +1,29 @@
+// Which transformer layers each pipeline chunk holds. A pipeline of p ranks with v virtual stages
+// has p*v chunks; chunk j runs on rank j % p as its (j / p)-th virtual stage (Megatron's
+// interleaved order), and chunks hold contiguous layers in chunk order. The split is uniform
+// (L / (p*v) layers per chunk) unless ParallelSpec::stage_layers lists the layers per chunk.
+#pragma once
+
+#include <vector>
+
+#include "model/spec.h"
+
+namespace mofasim::model {
+
+struct ChunkLayers {
+  int chunk = 0;          // 0 .. p*v-1, in pipeline order
+  int rank = 0;           // pipeline rank that runs it: chunk % p
+  int virtual_stage = 0;  // chunk / p
+  int first_layer = 0;    // index of its first transformer layer
+  int num_layers = 0;     // may be 0 with an explicit uneven split
+};
+
+// All chunks in pipeline order. Throws std::invalid_argument when pp/vpp are < 1, when an explicit
+// stage_layers list has the wrong length, a negative entry or does not sum to num_layers, or when
+// the uniform split does not divide num_layers.
+std::vector<ChunkLayers> chunk_layers(const ModelSpec& model, const ParallelSpec& parallel);
+
+// The chunks that pipeline rank `rank` runs, in virtual-stage order.
+std::vector<ChunkLayers> rank_chunks(const ModelSpec& model, const ParallelSpec& parallel, int rank);
+
+}  // namespace mofasim::model
