@@ -1,0 +1,39 @@
+// How long an op takes on one GPU: MoFa's compute-time models.
+//   kFixedEfficiency  t = FLOPs / (eta_class * P * mu_c)                          MoFa eq. (1), (17)
+//   kRoofline         t = max(FLOPs / (eta_class * P * mu_c), bytes / (eta_m * BW)) MoFa eq. (19)
+//   kModifiedRoofline attained = min(P * eta_class, slope * AI + intercept) * mu_c, t = FLOPs / attained
+//                     (MoFa §5.7: a linear fit of measured points, AI = FLOPs / HBM byte)
+// P is the dense peak of the compute dtype (bf16/fp16, fp8, fp32). Elementwise ops carry no FLOPs
+// and are memory-bound under every model: t = bytes / (eta_m * BW). Each op phase with work adds
+// HardwareSpec::kernel_launch_seconds once.
+#pragma once
+
+#include "model/op_table.h"
+#include "model/spec.h"
+
+namespace mofasim::model {
+
+// Dense peak FLOP/s for the dtype. fp32 falls back to bf16/16 when peak_flops_fp32 is 0.
+// Throws std::invalid_argument when the peak is not positive (e.g. fp8 on a device without it).
+double peak_flops(const HardwareSpec& hw, DType dtype);
+
+// The efficiency eta the hardware spec gives an op class (memory efficiency for elementwise).
+double class_efficiency(const HardwareSpec& hw, OpClass op_class);
+
+// Seconds for `work` of one op phase; 0 for a phase with neither FLOPs nor bytes.
+// Throws std::invalid_argument on a hardware spec without the rates the chosen model needs.
+double phase_seconds(const PhaseCost& work, OpClass op_class, const HardwareSpec& hw, const FeatureSpec& features);
+
+struct LayerSeconds {
+  double forward = 0;
+  double backward_input = 0;
+  double backward_weight = 0;
+  double selective_recompute = 0;  // forward time of the ops selective recompute re-runs
+
+  [[nodiscard]] double backward() const { return backward_input + backward_weight; }
+};
+
+// Compute seconds of every op of `ops`, per phase (no communication). No allocation.
+LayerSeconds layer_compute_seconds(const LayerOps& ops, const HardwareSpec& hw, const FeatureSpec& features);
+
+}  // namespace mofasim::model

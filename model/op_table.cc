@@ -1,0 +1,455 @@
+// Per-op FLOPs, bytes, activation and communication of one layer on one GPU (see op_table.h).
+#include "model/op_table.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "model/shape.h"
+#include "sim/units/check.h"
+
+namespace mofasim::model {
+namespace {
+
+constexpr double kAct = 2;          // bytes per activation element (bf16)
+constexpr double kStatBytes = 4;    // fp32 softmax statistics per head and token
+constexpr double kIdBytes = 8;      // int64 token ids
+constexpr double kLogitBytes = 4;   // fp32 logits kept for the cross-entropy backward
+constexpr double kSmallGemmTokens = 2048;  // GEMMs with fewer rows than this are "small" (ref §7)
+
+// Shapes of one micro-batch on one GPU.
+struct Ctx {
+  const ModelSpec& model;
+  const ParallelSpec& parallel;
+  double h = 0;
+  double t = 1;
+  double tokens = 0;      // T
+  double tokens_sp = 0;   // T_sp
+  double tokens_moe = 0;  // T_g
+  double seq = 0;         // s (keys each query attends over, across the CP ring)
+  bool sp = false;
+};
+
+Ctx make_ctx(const ModelSpec& model, const ParallelSpec& parallel) {
+  validate_model(model);
+  validate_parallel(model, parallel);
+  Ctx c{.model = model, .parallel = parallel};
+  c.h = model.hidden_size;
+  c.t = parallel.tp;
+  c.seq = model.seq_length;
+  c.tokens = static_cast<double>(parallel.micro_batch) * model.seq_length / parallel.cp;
+  c.sp = parallel.sequence_parallel && parallel.tp > 1;
+  c.tokens_sp = c.sp ? c.tokens / c.t : c.tokens;
+  c.tokens_moe = c.tokens / c.t;
+  return c;
+}
+
+double gemm_bytes(double m, double n, double k) { return kAct * (m * k + k * n + m * n); }
+
+// A GEMM op: forward, B and W each 2*m*n*k per instance; stores its input (m x k) unless told otherwise.
+OpCost gemm_op(OpKind kind, double m, double n, double k, int instances, double stored_input) {
+  const double flops = 2 * m * n * k * instances;
+  const double bytes = gemm_bytes(m, n, k) * instances;
+  OpCost op{.op = kind,
+            .op_class = OpClass::kGemm,
+            .forward = {flops, bytes},
+            .backward_input = {flops, bytes},
+            .backward_weight = {flops, bytes},
+            .gemm = {.m = m, .n = n, .k = k, .instances = instances},
+            .activation_bytes = stored_input};
+  return op;
+}
+
+// A memory-bound op reading `in` and writing `out` elements forward; backward reads input and
+// output-grad and writes input-grad. W (norm scales) is fused into B.
+OpCost elementwise_op(OpKind kind, double in_elems, double out_elems, double stored) {
+  OpCost op;
+  op.op = kind;
+  op.op_class = OpClass::kElementwise;
+  op.forward = {0, kAct * (in_elems + out_elems)};
+  op.backward_input = {0, kAct * (2 * in_elems + out_elems)};
+  op.activation_bytes = stored;
+  return op;
+}
+
+void add_collective(LayerOps& ops, Collective kind, CommGroup group, int n, Phase phase, OpKind op,
+                    bool before, double bytes, int count = 1) {
+  if (n <= 1 || count <= 0 || bytes <= 0) return;
+  const double frac = static_cast<double>(n - 1) / n;
+  double wire = bytes;
+  switch (kind) {
+    case Collective::kAllReduce: wire = 2 * frac * bytes; break;
+    case Collective::kReduceScatter:
+    case Collective::kAllGather:
+    case Collective::kAllToAll: wire = frac * bytes; break;
+    case Collective::kSendRecv: wire = bytes; break;
+  }
+  ops.add(CommOp{.collective = kind,
+                 .group = group,
+                 .group_size = n,
+                 .phase = phase,
+                 .op = op,
+                 .before_op = before,
+                 .bytes = bytes,
+                 .wire_bytes = wire,
+                 .count = count});
+}
+
+// The TP collectives around a column-parallel `first` GEMM and a row-parallel `last` GEMM, with
+// payload S = 2*T*h: all-reduces without SP; all-gather / reduce-scatter pairs with SP (plus the
+// re-gather of the sharded input that the weight gradient of `first` needs).
+void add_tp_pair(LayerOps& ops, const Ctx& c, OpKind first, OpKind last, CommGroup group, int n, double bytes) {
+  if (n <= 1) return;
+  if (!c.sp) {
+    add_collective(ops, Collective::kAllReduce, group, n, Phase::kForward, last, false, bytes);
+    add_collective(ops, Collective::kAllReduce, group, n, Phase::kBackwardInput, first, false, bytes);
+    return;
+  }
+  add_collective(ops, Collective::kAllGather, group, n, Phase::kForward, first, true, bytes);
+  add_collective(ops, Collective::kReduceScatter, group, n, Phase::kForward, last, false, bytes);
+  add_collective(ops, Collective::kAllGather, group, n, Phase::kBackwardInput, last, true, bytes);
+  add_collective(ops, Collective::kReduceScatter, group, n, Phase::kBackwardInput, first, false, bytes);
+  add_collective(ops, Collective::kAllGather, group, n, Phase::kBackwardWeight, first, true, bytes);
+}
+
+void add_attention(LayerOps& ops, const Ctx& c) {
+  const ModelSpec& m = c.model;
+  const double heads = m.num_attention_heads / c.t;  // a/t per GPU
+  const bool mla = m.attention == AttentionKind::kMla;
+  // KV heads per GPU: g/t, or one replicated head group when g < t.
+  const double kv = mla ? heads : std::max(1.0, kv_heads(m) / c.t);
+  const double d_qk = mla ? m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim : head_dim(m);
+  const double d_v = mla ? m.mla.v_head_dim : head_dim(m);
+  const double T = c.tokens;
+
+  ops.add(elementwise_op(OpKind::kInputNorm, c.tokens_sp * c.h, c.tokens_sp * c.h, kAct * c.tokens_sp * c.h));
+
+  if (mla) {
+    // Down/up projections as one op; width N is the per-GPU weight count over h.
+    const MlaSpec& a = m.mla;
+    const double hh = c.h;
+    const double q = a.q_lora_rank > 0 ? a.q_lora_rank * (hh + m.num_attention_heads * d_qk)
+                                       : hh * m.num_attention_heads * d_qk;
+    const double kv_w = hh * (a.kv_lora_rank + a.qk_rope_head_dim) +
+                        static_cast<double>(a.kv_lora_rank) * m.num_attention_heads * (a.qk_nope_head_dim + d_v);
+    const double n = (q + kv_w) / (c.t * hh);
+    // Keeps its input and the latents (before and after their norms) and the rope key.
+    const double latents = (a.q_lora_rank + a.kv_lora_rank) * 2.0 + a.qk_rope_head_dim;
+    const double latent_tokens = c.sp ? c.tokens_sp : T;
+    ops.add(gemm_op(OpKind::kQkvProjection, T, n, hh, 1, kAct * (c.tokens_sp * hh + latent_tokens * latents)));
+  } else {
+    const double n = (heads + 2 * kv) * d_qk;
+    ops.add(gemm_op(OpKind::kQkvProjection, T, n, c.h, 1, kAct * c.tokens_sp * c.h));
+  }
+
+  // QK^T over all s keys, causal: 2*T*s*d*heads/2 forward; backward (dQ, dK) twice that.
+  const double map_flops = T * c.seq * d_qk * heads;
+  const double map_bytes = kAct * (T * heads * d_qk + c.seq * kv * d_qk);
+  OpCost map;
+  map.op = OpKind::kAttentionMap;
+  map.op_class = OpClass::kAttention;
+  map.forward = {map_flops, map_bytes};
+  map.backward_input = {2 * map_flops, 2 * map_bytes};
+  map.activation_bytes = kAct * T * (heads + kv) * d_qk;  // Q and K
+  map.recomputed_by_selective = true;
+  ops.add(map);
+
+  const double stats = kStatBytes * T * heads;
+  OpCost softmax;  // fused into the attention kernels: no work of its own
+  softmax.op = OpKind::kSoftmax;
+  softmax.op_class = OpClass::kElementwise;
+  softmax.activation_bytes = stats;
+  softmax.selective_dropped_bytes = stats;
+  softmax.recomputed_by_selective = true;
+  ops.add(softmax);
+
+  const double pv_flops = T * c.seq * d_v * heads;
+  const double pv_bytes = kAct * (c.seq * kv * d_v + T * heads * d_v);
+  OpCost pv;
+  pv.op = OpKind::kAttentionValue;
+  pv.op_class = OpClass::kAttention;
+  pv.forward = {pv_flops, pv_bytes};
+  pv.backward_input = {2 * pv_flops, 2 * pv_bytes};
+  pv.activation_bytes = kAct * T * kv * d_v;  // V
+  pv.recomputed_by_selective = true;
+  ops.add(pv);
+
+  ops.add(gemm_op(OpKind::kOutputProjection, T, c.h, heads * d_v, 1, kAct * T * heads * d_v));
+  ops.add(elementwise_op(OpKind::kPostAttentionNorm, c.tokens_sp * c.h, c.tokens_sp * c.h, kAct * c.tokens_sp * c.h));
+
+  const double s_bytes = kAct * T * c.h;
+  add_tp_pair(ops, c, OpKind::kQkvProjection, OpKind::kOutputProjection, CommGroup::kTp, c.parallel.tp, s_bytes);
+  // Ring attention: each of c-1 steps passes the local K and V block on (backward also dK, dV).
+  const int cp = c.parallel.cp;
+  const double kv_block = kAct * T * kv * (d_qk + d_v);
+  add_collective(ops, Collective::kSendRecv, CommGroup::kCp, cp, Phase::kForward, OpKind::kAttentionMap, true,
+                 kv_block, cp - 1);
+  add_collective(ops, Collective::kSendRecv, CommGroup::kCp, cp, Phase::kBackwardInput, OpKind::kAttentionMap,
+                 false, 2 * kv_block, cp - 1);
+}
+
+// One FFN of width f over `tokens` (TP-sharded over t); stores_input says whether fc1 keeps its
+// input (false when the router already keeps the same tensor).
+void add_ffn(LayerOps& ops, const Ctx& c, double f, OpKind l1, OpKind act, OpKind l2, bool stores_input) {
+  const double c_ffn = ffn_gemms(c.model.mlp);
+  const double ft = f / c.t;
+  const double T = c.tokens;
+  ops.add(gemm_op(l1, T, (c_ffn - 1) * ft, c.h, 1, stores_input ? kAct * c.tokens_sp * c.h : 0));
+  ops.add(elementwise_op(act, (c_ffn - 1) * T * ft, T * ft, kAct * (c_ffn - 1) * T * ft));
+  ops.add(gemm_op(l2, T, c.h, ft, 1, kAct * T * ft));
+  add_tp_pair(ops, c, l1, l2, CommGroup::kTp, c.parallel.tp, kAct * T * c.h);
+}
+
+void add_moe(LayerOps& ops, const Ctx& c) {
+  const MoeSpec& moe = c.model.moe;
+  const ParallelSpec& par = c.parallel;
+  const double E = moe.num_experts;
+  const double k = moe.top_k;
+  const double Tg = c.tokens_moe;
+
+  OpCost router = gemm_op(OpKind::kRouter, Tg, E, c.h, 1, kAct * c.tokens_sp * c.h + 4 * Tg * E);
+  router.op_class = OpClass::kSmallGemm;
+  router.model_flops = false;
+  ops.add(router);
+
+  if (moe.num_shared_experts > 0) {
+    add_ffn(ops, c, shared_ffn(c.model), OpKind::kSharedLinear1, OpKind::kSharedActivation, OpKind::kSharedLinear2,
+            /*stores_input=*/false);
+  }
+
+  const double c_ffn = ffn_gemms(c.model.mlp);
+  const int local_experts = moe.num_experts / par.ep;
+  const double per_expert = static_cast<double>(par.ep) * par.etp * Tg * k * moe.load_imbalance / E;
+  const double fe = static_cast<double>(moe.expert_ffn_hidden_size) / par.etp;
+  const double routed_tokens = per_expert * local_experts;
+  OpCost l1 = gemm_op(OpKind::kExpertLinear1, per_expert, (c_ffn - 1) * fe, c.h, local_experts,
+                      kAct * routed_tokens * c.h);
+  l1.routed_expert = true;
+  if (per_expert < kSmallGemmTokens) l1.op_class = OpClass::kSmallGemm;
+  ops.add(l1);
+  OpCost act = elementwise_op(OpKind::kExpertActivation, (c_ffn - 1) * routed_tokens * fe, routed_tokens * fe,
+                              kAct * (c_ffn - 1) * routed_tokens * fe);
+  act.routed_expert = true;
+  ops.add(act);
+  OpCost l2 = gemm_op(OpKind::kExpertLinear2, per_expert, c.h, fe, local_experts, kAct * routed_tokens * fe);
+  l2.routed_expert = true;
+  l2.op_class = l1.op_class;
+  ops.add(l2);
+  // Combine: read the k expert outputs of each token, write one; keeps the outputs for the gate grad.
+  ops.add(elementwise_op(OpKind::kExpertCombine, k * Tg * c.h, Tg * c.h, kAct * k * Tg * c.h));
+
+  // EP all-to-all: dispatch before the experts, combine after; the backward mirrors both in bf16.
+  const double copies = Tg * k * c.h;
+  add_collective(ops, Collective::kAllToAll, CommGroup::kEp, par.ep, Phase::kForward, OpKind::kExpertLinear1, true,
+                 copies * moe.dispatch_bytes_per_element);
+  add_collective(ops, Collective::kAllToAll, CommGroup::kEp, par.ep, Phase::kForward, OpKind::kExpertLinear2,
+                 false, copies * moe.combine_bytes_per_element);
+  add_collective(ops, Collective::kAllToAll, CommGroup::kEp, par.ep, Phase::kBackwardInput,
+                 OpKind::kExpertLinear2, true, copies * moe.combine_bytes_per_element);
+  add_collective(ops, Collective::kAllToAll, CommGroup::kEp, par.ep, Phase::kBackwardInput,
+                 OpKind::kExpertLinear1, false, copies * moe.combine_bytes_per_element);
+  // Expert TP: gather the dispatched tokens over ETP before fc1, reduce-scatter after fc2.
+  const double etp_bytes = kAct * routed_tokens * c.h;
+  add_collective(ops, Collective::kAllGather, CommGroup::kEtp, par.etp, Phase::kForward, OpKind::kExpertLinear1,
+                 true, etp_bytes);
+  add_collective(ops, Collective::kReduceScatter, CommGroup::kEtp, par.etp, Phase::kForward,
+                 OpKind::kExpertLinear2, false, etp_bytes);
+  add_collective(ops, Collective::kAllGather, CommGroup::kEtp, par.etp, Phase::kBackwardInput,
+                 OpKind::kExpertLinear2, true, etp_bytes);
+  add_collective(ops, Collective::kReduceScatter, CommGroup::kEtp, par.etp, Phase::kBackwardInput,
+                 OpKind::kExpertLinear1, false, etp_bytes);
+}
+
+}  // namespace
+
+const char* op_name(OpKind op) {
+  switch (op) {
+    case OpKind::kEmbedding: return "embedding";
+    case OpKind::kInputNorm: return "input_norm";
+    case OpKind::kQkvProjection: return "qkv_projection";
+    case OpKind::kAttentionMap: return "attention_map";
+    case OpKind::kSoftmax: return "softmax";
+    case OpKind::kAttentionValue: return "attention_value";
+    case OpKind::kOutputProjection: return "output_projection";
+    case OpKind::kPostAttentionNorm: return "post_attention_norm";
+    case OpKind::kRouter: return "router";
+    case OpKind::kMlpLinear1: return "mlp_linear1";
+    case OpKind::kMlpActivation: return "mlp_activation";
+    case OpKind::kMlpLinear2: return "mlp_linear2";
+    case OpKind::kSharedLinear1: return "shared_linear1";
+    case OpKind::kSharedActivation: return "shared_activation";
+    case OpKind::kSharedLinear2: return "shared_linear2";
+    case OpKind::kExpertLinear1: return "expert_linear1";
+    case OpKind::kExpertActivation: return "expert_activation";
+    case OpKind::kExpertLinear2: return "expert_linear2";
+    case OpKind::kExpertCombine: return "expert_combine";
+    case OpKind::kMtpProjection: return "mtp_projection";
+    case OpKind::kFinalNorm: return "final_norm";
+    case OpKind::kHead: return "head";
+    case OpKind::kLoss: return "loss";
+  }
+  MOFASIM_UNREACHABLE("unknown OpKind");
+}
+
+const char* collective_name(Collective c) {
+  switch (c) {
+    case Collective::kAllReduce: return "all_reduce";
+    case Collective::kReduceScatter: return "reduce_scatter";
+    case Collective::kAllGather: return "all_gather";
+    case Collective::kAllToAll: return "all_to_all";
+    case Collective::kSendRecv: return "send_recv";
+  }
+  MOFASIM_UNREACHABLE("unknown Collective");
+}
+
+const char* comm_group_name(CommGroup g) {
+  switch (g) {
+    case CommGroup::kTp: return "tp";
+    case CommGroup::kCp: return "cp";
+    case CommGroup::kEp: return "ep";
+    case CommGroup::kEtp: return "etp";
+    case CommGroup::kPp: return "pp";
+  }
+  MOFASIM_UNREACHABLE("unknown CommGroup");
+}
+
+void LayerOps::add(const OpCost& op) {
+  MOFASIM_CHECK(num_ops_ < kMaxOps, "LayerOps: more than kMaxOps ops");
+  ops_[static_cast<std::size_t>(num_ops_++)] = op;
+  totals_.forward = totals_.forward + op.forward;
+  totals_.backward_input = totals_.backward_input + op.backward_input;
+  totals_.backward_weight = totals_.backward_weight + op.backward_weight;
+  if (op.model_flops) totals_.model_flops += op.forward.flops;
+  totals_.activation_bytes += op.activation_bytes;
+  totals_.selective_dropped_bytes += op.selective_dropped_bytes;
+  if (op.recomputed_by_selective) totals_.selective_recompute = totals_.selective_recompute + op.forward;
+  if (op.routed_expert) {
+    totals_.routed_activation_bytes += op.activation_bytes;
+    if (op.op == OpKind::kExpertLinear1) totals_.routed_input_bytes += op.activation_bytes;
+  }
+}
+
+void LayerOps::add(const CommOp& comm) {
+  MOFASIM_CHECK(num_comms_ < kMaxComms, "LayerOps: more than kMaxComms collectives");
+  comms_[static_cast<std::size_t>(num_comms_++)] = comm;
+  totals_.comm_wire_bytes += comm.wire_bytes * comm.count;
+}
+
+LayerOps ops_for_layer(const ModelSpec& model, const ParallelSpec& parallel, int layer) {
+  const Ctx c = make_ctx(model, parallel);
+  if (layer < 0 || layer >= model.num_layers) {
+    throw std::invalid_argument("layer index must be in [0, num_layers = " + std::to_string(model.num_layers) +
+                                "), got " + std::to_string(layer));
+  }
+  LayerOps ops;
+  ops.set_input_bytes(kAct * c.tokens_sp * c.h);
+  add_attention(ops, c);
+  if (model.is_moe_layer(layer)) {
+    add_moe(ops, c);
+  } else {
+    add_ffn(ops, c, model.ffn_hidden_size, OpKind::kMlpLinear1, OpKind::kMlpActivation, OpKind::kMlpLinear2,
+            /*stores_input=*/true);
+  }
+  return ops;
+}
+
+LayerOps ops_for_embedding(const ModelSpec& model, const ParallelSpec& parallel) {
+  const Ctx c = make_ctx(model, parallel);
+  LayerOps ops;
+  const double positions = model.position == PositionKind::kLearned ? 1 : 0;
+  // Gather T rows (plus position rows) and write T x h; the W pass scatter-adds the output grad.
+  OpCost lookup;
+  lookup.op = OpKind::kEmbedding;
+  lookup.op_class = OpClass::kElementwise;
+  lookup.forward = {0, kAct * c.tokens * c.h * (2 + positions)};
+  lookup.backward_weight = {0, kAct * c.tokens * c.h * (2 + positions)};
+  lookup.activation_bytes = kIdBytes * c.tokens;
+  lookup.model_flops = false;
+  ops.add(lookup);
+  // Vocab-parallel lookup: partial rows are summed across TP (reduce-scatter with SP).
+  const double bytes = kAct * c.tokens * c.h;
+  if (c.sp) {
+    add_collective(ops, Collective::kReduceScatter, CommGroup::kTp, parallel.tp, Phase::kForward,
+                   OpKind::kEmbedding, false, bytes);
+    add_collective(ops, Collective::kAllGather, CommGroup::kTp, parallel.tp, Phase::kBackwardWeight,
+                   OpKind::kEmbedding, true, bytes);
+  } else {
+    add_collective(ops, Collective::kAllReduce, CommGroup::kTp, parallel.tp, Phase::kForward, OpKind::kEmbedding,
+                   false, bytes);
+  }
+  return ops;
+}
+
+LayerOps ops_for_head(const ModelSpec& model, const ParallelSpec& parallel) {
+  const Ctx c = make_ctx(model, parallel);
+  LayerOps ops;
+  const double T = c.tokens;
+  const double vt = static_cast<double>(model.vocab_size) / c.t;
+  ops.set_input_bytes(kAct * c.tokens_sp * c.h);
+  OpCost norm = elementwise_op(OpKind::kFinalNorm, c.tokens_sp * c.h, c.tokens_sp * c.h, kAct * c.tokens_sp * c.h);
+  norm.model_flops = false;
+  ops.add(norm);
+  ops.add(gemm_op(OpKind::kHead, T, vt, c.h, 1, kAct * c.tokens_sp * c.h));
+  // Vocab-parallel cross-entropy in fp32: read logits, write the softmax; keep it for the backward.
+  OpCost loss;
+  loss.op = OpKind::kLoss;
+  loss.op_class = OpClass::kElementwise;
+  loss.forward = {0, 2 * kLogitBytes * T * vt};
+  loss.backward_input = {0, 2 * kLogitBytes * T * vt};
+  loss.activation_bytes = kLogitBytes * T * vt;
+  loss.model_flops = false;
+  ops.add(loss);
+  const int tp = parallel.tp;
+  const double bytes = kAct * T * c.h;
+  if (c.sp) {
+    add_collective(ops, Collective::kAllGather, CommGroup::kTp, tp, Phase::kForward, OpKind::kHead, true, bytes);
+    add_collective(ops, Collective::kReduceScatter, CommGroup::kTp, tp, Phase::kBackwardInput, OpKind::kHead, false,
+                   bytes);
+    add_collective(ops, Collective::kAllGather, CommGroup::kTp, tp, Phase::kBackwardWeight, OpKind::kHead, true,
+                   bytes);
+  } else {
+    add_collective(ops, Collective::kAllReduce, CommGroup::kTp, tp, Phase::kBackwardInput, OpKind::kHead, false,
+                   bytes);
+  }
+  // Loss: all-reduce of the per-token max, sum of exponentials and target logit (3 fp32 values).
+  add_collective(ops, Collective::kAllReduce, CommGroup::kTp, tp, Phase::kForward, OpKind::kLoss, true,
+                 3 * kLogitBytes * T);
+  return ops;
+}
+
+LayerOps ops_for_mtp_projection(const ModelSpec& model, const ParallelSpec& parallel) {
+  const Ctx c = make_ctx(model, parallel);
+  LayerOps ops;
+  const double T = c.tokens;
+  ops.set_input_bytes(kAct * c.tokens_sp * c.h);
+  // Two norms (hidden state, embedding of the shifted tokens) as one op over 2h per token.
+  OpCost norms = elementwise_op(OpKind::kMtpProjection, 2 * c.tokens_sp * c.h, 2 * c.tokens_sp * c.h,
+                                2 * kAct * c.tokens_sp * c.h);
+  norms.model_flops = false;
+  ops.add(norms);
+  ops.add(gemm_op(OpKind::kMtpProjection, T, c.h / c.t, 2 * c.h, 1, 2 * kAct * c.tokens_sp * c.h));
+  const double bytes = 2 * kAct * T * c.h;
+  if (c.sp) {
+    add_collective(ops, Collective::kAllGather, CommGroup::kTp, parallel.tp, Phase::kForward,
+                   OpKind::kMtpProjection, true, bytes);
+    add_collective(ops, Collective::kReduceScatter, CommGroup::kTp, parallel.tp, Phase::kBackwardInput,
+                   OpKind::kMtpProjection, false, bytes);
+  } else {
+    add_collective(ops, Collective::kAllReduce, CommGroup::kTp, parallel.tp, Phase::kBackwardInput,
+                   OpKind::kMtpProjection, false, bytes);
+  }
+  return ops;
+}
+
+LayerOps pp_boundary_comm(const ModelSpec& model, const ParallelSpec& parallel) {
+  const Ctx c = make_ctx(model, parallel);
+  LayerOps ops;
+  const double bytes = kAct * c.tokens_sp * c.h;
+  add_collective(ops, Collective::kSendRecv, CommGroup::kPp, parallel.pp, Phase::kForward, OpKind::kInputNorm,
+                 true, bytes);
+  add_collective(ops, Collective::kSendRecv, CommGroup::kPp, parallel.pp, Phase::kBackwardInput,
+                 OpKind::kInputNorm, false, bytes);
+  return ops;
+}
+
+}  // namespace mofasim::model

@@ -1,0 +1,179 @@
+// The per-op cost table: THE interface between the architecture and everything that times a step.
+// For one transformer layer (or the embedding, the head + loss, an MTP projection) and ONE
+// micro-batch on ONE GPU, after TP / CP / EP / ETP sharding, it lists each op of MoFa Table 2 with
+//   * FLOPs and HBM bytes for forward, backward input-grad (B) and backward weight-grad (W; split
+//     for ZeroBubble-style schedules),
+//   * its op class (which efficiency the compute-time model applies),
+//   * the activation bytes its forward keeps for its backward, and which part selective recompute
+//     drops,
+// plus the collectives the layer needs (TP, CP, EP; PP boundaries via pp_boundary_comm()).
+// Both the step-simulation workload generator and the analytic MoFa model consume it.
+//
+// Conventions (all per GPU, per micro-batch of b sequences):
+//   T   = b*s/c tokens of the CP shard the GPU computes attention and TP GEMMs for;
+//   T_sp = T/t with sequence parallelism (norms, stored layer inputs), else T;
+//   T_g = T/t tokens each GPU dispatches to routed experts (Megatron requires SP for MoE with TP).
+//   GEMM M x K times K x N costs 2*M*N*K FLOPs in each of forward, B and W; HBM bytes are
+//   2*(MK + KN + MN) (bf16 operands) per phase. Attention is fused (flash): QK^T and PV count
+//   causal-halved FLOPs over all s keys (ring attention across CP), backward 2x forward, all in B;
+//   softmax is fused into them (no HBM traffic) and keeps fp32 log-sum-exp statistics (4 B per
+//   head and token); no s^2 tensor is stored. Elementwise ops carry HBM bytes and no FLOPs
+//   (Megatron's model FLOPs do not count them); OpCost::model_flops marks the ops Megatron counts.
+//   Stored activations follow the LLaMA-style accounting (reference-formulas.md §2.5): per token
+//   12h + 4h*g/a + 6f bytes for a dense SwiGLU/GQA layer without TP, plus the softmax statistics.
+//   Each tensor is charged to the op whose backward reads it (a norm keeps its input, a GEMM its
+//   input, SwiGLU its gate/up outputs); a tensor shared by several ops is charged once.
+//   MoE: routed experts are costed for the most-loaded EP rank: each of its E/ep local experts gets
+//   M_e = ep*etp*T_g*k*imbalance/E tokens at width f_e/etp (a small-gemm when M_e < 2048).
+//   Selective recompute (Megatron: core attention) re-runs QK^T, softmax and PV; with flash
+//   attention it drops only the softmax statistics (the s^2 terms of a non-fused kernel are not
+//   stored at all; see activation_reference.h for GPT/Korthikanti accounting).
+//
+// Cost: no heap allocation; one call is a few hundred floating-point operations.
+#pragma once
+
+#include <array>
+#include <span>
+
+#include "model/spec.h"
+
+namespace mofasim::model {
+
+enum class OpKind {
+  kEmbedding,
+  kInputNorm,
+  kQkvProjection,     // Q/K/V (MLA: down/up projections and latent norms)
+  kAttentionMap,      // QK^T
+  kSoftmax,
+  kAttentionValue,    // PV
+  kOutputProjection,
+  kPostAttentionNorm,
+  kRouter,
+  kMlpLinear1,        // dense FFN fc1 (gate + up for SwiGLU)
+  kMlpActivation,
+  kMlpLinear2,
+  kSharedLinear1,     // shared experts of an MoE layer
+  kSharedActivation,
+  kSharedLinear2,
+  kExpertLinear1,     // routed experts, grouped over the GPU's local experts
+  kExpertActivation,
+  kExpertLinear2,
+  kExpertCombine,     // weighted sum of the k expert outputs
+  kMtpProjection,     // MTP: the two norms and the eh projection
+  kFinalNorm,
+  kHead,
+  kLoss,
+};
+const char* op_name(OpKind op);
+
+enum class OpClass { kGemm, kAttention, kElementwise, kSmallGemm };
+enum class Phase { kForward, kBackwardInput, kBackwardWeight };
+
+struct PhaseCost {
+  double flops = 0;
+  double hbm_bytes = 0;
+  friend PhaseCost operator+(PhaseCost x, PhaseCost y) { return {x.flops + y.flops, x.hbm_bytes + y.hbm_bytes}; }
+};
+
+// One GEMM instance: (m x k) times (k x n); `instances` of them (local experts), 0 for non-GEMMs.
+struct GemmShape {
+  double m = 0;
+  double n = 0;
+  double k = 0;
+  int instances = 0;
+};
+
+struct OpCost {
+  OpKind op = OpKind::kEmbedding;
+  OpClass op_class = OpClass::kElementwise;
+  PhaseCost forward;
+  PhaseCost backward_input;
+  PhaseCost backward_weight;
+  GemmShape gemm;
+  double activation_bytes = 0;          // kept from forward for backward (one micro-batch)
+  double selective_dropped_bytes = 0;   // part of activation_bytes selective recompute does not keep
+  bool recomputed_by_selective = false; // forward re-run during backward under selective recompute
+  bool model_flops = true;              // counted in Megatron's model FLOPs (router: no)
+  bool routed_expert = false;           // part of the routed-expert block (MemFine chunks these)
+
+  [[nodiscard]] PhaseCost phase(Phase p) const {
+    return p == Phase::kForward ? forward : p == Phase::kBackwardInput ? backward_input : backward_weight;
+  }
+};
+
+enum class Collective { kAllReduce, kReduceScatter, kAllGather, kAllToAll, kSendRecv };
+enum class CommGroup { kTp, kCp, kEp, kEtp, kPp };
+const char* collective_name(Collective c);
+const char* comm_group_name(CommGroup g);
+
+// One collective (or a repeated P2P step) a layer issues on this GPU.
+struct CommOp {
+  Collective collective = Collective::kAllReduce;
+  CommGroup group = CommGroup::kTp;
+  int group_size = 1;
+  Phase phase = Phase::kForward;
+  OpKind op = OpKind::kQkvProjection;  // the op it is attached to
+  bool before_op = false;              // runs before `op` in that phase (else after it)
+  double bytes = 0;       // payload S per rank per call, nccl-tests convention (whole AG/RS buffer)
+  double wire_bytes = 0;  // bytes this rank sends per call: AR 2(n-1)/n*S, AG/RS/A2A (n-1)/n*S, P2P S
+  int count = 1;          // calls (CP ring: c-1 steps)
+};
+
+// Sums over a LayerOps, kept up to date by add().
+struct LayerTotals {
+  PhaseCost forward;
+  PhaseCost backward_input;
+  PhaseCost backward_weight;
+  double model_flops = 0;                // forward FLOPs of model_flops ops (fwd+bwd = 3x this)
+  double activation_bytes = 0;
+  double selective_dropped_bytes = 0;
+  PhaseCost selective_recompute;         // forward cost re-run under selective recompute
+  double routed_activation_bytes = 0;    // activation of the routed-expert ops
+  double routed_input_bytes = 0;         // the dispatched token copies among them (MemFine keeps these)
+  double input_bytes = 0;                // the block's input (all full recompute keeps)
+  double comm_wire_bytes = 0;            // sum of wire_bytes * count over comms
+};
+
+inline constexpr int kMaxOps = 16;
+inline constexpr int kMaxComms = 24;
+
+// A fixed-capacity op list (no heap allocation), with its running totals.
+class LayerOps {
+ public:
+  void add(const OpCost& op);
+  void add(const CommOp& comm);
+  void set_input_bytes(double bytes) { totals_.input_bytes = bytes; }
+
+  [[nodiscard]] std::span<const OpCost> ops() const { return {ops_.data(), static_cast<std::size_t>(num_ops_)}; }
+  [[nodiscard]] std::span<const CommOp> comms() const { return {comms_.data(), static_cast<std::size_t>(num_comms_)}; }
+  [[nodiscard]] const LayerTotals& totals() const { return totals_; }
+
+ private:
+  std::array<OpCost, kMaxOps> ops_{};
+  std::array<CommOp, kMaxComms> comms_{};
+  int num_ops_ = 0;
+  int num_comms_ = 0;
+  LayerTotals totals_;
+};
+
+// Transformer layer `layer` (dense or MoE by ModelSpec::is_moe_layer). MTP modules use the layer
+// type of the last layer: ops_for_layer(model, parallel, model.num_layers - 1).
+// Throws std::invalid_argument on an invalid spec or layer index.
+LayerOps ops_for_layer(const ModelSpec& model, const ParallelSpec& parallel, int layer);
+
+// Embedding lookup (+ learned positions) on the first pipeline stage; keeps the int64 token ids.
+LayerOps ops_for_embedding(const ModelSpec& model, const ParallelSpec& parallel);
+
+// Final norm, output head (vocab-parallel GEMM) and cross-entropy loss on the last stage.
+// An MTP module has its own head: count this once more per MTP module.
+LayerOps ops_for_head(const ModelSpec& model, const ParallelSpec& parallel);
+
+// An MTP module's own part: the norms of hidden state and embedding and the eh projection (2h -> h).
+// The module's transformer layer and head are ops_for_layer(last layer) and ops_for_head().
+LayerOps ops_for_mtp_projection(const ModelSpec& model, const ParallelSpec& parallel);
+
+// Pipeline p2p per stage boundary and micro-batch: forward activation and backward gradient,
+// 2*T*h bytes each (divided by t with sequence parallelism). Empty when pp == 1.
+LayerOps pp_boundary_comm(const ModelSpec& model, const ParallelSpec& parallel);
+
+}  // namespace mofasim::model
