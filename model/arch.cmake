@@ -1,0 +1,13 @@
+# The architecture part of model/: shapes and parameters, FLOPs, the per-op cost table,
+# compute-time models and the memory model. Pure functions of the specs in model/spec.h.
+mofasim_library(NAME model
+  SRCS
+    ${CMAKE_CURRENT_SOURCE_DIR}/shape.cc
+    ${CMAKE_CURRENT_SOURCE_DIR}/stage_layout.cc
+    ${CMAKE_CURRENT_SOURCE_DIR}/params.cc
+    ${CMAKE_CURRENT_SOURCE_DIR}/flops.cc
+    ${CMAKE_CURRENT_SOURCE_DIR}/op_table.cc
+    ${CMAKE_CURRENT_SOURCE_DIR}/compute_time.cc
+    ${CMAKE_CURRENT_SOURCE_DIR}/activation_reference.cc
+    ${CMAKE_CURRENT_SOURCE_DIR}/memory.cc
+  DEPS mofasim::units)

@@ -1,0 +1,92 @@
+// Memory per GPU (MoFa eq. (4)-(6), (25)-(35)): static bytes (weights, gradients, optimizer state)
+// from the parameters each pipeline rank holds, activation bytes from the op table's stored
+// activations times the micro-batches in flight (supplied by the schedule), the effect of
+// selective / full recompute, activation offload and MemFine, and the peak per stage against the
+// device capacity. Out of memory is a result (StageMemory::excess_bytes), not an error.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "model/params.h"
+#include "model/spec.h"
+
+namespace mofasim::model {
+
+// Bytes per parameter by role (MoFa eq. (4)): weight (param dtype), gradient (grad dtype), fp32
+// master copy (only when master_weights and the param dtype is not fp32), Adam m and v (optimizer
+// state dtype). bf16 / fp32 grads / fp32 master and moments: 2 + 4 + 4 + 8 = 18.
+struct BytesPerParam {
+  double weight = 0;
+  double grad = 0;
+  double master = 0;
+  double moments = 0;
+  [[nodiscard]] double optimizer() const { return master + moments; }
+  [[nodiscard]] double total() const { return weight + grad + master + moments; }
+};
+BytesPerParam bytes_per_param(const FeatureSpec& features);
+
+// GPU bytes per parameter when the optimizer state is sharded over `dp_shards` ranks: with the
+// distributed optimizer weight + grad + optimizer/d (eq. (25)-(26); 6 + 12/d for the default
+// dtypes), without it the full total; with the CPU optimizer only weight + grad (eq. (27)).
+// Throws std::invalid_argument when dp_shards < 1.
+double gpu_bytes_per_param(const FeatureSpec& features, int dp_shards);
+
+// Ranks the optimizer state of dense and of expert parameters is sharded over by the distributed
+// optimizer: dense over dp*cp (Megatron's data-parallel-with-CP group), experts over the expert-DP
+// group tp*cp*dp / (ep*etp).
+struct ShardGroups {
+  int dense_dp = 1;
+  int expert_dp = 1;
+};
+ShardGroups optimizer_shard_groups(const ParallelSpec& parallel);
+
+struct StaticMemory {
+  double weights = 0;
+  double grads = 0;
+  double optimizer_states = 0;  // master + moments kept on the GPU
+  double host_bytes = 0;        // optimizer state kept in host memory (CPU optimizer)
+  [[nodiscard]] double total() const { return weights + grads + optimizer_states; }
+};
+StaticMemory static_memory(const GpuParams& params, const FeatureSpec& features, const ShardGroups& shards);
+
+struct StageMemory {
+  int rank = 0;
+  GpuParams params;
+  StaticMemory static_bytes;
+  double activation_bytes = 0;  // kept for in-flight micro-batches, working set included
+  double working_bytes = 0;     // the transient part of activation_bytes (recompute / MemFine / offload)
+  double offloaded_bytes = 0;   // activations held in host memory (activation offload)
+  double reserved_bytes = 0;    // HardwareSpec::memory_reserved_bytes
+  double peak_bytes = 0;        // MoFa eq. (6): static + activation + reserved
+  double capacity_bytes = 0;    // HardwareSpec::gpu_memory_bytes
+  double excess_bytes = 0;      // peak - capacity when it does not fit, else 0
+  [[nodiscard]] bool fits() const { return excess_bytes <= 0; }
+};
+
+struct MemoryReport {
+  std::vector<StageMemory> stages;  // one per pipeline rank
+  int worst_rank = 0;               // highest peak (first such rank)
+  int memfine_chunks = 0;           // chunks used for MoE expert activations (0 = MemFine off)
+  [[nodiscard]] bool fits() const;
+  [[nodiscard]] double peak_bytes() const { return stages.empty() ? 0 : stages[static_cast<std::size_t>(worst_rank)].peak_bytes; }
+};
+
+// Micro-batches (in units of one whole stage's activation) each rank holds at the 1F1B peak:
+// min(p - k, m) for rank k. The schedules module supplies these for other schedules.
+std::vector<double> one_f_one_b_inflight(const ParallelSpec& parallel);
+
+// The full report. `inflight` has one entry per pipeline rank (>= 0). With features.memfine and
+// memfine_chunks == 0 the smallest chunk count that fits is chosen (64 when none does).
+// Throws std::invalid_argument on invalid specs or a wrong-sized `inflight`.
+MemoryReport memory_report(const ModelSpec& model, const HardwareSpec& hw, const ParallelSpec& parallel,
+                           const FeatureSpec& features, std::span<const double> inflight);
+
+// MemFine: the smallest chunk count in [1, max_chunks] for which every stage fits, or nullopt.
+// Dense models (no routed experts) need 1 chunk if they fit at all.
+std::optional<int> memfine_min_chunks(const ModelSpec& model, const HardwareSpec& hw, const ParallelSpec& parallel,
+                                      const FeatureSpec& features, std::span<const double> inflight,
+                                      int max_chunks = 64);
+
+}  // namespace mofasim::model
