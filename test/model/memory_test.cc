@@ -1,0 +1,220 @@
+// Memory model: bytes per parameter (reference-formulas.md §1.3), static memory (MoFa eq. (4),
+// (25)-(28)), activation per stage (eq. (5), (29)-(35)), peak and out-of-memory (eq. (6)), MemFine.
+#include "model/memory.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <vector>
+
+#include "model/op_table.h"
+#include "test/model/model_presets_for_test.h"
+
+namespace mofasim::model {
+namespace {
+
+using testing::deepseek_v3;
+using testing::llama2_70b;
+
+TEST(BytesPerParam, MixedPrecisionAdamIs18AndShardsTwelve) {
+  const FeatureSpec plain;
+  EXPECT_EQ(bytes_per_param(plain).total(), 18.0);  // 2 + 4 + 4 + 4 + 4
+  EXPECT_EQ(gpu_bytes_per_param(plain, 16), 18.0);   // not distributed: nothing sharded
+  FeatureSpec dist;
+  dist.distributed_optimizer = true;
+  EXPECT_EQ(gpu_bytes_per_param(dist, 16), 6 + 12.0 / 16);
+  EXPECT_EQ(gpu_bytes_per_param(dist, 1), 18.0);
+  EXPECT_THROW(gpu_bytes_per_param(dist, 0), std::invalid_argument);
+}
+
+TEST(BytesPerParam, DeepSeekBf16MomentsAndCpuOptimizer) {
+  FeatureSpec ds;
+  ds.optimizer_state_dtype = DType::kBf16;
+  EXPECT_EQ(bytes_per_param(ds).total(), 14.0);  // 2 + 4 + 4 + 2 + 2
+  ds.distributed_optimizer = true;
+  EXPECT_EQ(gpu_bytes_per_param(ds, 8), 2 + 4 + 8.0 / 8);
+  FeatureSpec cpu;
+  cpu.optimizer_placement = OptimizerPlacement::kCpu;
+  EXPECT_EQ(gpu_bytes_per_param(cpu, 16), 6.0);  // weights + grads stay on the GPU
+  FeatureSpec fp32;
+  fp32.param_dtype = DType::kFp32;
+  EXPECT_EQ(bytes_per_param(fp32).total(), 16.0);  // no separate master copy
+}
+
+TEST(StaticMemory, ExpertsShardOverExpertDpAndCpuOptimizerMovesStateToHost) {
+  const GpuParams g{.dense_sharded = 1000, .replicated = 24, .expert = 4096};
+  FeatureSpec dist;
+  dist.distributed_optimizer = true;
+  const ShardGroups shards{.dense_dp = 16, .expert_dp = 2};
+  const StaticMemory m = static_memory(g, dist, shards);
+  EXPECT_EQ(m.weights, 2 * 5120.0);
+  EXPECT_EQ(m.grads, 4 * 5120.0);
+  EXPECT_EQ(m.optimizer_states, 12 * (1024.0 / 16 + 4096.0 / 2));
+  FeatureSpec cpu = dist;
+  cpu.optimizer_placement = OptimizerPlacement::kCpu;
+  const StaticMemory c = static_memory(g, cpu, shards);
+  EXPECT_EQ(c.optimizer_states, 0.0);
+  EXPECT_EQ(c.host_bytes, m.optimizer_states);
+  EXPECT_EQ(c.total(), 6 * 5120.0);
+}
+
+TEST(ShardGroups, ExpertDpIsWorldOverEpEtpPp) {
+  // DeepSeek-V3 layout of §8.3 per pipeline stage: t 1, d 128, ep 64 -> expert DP 2.
+  const ShardGroups s = optimizer_shard_groups(testing::parallel_spec({.tp = 1, .cp = 1, .pp = 16, .vpp = 1, .dp = 128, .ep = 64}));
+  EXPECT_EQ(s.dense_dp, 128);
+  EXPECT_EQ(s.expert_dp, 2);
+  EXPECT_THROW(optimizer_shard_groups(testing::parallel_spec({.tp = 1, .cp = 1, .pp = 1, .vpp = 1, .dp = 6, .ep = 4})),
+               std::invalid_argument);
+}
+
+// LLaMA2-70B, t 8 + SP, p 8, d 16, m 64, 1F1B: rank k holds 8 - k micro-batches.
+ParallelSpec llama2_layout() {
+  return testing::parallel_spec({.tp = 8, .cp = 1, .pp = 8, .vpp = 1, .dp = 16, .ep = 1, .etp = 1, .micro_batch = 1,
+                      .global_batch = 1024, .sequence_parallel = true});
+}
+
+// One layer, one micro-batch, t 8 + SP: (12h + 4hg/a + 6f) * 4096 / 8 plus softmax statistics
+// 4 * 8 heads * 4096 (dropped by selective recompute).
+constexpr double kLlamaLayer = 274'432.0 * 4096 / 8;
+constexpr double kStats = 4.0 * 8 * 4096;
+
+TEST(StageMemory, OneFOneBInflightIsPipelineDepthMinusRank) {
+  EXPECT_EQ(one_f_one_b_inflight(llama2_layout()), (std::vector<double>{8, 7, 6, 5, 4, 3, 2, 1}));
+  ParallelSpec few = llama2_layout();
+  few.global_batch = 16 * 3;  // m = 3
+  // min(p - k, m).
+  EXPECT_EQ(one_f_one_b_inflight(few), (std::vector<double>{3, 3, 3, 3, 3, 3, 2, 1}));
+}
+
+TEST(StageMemory, Llama2SelectiveRecomputeFirstStage) {
+  const ModelSpec m = llama2_70b();
+  const ParallelSpec par = llama2_layout();
+  FeatureSpec f;
+  f.distributed_optimizer = true;
+  f.recompute = RecomputeKind::kSelective;
+  const HardwareSpec hw = testing::round_gpu();
+  const std::vector<double> inflight = one_f_one_b_inflight(par);
+  const MemoryReport r = memory_report(m, hw, par, f, inflight);
+  ASSERT_EQ(r.stages.size(), 8u);
+  const StageMemory& s0 = r.stages[0];
+  // 8 micro-batches x (10 layers without statistics + token ids 8 B * 4096), plus one layer's
+  // statistics rebuilt during its backward.
+  EXPECT_EQ(s0.activation_bytes, 8 * (10 * (kLlamaLayer) + 8 * 4096.0) + kStats);
+  // Static: 1,102,479,360 parameters (stage 0) at 6 + 12/16 bytes.
+  EXPECT_EQ(s0.static_bytes.total(), 1'102'479'360.0 * 6.75);
+  EXPECT_EQ(s0.peak_bytes, s0.static_bytes.total() + s0.activation_bytes);
+  EXPECT_TRUE(r.fits());
+  EXPECT_EQ(r.worst_rank, 0);
+  // The last stage: 1 micro-batch, head activations (norm and head inputs 2*T*h/8 each, fp32
+  // logits 4 * 4096 * 32000/8).
+  const StageMemory& s7 = r.stages[7];
+  EXPECT_EQ(s7.activation_bytes, 10 * kLlamaLayer + 2 * (2 * 512.0 * 8192) + 4 * 4096.0 * 4000 + kStats);
+}
+
+TEST(StageMemory, FullRecomputeKeepsLayerInputsPlusOneWorkingLayer) {
+  const ParallelSpec par = llama2_layout();
+  FeatureSpec f;
+  f.recompute = RecomputeKind::kFull;
+  const MemoryReport r = memory_report(llama2_70b(), testing::round_gpu(), par, f, one_f_one_b_inflight(par));
+  // Stage 1 (7 in flight): 7 x 10 layer inputs of 2*T*h/8 = 8 MiB, plus one layer rebuilt whole.
+  const double full_layer = kLlamaLayer + kStats;
+  EXPECT_EQ(r.stages[1].activation_bytes, 7 * 10 * 8'388'608.0 + full_layer);
+  EXPECT_EQ(r.stages[1].working_bytes, full_layer);
+}
+
+TEST(StageMemory, OutOfMemoryIsAResultWithTheExcess) {
+  const ParallelSpec par = llama2_layout();
+  HardwareSpec small = testing::round_gpu();
+  small.gpu_memory_bytes = 16e9;
+  small.memory_reserved_bytes = 1e9;
+  const MemoryReport r = memory_report(llama2_70b(), small, par, FeatureSpec{}, one_f_one_b_inflight(par));
+  // 18 B/param alone is ~19.8 GB on rank 0.
+  EXPECT_FALSE(r.fits());
+  const StageMemory& s0 = r.stages[0];
+  EXPECT_EQ(s0.peak_bytes, s0.static_bytes.total() + s0.activation_bytes + 1e9);
+  EXPECT_EQ(s0.excess_bytes, s0.peak_bytes - 16e9);
+  EXPECT_FALSE(s0.fits());
+}
+
+TEST(StageMemory, CpuOptimizerAndActivationOffload) {
+  const ParallelSpec par = llama2_layout();
+  FeatureSpec f;
+  f.optimizer_placement = OptimizerPlacement::kCpu;
+  f.activation_offload.enabled = true;
+  const MemoryReport r = memory_report(llama2_70b(), testing::round_gpu(), par, f, one_f_one_b_inflight(par));
+  const StageMemory& s0 = r.stages[0];
+  // GPU keeps 6 B/param; the 12 B/param optimizer state lives in host memory.
+  EXPECT_EQ(s0.static_bytes.total(), 1'102'479'360.0 * 6);
+  EXPECT_EQ(s0.static_bytes.host_bytes, 1'102'479'360.0 * 12);
+  // Offload keeps two layers in flight; token ids stay; the rest of 8 x 10 layers goes to the host.
+  const double layer = kLlamaLayer + kStats;
+  EXPECT_EQ(s0.activation_bytes, 8 * 8 * 4096.0 + 2 * layer);
+  EXPECT_EQ(s0.offloaded_bytes, 80 * layer - 2 * layer);
+}
+
+TEST(StageMemory, InterleavedStagesCountTheirChunks) {
+  ParallelSpec par = llama2_layout();
+  par.vpp = 5;  // 40 chunks of 2 layers; each rank holds 5 chunks = 10 layers
+  // Interleaved 1F1B peak on rank 0: p + (p-1)/v = 9.4 stage micro-batches (§8.4).
+  std::vector<double> inflight(8, 0.0);
+  inflight[0] = 9.4;
+  FeatureSpec f;
+  f.recompute = RecomputeKind::kSelective;
+  const MemoryReport r = memory_report(llama2_70b(), testing::round_gpu(), par, f, inflight);
+  EXPECT_DOUBLE_EQ(r.stages[0].activation_bytes, 9.4 * (10 * kLlamaLayer + 8 * 4096.0) + kStats);
+  EXPECT_EQ(r.stages[3].activation_bytes, 0.0);
+  EXPECT_THROW(memory_report(llama2_70b(), testing::round_gpu(), par, f, std::vector<double>(7, 1.0)),
+               std::invalid_argument);
+}
+
+// DeepSeek-V3, 4 stages of {16, 15, 15, 15} layers, t 1, ep 8, d 64.
+ParallelSpec dsv3_layout() {
+  return testing::parallel_spec({.tp = 1, .cp = 1, .pp = 4, .vpp = 1, .dp = 64, .ep = 8, .etp = 1, .micro_batch = 1,
+                      .global_batch = 256, .sequence_parallel = false}, std::vector<int>{16, 15, 15, 15});
+}
+
+TEST(MemFine, KeepsDispatchedTokensAndChunksTheExpertWorkingSet) {
+  const ModelSpec m = deepseek_v3();
+  const ParallelSpec par = dsv3_layout();
+  const std::vector<double> inflight = one_f_one_b_inflight(par);
+  HardwareSpec hw = testing::round_gpu();
+  hw.gpu_memory_bytes = 1e15;  // everything fits
+  FeatureSpec f;
+  f.distributed_optimizer = true;
+  const MemoryReport off = memory_report(m, hw, par, f, inflight);
+  f.memfine = true;
+  f.memfine_chunks = 4;
+  const MemoryReport on = memory_report(m, hw, par, f, inflight);
+  // Routed intermediates per MoE layer and micro-batch: SwiGLU inputs (2 x f_e) and fc2 inputs
+  // (f_e) in bf16 for k * T = 8 * 4096 token copies: 6 f_e bytes per copy.
+  const double chunked = 8 * 4096.0 * 6 * 2048;
+  // Rank 1: 3 micro-batches x 15 MoE layers no longer keep them; one chunk of one layer is live.
+  EXPECT_EQ(off.stages[1].activation_bytes - on.stages[1].activation_bytes, 3 * 15 * chunked - chunked / 4);
+  EXPECT_EQ(on.memfine_chunks, 4);
+}
+
+TEST(MemFine, PicksTheSmallestChunkCountThatFits) {
+  const ModelSpec m = deepseek_v3();
+  const ParallelSpec par = dsv3_layout();
+  const std::vector<double> inflight = one_f_one_b_inflight(par);
+  HardwareSpec hw = testing::round_gpu();
+  hw.gpu_memory_bytes = 1e15;
+  FeatureSpec f;
+  f.distributed_optimizer = true;
+  f.memfine = true;
+  f.memfine_chunks = 1;
+  const double peak1 = memory_report(m, hw, par, f, inflight).peak_bytes();
+  // The working set is W / n: peak(n) = peak(1) - W * (1 - 1/n) with W one layer's intermediates.
+  const double w = 8 * 4096.0 * 6 * 2048;
+  // A capacity between peak(4) and peak(3) needs 4 chunks.
+  hw.gpu_memory_bytes = peak1 - 0.7 * w;
+  EXPECT_EQ(memfine_min_chunks(m, hw, par, f, inflight), 4);
+  f.memfine_chunks = 0;  // automatic
+  EXPECT_EQ(memory_report(m, hw, par, f, inflight).memfine_chunks, 4);
+  // Below peak(infinity) nothing fits.
+  hw.gpu_memory_bytes = peak1 - 1.01 * w;
+  EXPECT_EQ(memfine_min_chunks(m, hw, par, f, inflight), std::nullopt);
+}
+
+}  // namespace
+}  // namespace mofasim::model
