@@ -1,0 +1,158 @@
+// The ETTR study and its table / JSON / CSV renderings.
+#include "sim/fault/ettr_study.h"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace mofasim::fault {
+namespace {
+
+std::string format(const char* fmt, double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, fmt, value);
+  return buffer;
+}
+
+nlohmann::json number(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
+
+const char* mode_name(model::CheckpointMode mode) {
+  return mode == model::CheckpointMode::kBlocking ? "blocking" : "async";
+}
+
+const char* process_name(model::FailureProcessKind kind) {
+  switch (kind) {
+    case model::FailureProcessKind::kPoisson: return "poisson";
+    case model::FailureProcessKind::kWeibull: return "weibull";
+    case model::FailureProcessKind::kEmpirical: return "empirical";
+  }
+  return "?";
+}
+
+}  // namespace
+
+EttrStudy run_ettr_study(const model::FaultSpec& spec, const model::RunSpec& run, const MonteCarloOptions& options) {
+  EttrStudy s;
+  s.spec = spec;
+  s.run = run;
+  s.analytic = model::analytic_e2e(spec, run);
+  s.optimum = model::optimal_interval(spec, run);
+  s.renewal_ettr = model::renewal_ettr(spec, run);
+  s.monte_carlo = run_monte_carlo(spec, run, options);
+  return s;
+}
+
+std::string render_ettr_table(const EttrStudy& s) {
+  const MonteCarloSummary& mc = s.monte_carlo.summary;
+  std::string out;
+  auto line = [&](const std::string& label, const std::string& value) {
+    out += label;
+    out.append(label.size() < 34 ? 34 - label.size() : 1, ' ');
+    out += value + "\n";
+  };
+  auto pct = [](double x) { return format("%.4f %%", 100 * x); };
+  auto secs = [](double x) { return format("%.1f s", x) + format(" (%.2f days)", x / 86400); };
+  out += "inputs\n";
+  line("  failure units", format("%.0f", static_cast<double>(s.spec.failure_units)));
+  line("  failures per unit per day", format("%.6g", s.spec.node_failure_rate_per_day));
+  line("  failure process", process_name(s.spec.process.kind));
+  line("  downtime per failure (D)", format("%.2f s", s.analytic.downtime_s));
+  line("  checkpoint interval", format("%.0f steps", static_cast<double>(s.spec.checkpoint.interval_steps)) +
+                                    ", " + mode_name(s.spec.checkpoint.mode) +
+                                    format(", save %.3g s", s.spec.checkpoint.save_time_s));
+  line("  step time x steps", format("%.4g s", s.run.step_time_s) + format(" x %.0f", static_cast<double>(s.run.n_steps)));
+  out += "\n                                  analytic (eq. 40)     monte carlo\n";
+  auto row = [&](const std::string& label, const std::string& a, const std::string& m) {
+    std::string r = label;
+    r.append(34 - label.size(), ' ');
+    r += a;
+    r.append(a.size() < 22 ? 22 - a.size() : 1, ' ');
+    out += r + m + "\n";
+  };
+  row("  ETTR", pct(s.analytic.ettr), pct(mc.ettr.mean) + format(" +- %.4f %%", 100 * 1.959963984540054 * mc.ettr.std_error));
+  row("  ETTR (pooled: useful/mean E2E)", "", pct(mc.ettr_pooled));
+  row("  ETTR renewal (exact, Poisson)", pct(s.renewal_ettr), "");
+  row("  E2E", format("%.1f s", s.analytic.t_total_s), format("%.1f s", mc.e2e_s.mean));
+  row("  E2E P50 / P90 / P99", "", format("%.1f / ", mc.e2e_s.p50) + format("%.1f / ", mc.e2e_s.p90) +
+                                     format("%.1f s", mc.e2e_s.p99));
+  row("  ETTR P50 / P90 / P99", "", format("%.4f / ", 100 * mc.ettr.p50) + format("%.4f / ", 100 * mc.ettr.p90) +
+                                      format("%.4f %%", 100 * mc.ettr.p99));
+  row("  failures", format("%.2f", s.analytic.n_failures), format("%.2f", mc.mean_failures));
+  for (std::size_t c = 0; c < s.monte_carlo.class_names.size(); ++c) {
+    row("    " + s.monte_carlo.class_names[c], "", format("%.2f", mc.mean_failures_by_class[c]));
+  }
+  row("  lost work", "", secs(mc.mean_lost_work_s));
+  row("  checkpoint overhead", format("%.1f s", s.analytic.checkpoint_s), secs(mc.mean_checkpoint_s));
+  row("  downtime", "", secs(mc.mean_downtime_s));
+  row("  trials / seed", "", format("%.0f / ", static_cast<double>(mc.trials)) + std::to_string(mc.seed));
+  out += "\noptimal interval (eq. 44)\n";
+  line("  exact root", format("%.2f steps", s.optimum.exact_real));
+  line("  best integer", format("%.0f steps", static_cast<double>(s.optimum.steps)) +
+                             format(" (ETTR %.4f %%", 100 * s.optimum.ettr) + format(", E2E %.1f s)", s.optimum.t_total_s));
+  line("  Young / Daly", format("%.2f / ", s.optimum.young_steps) + format("%.2f steps", s.optimum.daly_steps));
+  return out;
+}
+
+nlohmann::json ettr_study_json(const EttrStudy& s) {
+  const MonteCarloSummary& mc = s.monte_carlo.summary;
+  nlohmann::json by_class = nlohmann::json::object();
+  for (std::size_t c = 0; c < s.monte_carlo.class_names.size(); ++c) {
+    by_class[s.monte_carlo.class_names[c]] = mc.mean_failures_by_class[c];
+  }
+  return {
+      {"analytic",
+       {{"ettr", number(s.analytic.ettr)},
+        {"e2e_s", number(s.analytic.t_total_s)},
+        {"t_eff_s", number(s.analytic.t_eff_s)},
+        {"n_failures", number(s.analytic.n_failures)},
+        {"downtime_per_failure_s", number(s.analytic.downtime_s)},
+        {"checkpoint_s", number(s.analytic.checkpoint_s)},
+        {"converges", s.analytic.converges},
+        {"renewal_ettr", number(s.renewal_ettr)},
+        {"optimal_interval_steps", s.optimum.steps},
+        {"optimal_interval_exact", number(s.optimum.exact_real)},
+        {"optimal_ettr", number(s.optimum.ettr)},
+        {"young_interval_steps", number(s.optimum.young_steps)},
+        {"daly_interval_steps", number(s.optimum.daly_steps)}}},
+      {"monte_carlo",
+       {{"trials", mc.trials},
+        {"seed", mc.seed},
+        {"ettr_mean", mc.ettr.mean},
+        {"ettr_std_error", mc.ettr.std_error},
+        {"ettr_ci95", {mc.ettr.ci95[0], mc.ettr.ci95[1]}},
+        {"ettr_p50", mc.ettr.p50},
+        {"ettr_p90", mc.ettr.p90},
+        {"ettr_p99", mc.ettr.p99},
+        {"ettr_pooled", mc.ettr_pooled},
+        {"e2e_mean_s", mc.e2e_s.mean},
+        {"e2e_std_error_s", mc.e2e_s.std_error},
+        {"e2e_ci95_s", {mc.e2e_s.ci95[0], mc.e2e_s.ci95[1]}},
+        {"e2e_p50_s", mc.e2e_s.p50},
+        {"e2e_p90_s", mc.e2e_s.p90},
+        {"e2e_p99_s", mc.e2e_s.p99},
+        {"failures_mean", mc.mean_failures},
+        {"failures_by_class_mean", by_class},
+        {"lost_work_mean_s", mc.mean_lost_work_s},
+        {"checkpoint_mean_s", mc.mean_checkpoint_s},
+        {"downtime_mean_s", mc.mean_downtime_s},
+        {"init_mean_s", mc.mean_init_s}}},
+  };
+}
+
+void write_trials_csv(std::ostream& out, const MonteCarloResult& r) {
+  out << "trial,wall_s,ettr,lost_work_s,checkpoint_s,downtime_s,init_s,failures";
+  for (const std::string& name : r.class_names) out << ",failures_" << name;
+  out << "\n";
+  const std::size_t classes = r.class_names.size();
+  char buffer[256];
+  for (std::size_t i = 0; i < r.trials.size(); ++i) {
+    const TrialResult& t = r.trials[i];
+    std::snprintf(buffer, sizeof buffer, "%zu,%.6f,%.9f,%.6f,%.6f,%.6f,%.6f,%lld", i, t.wall_s, t.ettr, t.lost_work_s,
+                  t.checkpoint_s, t.downtime_s, t.init_s, static_cast<long long>(t.failures));
+    out << buffer;
+    for (std::size_t c = 0; c < classes; ++c) out << ',' << r.failures_by_class[i * classes + c];
+    out << "\n";
+  }
+}
+
+}  // namespace mofasim::fault

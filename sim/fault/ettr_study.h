@@ -1,0 +1,42 @@
+// The ETTR study: the analytic model (MoFa eq. (36)-(44), the renewal ETTR) side by side with the
+// Monte Carlo injector for one FaultSpec, rendered as a human table, as JSON and as a per-trial
+// CSV. The `mofasim ettr` command is a thin front end over these functions.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "model/fault_analytic.h"
+#include "model/fault_spec.h"
+#include "sim/fault/monte_carlo.h"
+
+namespace mofasim::fault {
+
+struct EttrStudy {
+  model::FaultSpec spec{};
+  model::RunSpec run{};
+  model::AnalyticResult analytic{};
+  model::OptimalInterval optimum{};
+  double renewal_ettr = 0;  // exact for Poisson failures, blocking saves, failure-free recovery
+  MonteCarloResult monte_carlo{};
+};
+
+// Validates (std::invalid_argument naming the field), evaluates the analytic model and runs the
+// Monte Carlo trials.
+EttrStudy run_ettr_study(const model::FaultSpec& spec, const model::RunSpec& run, const MonteCarloOptions& options);
+
+// A fixed-width table: inputs, analytic vs Monte Carlo ETTR and E2E, the optimal interval, the
+// failure and time breakdown. Deterministic text (no locale, fixed precision).
+std::string render_ettr_table(const EttrStudy& study);
+
+// JSON with at least analytic.{ettr, e2e_s, optimal_interval_steps} and monte_carlo.{ettr_mean,
+// ettr_ci95 [lo, hi], e2e_mean_s, e2e_p90_s, trials}; non-finite numbers become null.
+nlohmann::json ettr_study_json(const EttrStudy& study);
+
+// One row per trial: trial, wall_s, ettr, lost_work_s, checkpoint_s, downtime_s, init_s,
+// failures, then one failures_<class> column per class.
+void write_trials_csv(std::ostream& out, const MonteCarloResult& result);
+
+}  // namespace mofasim::fault

@@ -1,0 +1,34 @@
+// Benchmark of the Monte Carlo injector: 100,000 trials of a 16,384-GPU job (2048 failure units
+// of 8 GPUs) running about 54 days at about 8 failures per day (about 430 failures per trial),
+// MoFa's 3:6:1 class mix, 30 s steps, checkpoints every 50 steps of 20 s.
+#include <benchmark/benchmark.h>
+
+#include "model/fault_spec.h"
+#include "sim/fault/monte_carlo.h"
+
+namespace {
+
+void BM_MonteCarlo100kTrials(benchmark::State& state) {
+  using namespace mofasim;
+  // lambda = 8 / 2048 failures per unit per day -> 8 per day for the job. 155,000 steps of 30 s =
+  // 53.8 days of useful time.
+  const model::FaultSpec spec{.node_failure_rate_per_day = 8.0 / 2048, .failure_units = 2048,
+                              .classes = model::mofa_default_failure_classes(),
+                              .checkpoint = {.interval_steps = 50, .save_time_s = 20}};
+  const model::RunSpec run{.step_time_s = 30, .n_steps = 155000};
+  const auto threads = static_cast<int>(state.range(0));
+  double failures = 0;
+  for (auto _ : state) {
+    const fault::MonteCarloResult r = fault::run_monte_carlo(spec, run, {.trials = 100000, .seed = 1, .threads = threads});
+    failures = r.summary.mean_failures;
+    benchmark::DoNotOptimize(r.summary.ettr.mean);
+  }
+  state.counters["trials_per_s"] = benchmark::Counter(100000.0 * static_cast<double>(state.iterations()),
+                                                      benchmark::Counter::kIsRate);
+  state.counters["failures_per_trial"] = failures;
+}
+BENCHMARK(BM_MonteCarlo100kTrials)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();
