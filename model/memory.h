@@ -3,6 +3,15 @@
 // activations times the micro-batches in flight (supplied by the schedule), the effect of
 // selective / full recompute, activation offload and MemFine, and the peak per stage against the
 // device capacity. Out of memory is a result (StageMemory::excess_bytes), not an error.
+//
+// Stored activations are the op table's (fused attention, no dropout: LLaMA-style accounting for
+// every block, GPT/GeLU ones included); activation_reference.h has the Korthikanti/Megatron GPT
+// accounting with dropout masks and s^2 score tensors for comparison.
+// Recompute: selective keeps everything but what the recomputed core attention rebuilds (one
+// layer's worth is live again during its backward); full keeps each layer's input and rebuilds one
+// layer at a time. Activation offload keeps two layers of one micro-batch on the GPU and the rest
+// in host memory. MemFine keeps the dispatched token copies of each MoE layer and rebuilds the
+// expert intermediates in `chunks` pieces, so one chunk of one layer is live at a time.
 #pragma once
 
 #include <optional>

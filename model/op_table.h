@@ -25,6 +25,8 @@
 //   input, SwiGLU its gate/up outputs); a tensor shared by several ops is charged once.
 //   MoE: routed experts are costed for the most-loaded EP rank: each of its E/ep local experts gets
 //   M_e = ep*etp*T_g*k*imbalance/E tokens at width f_e/etp (a small-gemm when M_e < 2048).
+//   NOTE: MoE layers with t > 1 assume sequence parallelism (Megatron requires it): each TP rank
+//   dispatches its T/t tokens; without SP the table omits the gather that would re-replicate them.
 //   Selective recompute (Megatron: core attention) re-runs QK^T, softmax and PV; with flash
 //   attention it drops only the softmax statistics (the s^2 terms of a non-fused kernel are not
 //   stored at all; see activation_reference.h for GPT/Korthikanti accounting).

@@ -60,4 +60,21 @@ std::vector<ChunkLayers> rank_chunks(const ModelSpec& model, const ParallelSpec&
   return out;
 }
 
+StageComposition stage_composition(const ModelSpec& model, const ParallelSpec& parallel, int rank) {
+  StageComposition s;
+  for (const ChunkLayers& c : rank_chunks(model, parallel, rank)) {
+    for (int i = c.first_layer; i < c.first_layer + c.num_layers; ++i) {
+      if (model.is_moe_layer(i)) {
+        ++s.moe_layers;
+      } else {
+        ++s.dense_layers;
+      }
+    }
+  }
+  s.embedding = rank == 0;
+  s.head = rank == parallel.pp - 1;
+  s.mtp_modules = s.head ? model.mtp_depth : 0;
+  return s;
+}
+
 }  // namespace mofasim::model

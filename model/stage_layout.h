@@ -26,4 +26,16 @@ std::vector<ChunkLayers> chunk_layers(const ModelSpec& model, const ParallelSpec
 // The chunks that pipeline rank `rank` runs, in virtual-stage order.
 std::vector<ChunkLayers> rank_chunks(const ModelSpec& model, const ParallelSpec& parallel, int rank);
 
+// What one pipeline rank runs, counted, so that a caller can multiply one dense and one MoE op
+// table (ops_for_layer) instead of walking every layer. The embedding sits on rank 0; the head,
+// final norm and the MTP modules on the last rank (the placement params.h documents).
+struct StageComposition {
+  int dense_layers = 0;
+  int moe_layers = 0;
+  bool embedding = false;
+  bool head = false;
+  int mtp_modules = 0;  // each: an eh projection, one layer of the last layer's type, a head
+};
+StageComposition stage_composition(const ModelSpec& model, const ParallelSpec& parallel, int rank);
+
 }  // namespace mofasim::model

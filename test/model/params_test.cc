@@ -109,6 +109,22 @@ TEST(MegatronMostLoaded, Llama3_405bDistributedOptimizerBytes) {
   EXPECT_EQ(static_memory(g, dist, optimizer_shard_groups(par)).total(), 20'723'570'400.0);
 }
 
+TEST(MegatronMostLoaded, DeepSeekV3WithMtpOnTheFirstStage) {
+  ModelSpec m = deepseek_v3();
+  m.mtp_depth = 1;
+  // §8.3: PP16, EP64, TP1, DP128, expert DP = 2048 / (1 * 64 * 16) = 2, distributed optimizer.
+  const ParallelSpec par = testing::parallel_spec({.tp = 1, .cp = 1, .pp = 16, .vpp = 1, .dp = 128, .ep = 64});
+  const GpuParams g = megatron_most_loaded_params(m, par);
+  // Expert part: (routed * 58/16 + routed of the MTP layer) / 64 with routed = 256 * 3 * 7168 * 2048.
+  EXPECT_EQ(g.expert, (256 * 3 * 7168.0 * 2048) * (58.0 / 16 + 1) / 64);
+  FeatureSpec dist;
+  dist.distributed_optimizer = true;
+  const ShardGroups shards = optimizer_shard_groups(par);
+  EXPECT_EQ(shards.expert_dp, 2);
+  // (P_tp + P_repl) * (6 + 12/128) + P_exp * (6 + 12/2).
+  EXPECT_NEAR(static_memory(g, dist, shards).total(), 22'657'240'074.0, 1.0);
+}
+
 TEST(StageGpuParams, Llama2FirstMiddleAndLastStage) {
   const ModelSpec m = llama2_70b();
   const ParallelSpec par = llama2_layout();
@@ -184,6 +200,24 @@ TEST(StageLayout, InterleavedChunksAlternateRanksAndUnevenSplitsAreHonoured) {
   EXPECT_EQ(r1[0].num_layers, 3);
   EXPECT_EQ(r1[1].first_layer, 7);
   EXPECT_EQ(r1[1].num_layers, 1);
+}
+
+TEST(StageLayout, CompositionCountsDenseAndMoeLayersPerRank) {
+  ModelSpec m = deepseek_v3();
+  m.mtp_depth = 1;
+  // 61 layers as {16, 15, 15, 15}: rank 0 holds the 3 dense layers 0-2 and MoE layers 3-15.
+  const ParallelSpec par = testing::parallel_spec({.tp = 1, .cp = 1, .pp = 4, .vpp = 1, .dp = 8, .ep = 8},
+                                                  std::vector<int>{16, 15, 15, 15});
+  const StageComposition first = stage_composition(m, par, 0);
+  EXPECT_EQ(first.dense_layers, 3);
+  EXPECT_EQ(first.moe_layers, 13);
+  EXPECT_TRUE(first.embedding);
+  EXPECT_FALSE(first.head);
+  const StageComposition last = stage_composition(m, par, 3);
+  EXPECT_EQ(last.dense_layers, 0);
+  EXPECT_EQ(last.moe_layers, 15);
+  EXPECT_TRUE(last.head);
+  EXPECT_EQ(last.mtp_modules, 1);
 }
 
 TEST(StageLayout, RejectsLayoutsThatDoNotCoverTheModel) {
