@@ -48,7 +48,7 @@ struct MoeSpec {
 };
 
 struct ModelSpec {
-  std::string name;
+  std::string name{};
   int num_layers = 0;          // L, transformer layers (MTP layers not included)
   int hidden_size = 0;         // h
   int num_attention_heads = 0; // a
@@ -58,13 +58,13 @@ struct ModelSpec {
   int vocab_size = 0;          // V (padded)
   int seq_length = 0;          // s
   AttentionKind attention = AttentionKind::kGqa;
-  MlaSpec mla;
+  MlaSpec mla{};
   MlpKind mlp = MlpKind::kSwiglu;
   NormKind norm = NormKind::kRmsNorm;
   PositionKind position = PositionKind::kRope;
   bool untie_embeddings = true;  // separate output head weights
   bool linear_bias = false;      // biases on linear layers (GPT-style)
-  MoeSpec moe;
+  MoeSpec moe{};
   int mtp_depth = 0;             // multi-token-prediction modules (DeepSeek-V3: 1)
 
   [[nodiscard]] bool is_moe() const { return moe.num_experts > 0; }
@@ -86,7 +86,7 @@ struct EfficiencySpec {
 };
 
 struct HardwareSpec {
-  std::string name;
+  std::string name{};
   double peak_flops_bf16 = 0;   // FLOP/s, dense
   double peak_flops_fp8 = 0;    // FLOP/s, dense (0 = unsupported)
   double peak_flops_fp32 = 0;   // FLOP/s (optional; 0 = bf16/16)
@@ -101,7 +101,7 @@ struct HardwareSpec {
   double disk_write_bandwidth = 0;  // bytes/s
   double kernel_launch_seconds = 0; // fixed cost per kernel
   ComputeModelKind compute_model = ComputeModelKind::kFixedEfficiency;
-  EfficiencySpec efficiency;
+  EfficiencySpec efficiency{};
   double roofline_slope = 0;      // modified roofline: FLOP/s per (FLOP/byte)
   double roofline_intercept = 0;  // modified roofline: FLOP/s
 };
@@ -120,7 +120,7 @@ struct ParallelSpec {
   int global_batch = 1;   // B
   bool sequence_parallel = false;
   ScheduleKind schedule = ScheduleKind::k1F1B;
-  std::vector<int> stage_layers;  // optional explicit layers per (pp*vpp) chunk; empty = uniform
+  std::vector<int> stage_layers{};  // optional explicit layers per (pp*vpp) chunk; empty = uniform
 
   [[nodiscard]] int gpus() const { return tp * cp * pp * dp; }
   [[nodiscard]] int microbatches() const { return global_batch / (micro_batch * dp); }  // m
@@ -141,11 +141,11 @@ struct OverlapSpec {
 struct FeatureSpec {
   double compute_scale = 1.0;    // mu_c, MoFa eq. (17)
   double bandwidth_scale = 1.0;  // mu_b, MoFa eq. (18)
-  OverlapSpec tp_overlap;        // eq. (20)
-  OverlapSpec cp_overlap;        // eq. (21)
-  OverlapSpec ep_overlap;        // eq. (22)
-  OverlapSpec pp_overlap;        // eq. (23)
-  OverlapSpec dp_overlap;        // eq. (24)
+  OverlapSpec tp_overlap{};        // eq. (20)
+  OverlapSpec cp_overlap{};        // eq. (21)
+  OverlapSpec ep_overlap{};        // eq. (22)
+  OverlapSpec pp_overlap{};        // eq. (23)
+  OverlapSpec dp_overlap{};        // eq. (24)
   OptimizerPlacement optimizer_placement = OptimizerPlacement::kGpu;  // cpu: eq. (27)-(28)
   bool distributed_optimizer = false;  // eq. (25)-(26)
   DType param_dtype = DType::kBf16;
@@ -156,7 +156,7 @@ struct FeatureSpec {
   RecomputeKind recompute = RecomputeKind::kNone;  // eq. (29)-(32)
   bool memfine = false;         // MemFine chunked MoE recompute
   int memfine_chunks = 0;       // 0 = smallest chunk count that fits memory
-  OverlapSpec activation_offload;   // eq. (33)-(35): alpha/beta forward
+  OverlapSpec activation_offload{};   // eq. (33)-(35): alpha/beta forward
   double offload_alpha_backward = 1.0;
   double offload_beta_backward = 1.0;
   double dp_bucket_bytes = 40e6;    // DP gradient bucket size
