@@ -78,7 +78,7 @@ bool EventQueue::step() {
   drop_cancelled_top();
   if (heap_size() == 0) return false;
   const Key top = heap_at(0);
-  hole_ = true;  // the root entry is now free for the first event the action schedules
+  heap_pop();
   const std::uint32_t top_slot = slot_of(top);
   Slot& s = slots_[top_slot];
   MOFASIM_DCHECK(s.state == SlotState::kPending, "heap top is not pending");
@@ -88,7 +88,6 @@ bool EventQueue::step() {
   ++fired_;
   --pending_;
   action();
-  settle();
   return true;
 }
 
@@ -111,14 +110,7 @@ std::optional<Time> EventQueue::next_time() {
   return Time{Duration{heap_at(0).when}};
 }
 
-void EventQueue::settle() {
-  if (!hole_) return;
-  hole_ = false;
-  heap_pop();
-}
-
 void EventQueue::drop_cancelled_top() {
-  settle();
   while (heap_size() > 0 && slots_[slot_of(heap_at(0))].state == SlotState::kCancelled) {
     const std::uint32_t slot = slot_of(heap_at(0));
     heap_pop();
@@ -135,17 +127,11 @@ void EventQueue::free_slot(std::uint32_t slot) {
 }
 
 void EventQueue::check_bookkeeping() const {
-  MOFASIM_CHECK(!hole_, "event bookkeeping: heap left with a vacated root");
   MOFASIM_CHECK(scheduled_ == fired_ + cancelled_ + pending_, "event bookkeeping: scheduled != fired + cancelled + pending");
   MOFASIM_CHECK(heap_size() == pending_ + tombstones_, "event bookkeeping: heap size != pending + tombstones");
 }
 
 void EventQueue::heap_push(Key key) {
-  if (hole_) {
-    hole_ = false;
-    sift_down_from_root(key);
-    return;
-  }
   std::size_t i = heap_size();
   heap_.push_back(key);
   while (i > 0) {
