@@ -1,0 +1,36 @@
+// Timeline analysis of a replay: the exposed-time breakdown of one stage (step_result.h gives the
+// attribution rule), the critical stage, and the critical path by category.
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include "sim/executor/replay.h"
+#include "sim/executor/step_result.h"
+#include "sim/executor/workload.h"
+
+namespace mofasim::executor {
+
+// One task instance as seen on a stage's replica-0 rank.
+struct Interval {
+  std::int64_t start_ns = 0;
+  std::int64_t end_ns = 0;
+  TaskId task = 0;
+};
+
+// Instances that occupy `stage`'s rank of replica 0: its own tasks, group tasks it is a member
+// of, and PP transfers it sends or receives. In start order.
+std::vector<Interval> stage_intervals(const Workload& w, const ReplayOutput& r, int stage);
+
+Breakdown stage_breakdown(const Workload& w, const ReplayOutput& r, int stage);
+
+struct CriticalPath {
+  std::array<double, kCategoryCount> seconds{};
+  double wait_seconds = 0;
+  std::size_t length = 0;  // instances on the path
+};
+// Walks back from the last instance to end, each time to the predecessor instance that ended
+// last (the one that released it).
+CriticalPath critical_path(const Workload& w, const ReplayOutput& r);
+
+}  // namespace mofasim::executor

@@ -1,0 +1,395 @@
+// Replay of a Workload on the fluid engine: instance bookkeeping, resources, collective plans.
+#include "sim/executor/replay.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "sim/engine/event_queue.h"
+#include "sim/engine/fluid_model.h"
+#include "sim/units/check.h"
+#include "topology/comm_group.h"
+
+namespace mofasim::executor {
+namespace {
+
+constexpr int kCollectiveKinds = 5;  // AR, AG, RS, A2A, CP ring step
+
+struct PlanPhase {
+  Duration latency{};
+  std::vector<sim::ResourceUse> uses;
+};
+struct CachedPlan {
+  std::vector<PlanPhase> phases;
+};
+
+int kind_index(Collective c) {
+  switch (c) {
+    case Collective::kAllReduce: return 0;
+    case Collective::kAllGather: return 1;
+    case Collective::kReduceScatter: return 2;
+    case Collective::kAllToAll: return 3;
+    case Collective::kSendRecv: return 4;
+    default: break;
+  }
+  MOFASIM_UNREACHABLE("collective task without a collective kind");
+}
+
+topology::CollectiveKind topo_kind(Collective c) {
+  switch (c) {
+    case Collective::kAllReduce: return topology::CollectiveKind::kAllReduce;
+    case Collective::kAllGather: return topology::CollectiveKind::kAllGather;
+    case Collective::kReduceScatter: return topology::CollectiveKind::kReduceScatter;
+    case Collective::kAllToAll: return topology::CollectiveKind::kAllToAll;
+    // A CP ring step (every member sends one block to its ring neighbour) is one ring step of an
+    // all-gather: the all-gather plan scaled so that each link carries the block once.
+    case Collective::kSendRecv: return topology::CollectiveKind::kAllGather;
+    default: break;
+  }
+  MOFASIM_UNREACHABLE("no topology collective for this kind");
+}
+
+class Replayer {
+ public:
+  explicit Replayer(const ReplayInput& in)
+      : w_(*in.workload), topo_(*in.topology), hw_(*in.hardware),
+        out_(InstanceMap(*in.placement, in.workload->stages(), in.fidelity)), map_(out_.map),
+        fluid_(queue_) {}
+
+  ReplayOutput run() {
+    build_instances();
+    build_resources();
+    init_in_degrees();
+    for (TaskId t = 0; t < w_.size(); ++t) {
+      for (std::uint32_t i = 0; i < out_.instances(t); ++i) {
+        if (remaining_[out_.base[t] + i] == 0) start(t, i);
+      }
+    }
+    queue_.run();
+    check_finished();
+    out_.events = queue_.processed();
+    out_.activities = fluid_.completed();
+    return std::move(out_);
+  }
+
+ private:
+  // ------------------------------------------------------------------ setup
+  void build_instances() {
+    out_.base.resize(w_.size() + 1);
+    std::uint64_t n = 0;
+    for (TaskId t = 0; t < w_.size(); ++t) {
+      out_.base[t] = n;
+      n += map_.instances(w_.scope(t), w_.stage(t));
+    }
+    out_.base[w_.size()] = n;
+    remaining_.assign(n, 0);
+    phase_.assign(n, 0);
+    out_.start_ns.assign(n, -1);
+    out_.end_ns.assign(n, -1);
+    out_.peak_bytes.assign(map_.slots(), 0);
+    live_bytes_.assign(map_.slots(), 0);
+  }
+
+  void build_resources() {
+    const auto links = topo_.links();
+    link_res_.reserve(links.size());
+    for (std::size_t i = 0; i < links.size(); ++i) {
+      const topology::LinkResource& l = links[i];
+      link_res_.push_back(fluid_.add_resource(
+          {.name = std::string(topology::link_kind_name(l.kind)) + ":" + std::to_string(l.owner) + "/" +
+                   std::to_string(l.rail),
+           .capacity = l.capacity.bytes_per_second}));
+    }
+    const std::uint32_t slots = map_.slots();
+    compute_.resize(slots);
+    d2h_.resize(slots);
+    h2d_.resize(slots);
+    host_.resize(slots);
+    domain_.resize(slots);
+    const double d2h_bw = hw_.d2h_bandwidth > 0 ? hw_.d2h_bandwidth : 1e30;
+    const double h2d_bw = hw_.h2d_bandwidth > 0 ? hw_.h2d_bandwidth : 1e30;
+    for (int s = 0; s < map_.stages(); ++s) {
+      for (int g = 0; g < map_.replicas(); ++g) {
+        const std::uint32_t slot = map_.slot(s, g);
+        const std::string rank = std::to_string(map_.rank(s, g));
+        compute_[slot] = fluid_.add_resource({.name = "gpu" + rank + ".compute", .capacity = 1.0});
+        d2h_[slot] = fluid_.add_resource({.name = "gpu" + rank + ".d2h", .capacity = d2h_bw});
+        h2d_[slot] = fluid_.add_resource({.name = "gpu" + rank + ".h2d", .capacity = h2d_bw});
+        host_[slot] = fluid_.add_resource({.name = "gpu" + rank + ".host", .capacity = 1.0});
+        domain_[slot] = fluid_.add_domain("gpu" + rank);
+      }
+    }
+    group_plan_begin_.assign(static_cast<std::size_t>(map_.stages()) * kScopeCount + 1, 0);
+    std::size_t total = 0;
+    for (int s = 0; s < map_.stages(); ++s) {
+      for (int sc = 0; sc < kScopeCount; ++sc) {
+        group_plan_begin_[static_cast<std::size_t>(s) * kScopeCount + sc] = total;
+        total += static_cast<std::size_t>(map_.instances(static_cast<Scope>(sc), s)) * kCollectiveKinds;
+      }
+    }
+    group_plan_.assign(total, -1);
+    p2p_plan_.assign(static_cast<std::size_t>(map_.stages()) * map_.stages() * map_.replicas(), -1);
+  }
+
+  // Distinct instances of task `u` that the members of instance `vi` of task `v` depend on.
+  template <class F>
+  void for_each_pred_instance(TaskId u, TaskId v, std::uint32_t vi, F&& f) {
+    const Scope su = w_.scope(u);
+    const Scope sv = w_.scope(v);
+    if (su == sv && (su == Scope::kRank || w_.stage(u) == w_.stage(v))) {
+      f(vi);
+      return;
+    }
+    scratch_.clear();
+    for (std::uint32_t g : map_.members(sv, w_.stage(v), vi)) {
+      scratch_.push_back(map_.inst_of(su, w_.stage(u), static_cast<int>(g)));
+    }
+    std::sort(scratch_.begin(), scratch_.end());
+    scratch_.erase(std::unique(scratch_.begin(), scratch_.end()), scratch_.end());
+    for (std::uint32_t ui : scratch_) f(ui);
+  }
+
+  // Distinct instances of `v` that instance `ui` of `u` feeds.
+  template <class F>
+  void for_each_succ_instance(TaskId u, std::uint32_t ui, TaskId v, F&& f) {
+    const Scope su = w_.scope(u);
+    const Scope sv = w_.scope(v);
+    if (su == sv && (su == Scope::kRank || w_.stage(u) == w_.stage(v))) {
+      f(ui);
+      return;
+    }
+    scratch_.clear();
+    for (std::uint32_t g : map_.members(su, w_.stage(u), ui)) {
+      scratch_.push_back(map_.inst_of(sv, w_.stage(v), static_cast<int>(g)));
+    }
+    std::sort(scratch_.begin(), scratch_.end());
+    scratch_.erase(std::unique(scratch_.begin(), scratch_.end()), scratch_.end());
+    for (std::uint32_t vi : scratch_) f(vi);
+  }
+
+  void init_in_degrees() {
+    const auto from = w_.edge_sources();
+    const auto to = w_.edge_targets();
+    for (std::size_t e = 0; e < from.size(); ++e) {
+      const TaskId u = from[e];
+      const TaskId v = to[e];
+      for (std::uint32_t vi = 0; vi < out_.instances(v); ++vi) {
+        std::uint32_t count = 0;
+        for_each_pred_instance(u, v, vi, [&](std::uint32_t) { ++count; });
+        remaining_[out_.base[v] + vi] += count;
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ plans
+  std::int32_t group_plan(TaskId t, std::uint32_t inst) {
+    const Scope scope = w_.scope(t);
+    const int stage = w_.stage(t);
+    const std::size_t idx = group_plan_begin_[static_cast<std::size_t>(stage) * kScopeCount + static_cast<int>(scope)] +
+                            static_cast<std::size_t>(inst) * kCollectiveKinds + kind_index(w_.collective(t));
+    if (group_plan_[idx] < 0) {
+      const auto ranks = map_.group_ranks(scope, stage, inst);
+      const topology::CommGroup group(topo_, ranks);
+      const topology::CollectiveKind kind = topo_kind(w_.collective(t));
+      group_plan_[idx] = add_plan(group.plan(kind, topology::default_algorithm(kind)));
+    }
+    return group_plan_[idx];
+  }
+
+  std::int32_t p2p_plan(TaskId t, std::uint32_t replica) {
+    const int from = w_.stage(t);
+    const int to = w_.peer_stage(t);
+    const std::size_t idx =
+        (static_cast<std::size_t>(from) * map_.stages() + static_cast<std::size_t>(to)) * map_.replicas() + replica;
+    if (p2p_plan_[idx] < 0) {
+      const int gpus[2] = {map_.rank(from, static_cast<int>(replica)), map_.rank(to, static_cast<int>(replica))};
+      const topology::CommGroup pair(topo_, gpus);
+      p2p_plan_[idx] = add_plan(pair.plan(topology::CollectiveKind::kSendRecv, topology::CollectiveAlgorithm::kDirect));
+    }
+    return p2p_plan_[idx];
+  }
+
+  std::int32_t add_plan(const topology::CollectivePlan& plan) {
+    CachedPlan c;
+    for (const topology::CommPhase& ph : plan.phases) {
+      PlanPhase p;
+      p.latency = from_seconds(ph.latency_seconds);
+      for (const topology::LinkShare& sh : ph.shares) {
+        if (sh.bytes_per_byte > 0) p.uses.push_back({.resource = link_res_[topology::index_of(sh.link)], .weight = sh.bytes_per_byte});
+      }
+      if (!p.uses.empty() || p.latency.count() > 0) c.phases.push_back(std::move(p));
+    }
+    plans_.push_back(std::move(c));
+    return static_cast<std::int32_t>(plans_.size() - 1);
+  }
+
+  // ------------------------------------------------------------------ execution
+  [[nodiscard]] std::uint32_t rank_slot(TaskId t, std::uint32_t inst) const {
+    // Rank-scope instance index is the replica; group tasks use their first simulated member.
+    const std::uint32_t g = w_.scope(t) == Scope::kRank ? inst : map_.members(w_.scope(t), w_.stage(t), inst)[0];
+    return map_.slot(w_.stage(t), static_cast<int>(g));
+  }
+
+  void start(TaskId t, std::uint32_t inst) {
+    const std::uint64_t gi = out_.base[t] + inst;
+    out_.start_ns[gi] = queue_.now().time_since_epoch().count();
+    const std::uint32_t slot = rank_slot(t, inst);
+    if (w_.alloc_bytes(t) > 0) {
+      live_bytes_[slot] += w_.alloc_bytes(t);
+      out_.peak_bytes[slot] = std::max(out_.peak_bytes[slot], live_bytes_[slot]);
+    }
+    const double work = w_.work(t);
+    sim::Action done = [this, t, inst] { on_activity_done(t, inst); };
+    switch (w_.kind(t)) {
+      case TaskKind::kCompute:
+        launch(work, compute_[slot], sim::ActivityKind::kCompute, slot, t, done);
+        return;
+      case TaskKind::kHost:
+        launch(work, host_[slot], sim::ActivityKind::kCompute, kNone, t, done);
+        return;
+      case TaskKind::kCopy:
+        launch(work, w_.stream(t) == Stream::kD2H ? d2h_[slot] : h2d_[slot], sim::ActivityKind::kCommunication, slot, t,
+               done);
+        return;
+      case TaskKind::kCollective:
+        start_phase(t, inst, 0);
+        return;
+      case TaskKind::kP2p:
+        start_phase(t, inst, 0);
+        return;
+    }
+  }
+
+  void launch(double work, sim::ResourceId res, sim::ActivityKind kind, std::uint32_t slot, TaskId t, sim::Action done) {
+    if (work <= 0) {
+      queue_.schedule_in(Duration{0}, done);
+      return;
+    }
+    const sim::ResourceUse use{.resource = res, .weight = 1.0};
+    sim::ActivitySpec spec{.work = work, .uses = {&use, 1}, .kind = kind,
+                           .coefficients = {.alpha = w_.alpha(t), .beta = w_.beta(t)}};
+    if (slot != kNone) spec.domain = domain_[slot];
+    fluid_.start(spec, done);
+  }
+
+  [[nodiscard]] const CachedPlan& plan_of(TaskId t, std::uint32_t inst) {
+    return plans_[static_cast<std::size_t>(w_.kind(t) == TaskKind::kP2p ? p2p_plan(t, inst) : group_plan(t, inst))];
+  }
+
+  void start_phase(TaskId t, std::uint32_t inst, std::uint8_t phase) {
+    const CachedPlan& plan = plan_of(t, inst);
+    phase_[out_.base[t] + inst] = phase;
+    sim::Action done = [this, t, inst] { on_activity_done(t, inst); };
+    if (phase >= plan.phases.size()) {
+      queue_.schedule_in(Duration{0}, done);
+      return;
+    }
+    const PlanPhase& ph = plan.phases[phase];
+    double bytes = w_.work(t);
+    if (w_.collective(t) == Collective::kSendRecv && w_.kind(t) == TaskKind::kCollective) {
+      const double n = static_cast<double>(map_.group_ranks(w_.scope(t), w_.stage(t), inst).size());
+      if (n > 1) bytes *= n / (n - 1);
+    }
+    if (ph.uses.empty() || bytes <= 0) {
+      sim::ActivitySpec spec{.work = 0, .latency = ph.latency};
+      fluid_.start(spec, done);
+      return;
+    }
+    sim::ActivitySpec spec{.work = bytes, .uses = ph.uses, .kind = sim::ActivityKind::kCommunication,
+                           .domain = domain_[rank_slot(t, inst)],
+                           .coefficients = {.alpha = w_.alpha(t), .beta = w_.beta(t)}, .latency = ph.latency};
+    fluid_.start(spec, done);
+  }
+
+  void on_activity_done(TaskId t, std::uint32_t inst) {
+    const std::uint64_t gi = out_.base[t] + inst;
+    if (w_.kind(t) == TaskKind::kCollective || w_.kind(t) == TaskKind::kP2p) {
+      const std::uint8_t next = static_cast<std::uint8_t>(phase_[gi] + 1);
+      if (next < plan_of(t, inst).phases.size()) {
+        start_phase(t, inst, next);
+        return;
+      }
+    }
+    finish(t, inst);
+  }
+
+  void finish(TaskId t, std::uint32_t inst) {
+    const std::uint64_t gi = out_.base[t] + inst;
+    const std::int64_t now = queue_.now().time_since_epoch().count();
+    out_.end_ns[gi] = now;
+    out_.step_ns = std::max(out_.step_ns, now);
+    ++finished_;
+    if (w_.free_bytes(t) > 0) live_bytes_[rank_slot(t, inst)] -= w_.free_bytes(t);
+    for (TaskId v : w_.successors(t)) {
+      for_each_succ_instance(t, inst, v, [&](std::uint32_t vi) { ready_.push_back({v, vi}); });
+      for (auto [vt, vi] : ready_) {
+        std::uint32_t& r = remaining_[out_.base[vt] + vi];
+        MOFASIM_CHECK(r > 0, "instance released twice: " + w_.describe(vt));
+        if (--r == 0) start(vt, vi);
+      }
+      ready_.clear();
+    }
+  }
+
+  void check_finished() const {
+    if (finished_ == out_.start_ns.size()) return;
+    std::string waiting;
+    int listed = 0;
+    for (TaskId t = 0; t < w_.size() && listed < 8; ++t) {
+      for (std::uint32_t i = 0; i < out_.instances(t); ++i) {
+        if (out_.end_ns[out_.base[t] + i] >= 0) continue;
+        if (out_.start_ns[out_.base[t] + i] >= 0) continue;
+        waiting += (listed == 0 ? "" : "; ") + w_.describe(t);
+        ++listed;
+        break;
+      }
+    }
+    throw std::runtime_error("step DAG cannot finish: " + std::to_string(out_.start_ns.size() - finished_) +
+                             " task instances never ran, waiting tasks include: " + waiting);
+  }
+
+  const Workload& w_;
+  const topology::Topology& topo_;
+  const model::HardwareSpec& hw_;
+  ReplayOutput out_;
+  const InstanceMap& map_;
+  sim::EventQueue queue_;
+  sim::FluidModel fluid_;
+
+  std::vector<sim::ResourceId> link_res_;
+  std::vector<sim::ResourceId> compute_, d2h_, h2d_, host_;
+  std::vector<sim::DomainId> domain_;
+  std::vector<std::size_t> group_plan_begin_;
+  std::vector<std::int32_t> group_plan_;
+  std::vector<std::int32_t> p2p_plan_;
+  std::vector<CachedPlan> plans_;
+
+  std::vector<std::uint32_t> remaining_;
+  std::vector<std::uint8_t> phase_;
+  std::vector<double> live_bytes_;
+  std::vector<std::uint32_t> scratch_;
+  struct Ready {
+    TaskId task;
+    std::uint32_t inst;
+  };
+  std::vector<Ready> ready_;
+  std::uint64_t finished_ = 0;
+};
+
+}  // namespace
+
+ReplayOutput replay(const ReplayInput& input) {
+  if (input.workload == nullptr || input.topology == nullptr || input.placement == nullptr ||
+      input.hardware == nullptr) {
+    throw std::invalid_argument("replay: workload, topology, placement and hardware are required");
+  }
+  MOFASIM_CHECK(input.workload->finalized(), "replay of a workload that was not finalized");
+  if (input.placement->world_size() > input.topology->gpus()) {
+    throw std::invalid_argument("replay: placement needs " + std::to_string(input.placement->world_size()) +
+                                " GPUs, topology has " + std::to_string(input.topology->gpus()));
+  }
+  Replayer r(input);
+  return r.run();
+}
+
+}  // namespace mofasim::executor

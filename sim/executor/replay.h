@@ -1,0 +1,62 @@
+// Replay: runs a Workload on the engine (EventQueue + FluidModel) over a Topology.
+//
+// Every simulated rank has a compute resource (capacity 1 device-second per second), D2H and H2D
+// copy engines (the hardware's copy bandwidths), a host-CPU resource and a contention domain;
+// every physical link of the topology is a resource with its capacity. A task instance starts as
+// soon as all its predecessor instances have ended (stream order is part of the DAG):
+//   compute      one activity on its rank's compute resource, in its rank's domain;
+//   collective   the CollectivePlan of its real group (topology/), phase by phase: one activity
+//                of S bytes using each link with weight bytes-per-byte, after the phase latency,
+//                in the domain of the group's first simulated member, with the task's alpha/beta;
+//   PP p2p       the send/recv plan between the two ranks, in the sender's domain;
+//   copy         one activity on the rank's copy engine (communication kind, its alpha/beta);
+//   host         one activity on the rank's host resource (no domain).
+// Memory: a task allocates alloc_bytes on its rank when it starts and frees free_bytes when it
+// ends; the live maximum per rank is recorded.
+//
+// NOTE: the alpha/beta of a collective act in one domain (its first simulated member's), which is
+// the same rank in both fidelities, so folding stays exact; the other members' compute is not
+// slowed. Folded fidelity loads only the real groups of replica 0: exact when no link carries
+// traffic of two groups of one kind at once (rail-optimised NICs, the default).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/spec.h"
+#include "sim/executor/instance_map.h"
+#include "sim/executor/workload.h"
+#include "topology/placement.h"
+#include "topology/topology.h"
+
+namespace mofasim::executor {
+
+struct ReplayInput {
+  const Workload* workload = nullptr;
+  const topology::Topology* topology = nullptr;
+  const topology::Placement* placement = nullptr;
+  const model::HardwareSpec* hardware = nullptr;
+  Fidelity fidelity = Fidelity::kFolded;
+};
+
+struct ReplayOutput {
+  explicit ReplayOutput(InstanceMap m) : map(std::move(m)) {}
+  InstanceMap map;
+  std::vector<std::uint64_t> base{};     // first global instance of each template task
+  std::vector<std::int64_t> start_ns{};  // by global instance
+  std::vector<std::int64_t> end_ns{};
+  std::vector<double> peak_bytes{};      // live dynamic memory maximum by rank slot
+  std::int64_t step_ns = 0;            // the last task's end
+  std::uint64_t events = 0;            // events the queue fired
+  std::uint64_t activities = 0;        // engine activities completed
+
+  [[nodiscard]] std::uint32_t instances(TaskId t) const { return static_cast<std::uint32_t>(base[t + 1] - base[t]); }
+};
+
+// Throws std::runtime_error naming up to 8 waiting tasks when the DAG cannot finish (a cycle or a
+// dependency that never resolves).
+ReplayOutput replay(const ReplayInput& input);
+
+}  // namespace mofasim::executor

@@ -1,0 +1,140 @@
+// simulate_step: the pipeline generate -> check -> replay -> analyse, and the result's numbers.
+#include "sim/executor/simulate_step.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "model/compute_time.h"
+#include "model/memory.h"
+#include "schedules/factory.h"
+#include "schedules/task_graph.h"
+#include "sim/executor/analyze.h"
+#include "sim/executor/plan_from_model.h"
+#include "sim/executor/replay.h"
+#include "sim/executor/trace.h"
+#include "topology/placement.h"
+#include "topology/rank_order.h"
+#include "topology/topology.h"
+
+namespace mofasim::executor {
+
+void check_acyclic(const Workload& w) {
+  std::vector<schedules::TaskEdge> edges(w.edges());
+  const auto from = w.edge_sources();
+  const auto to = w.edge_targets();
+  for (std::size_t e = 0; e < edges.size(); ++e) edges[e] = {.from = from[e], .to = to[e]};
+  const schedules::TaskGraph graph(w.size(), edges);
+  try {
+    (void)graph.topological_order();
+  } catch (const schedules::TaskGraphCycle& c) {
+    std::string names;
+    for (schedules::TaskId t : c.cycle()) names += (names.empty() ? "" : " -> ") + w.describe(t);
+    throw std::runtime_error("step DAG has a cycle (" + std::to_string(c.waiting_count()) +
+                             " tasks can never start): " + names);
+  }
+}
+
+StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& options) {
+  if (in.plan == nullptr || in.schedule == nullptr) {
+    throw std::invalid_argument("simulate_plan: plan and schedule are required");
+  }
+  const Workload w = generate_workload({.schedule = in.schedule, .plan = in.plan, .parallel = in.parallel,
+                                        .features = in.features, .load_imbalance = in.load_imbalance,
+                                        .position_layers = in.position_layers});
+  check_acyclic(w);
+  const topology::Topology topo(in.topology);
+  const topology::Placement placement(
+      {.tp = in.parallel.tp, .cp = in.parallel.cp, .ep = in.parallel.ep, .dp = in.parallel.dp, .pp = in.parallel.pp},
+      topology::RankOrder::parse(in.rank_order));
+  if (placement.world_size() != topo.gpus()) {
+    throw std::invalid_argument("parallelism: tp*cp*pp*dp = " + std::to_string(placement.world_size()) +
+                                " but topology.gpus = " + std::to_string(topo.gpus()));
+  }
+  const ReplayOutput r = replay({.workload = &w, .topology = &topo, .placement = &placement,
+                                 .hardware = &in.hardware, .fidelity = options.fidelity});
+  if (options.trace_path) write_chrome_trace(*options.trace_path, w, r);
+
+  StepResult res;
+  res.fidelity = options.fidelity;
+  res.gpus = placement.world_size();
+  res.simulated_ranks = static_cast<int>(r.map.slots());
+  res.step_time_s = static_cast<double>(r.step_ns) * 1e-9;
+  res.events = r.events;
+  res.tasks = w.size();
+  res.instances = r.start_ns.size();
+  double least_idle = -1;
+  for (int s = 0; s < w.stages(); ++s) {
+    const Breakdown b = stage_breakdown(w, r, s);
+    if (least_idle < 0 || b.pp_bubble < least_idle) {
+      least_idle = b.pp_bubble;
+      res.breakdown = b;
+      res.critical_stage = s;
+    }
+  }
+  const CriticalPath cp = critical_path(w, r);
+  double path_total = cp.wait_seconds;
+  for (double v : cp.seconds) path_total += v;
+  if (path_total > 0) {
+    for (int c = 0; c < kCategoryCount; ++c) {
+      res.critical_path_share[static_cast<std::size_t>(c)] = cp.seconds[static_cast<std::size_t>(c)] / path_total;
+    }
+    res.critical_path_wait_share = cp.wait_seconds / path_total;
+  }
+  const int gpus = res.gpus;
+  if (res.step_time_s > 0) {
+    double peak = 0;
+    try {
+      peak = model::peak_flops(in.hardware, in.features.compute_dtype);
+    } catch (const std::invalid_argument&) {
+      peak = 0;  // no peak given (abstract tests): MFU/HFU stay 0
+    }
+    res.tflops_per_gpu = in.plan->model_flops_per_step / (res.step_time_s * gpus) / 1e12;
+    if (peak > 0) {
+      res.mfu = in.plan->model_flops_per_step / (res.step_time_s * gpus * peak);
+      res.hfu = in.plan->hardware_flops_per_step / (res.step_time_s * gpus * peak);
+    }
+    res.tokens_per_s = in.plan->tokens_per_step / res.step_time_s;
+  }
+  for (int s = 0; s < w.stages(); ++s) {
+    StageMemory m;
+    m.stage = s;
+    const StagePlan& sp = in.plan->stages[static_cast<std::size_t>(s)];
+    m.static_bytes = sp.static_bytes;
+    m.model_activation_bytes = sp.expected_peak_activation_bytes;
+    for (int g = 0; g < r.map.replicas(); ++g) {
+      m.peak_activation_bytes = std::max(m.peak_activation_bytes, r.peak_bytes[r.map.slot(s, g)]);
+    }
+    m.reserved_bytes = in.hardware.memory_reserved_bytes;
+    m.peak_bytes = m.static_bytes + m.peak_activation_bytes + m.reserved_bytes;
+    m.capacity_bytes = in.hardware.gpu_memory_bytes;
+    res.peak_memory_bytes = std::max(res.peak_memory_bytes, m.peak_bytes);
+    res.memory.push_back(m);
+  }
+  return res;
+}
+
+StepResult simulate_step(const SimulationInput& in, const SimulateOptions& options) {
+  const model::ParallelSpec& par = in.parallel;
+  if (par.micro_batch < 1 || par.dp < 1 || par.global_batch % (par.micro_batch * par.dp) != 0) {
+    throw std::invalid_argument("parallelism.global_batch (" + std::to_string(par.global_batch) +
+                                ") must be a multiple of micro_batch * dp (" +
+                                std::to_string(par.micro_batch * par.dp) + ")");
+  }
+  const schedules::Schedule schedule = schedules::build_schedule(
+      par.schedule, {.stages = par.pp, .microbatches = par.microbatches(), .chunks = par.vpp});
+  model::FeatureSpec features = in.features;
+  if (features.memfine && features.memfine_chunks == 0) {
+    const schedules::PipelineShape shape{.stages = par.pp, .microbatches = par.microbatches(), .chunks = par.vpp};
+    std::vector<double> inflight;
+    for (int s = 0; s < par.pp; ++s) inflight.push_back(schedules::peak_activation(par.schedule, shape, s));
+    features.memfine_chunks = model::memfine_min_chunks(in.model, in.hardware, par, features, inflight).value_or(64);
+  }
+  const StepPlan plan = plan_from_model(
+      {.model = &in.model, .hardware = &in.hardware, .parallel = par, .features = features, .schedule = &schedule});
+  return simulate_plan({.plan = &plan, .schedule = &schedule,
+                        .position_layers = position_layers(in.model, par, schedule), .hardware = in.hardware,
+                        .parallel = par, .features = features, .topology = in.topology, .rank_order = in.rank_order},
+                       options);
+}
+
+}  // namespace mofasim::executor

@@ -1,0 +1,106 @@
+// StepResult renderings: JSON (nlohmann) and a human table.
+#include "sim/executor/step_result.h"
+
+#include <cstdio>
+#include <string>
+
+namespace mofasim::executor {
+namespace {
+
+std::string fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const StepResult& r) {
+  const Breakdown& b = r.breakdown;
+  nlohmann::json j;
+  j["fidelity"] = r.fidelity == Fidelity::kFull ? "full" : "folded";
+  j["gpus"] = r.gpus;
+  j["simulated_ranks"] = r.simulated_ranks;
+  j["step_time_s"] = r.step_time_s;
+  j["critical_stage"] = r.critical_stage;
+  j["breakdown"] = {{"compute_s", b.compute}, {"recompute_s", b.recompute}, {"optimizer_s", b.optimizer},
+                    {"tp_s", b.tp},           {"cp_s", b.cp},               {"ep_s", b.ep},
+                    {"pp_comm_s", b.pp_comm}, {"dp_s", b.dp},               {"offload_s", b.offload},
+                    {"pp_bubble_s", b.pp_bubble}};
+  j["tflops_per_gpu"] = r.tflops_per_gpu;
+  j["mfu"] = r.mfu;
+  j["hfu"] = r.hfu;
+  j["tokens_per_s"] = r.tokens_per_s;
+  j["peak_memory_bytes"] = r.peak_memory_bytes;
+  nlohmann::json mem = nlohmann::json::array();
+  for (const StageMemory& m : r.memory) {
+    mem.push_back({{"stage", m.stage},
+                   {"static_bytes", m.static_bytes},
+                   {"peak_activation_bytes", m.peak_activation_bytes},
+                   {"model_activation_bytes", m.model_activation_bytes},
+                   {"reserved_bytes", m.reserved_bytes},
+                   {"peak_bytes", m.peak_bytes},
+                   {"capacity_bytes", m.capacity_bytes},
+                   {"fits", m.fits()}});
+  }
+  j["memory"] = mem;
+  nlohmann::json cp = nlohmann::json::object();
+  for (int c = 0; c < kCategoryCount; ++c) {
+    cp[std::string(category_name(static_cast<Category>(c)))] = r.critical_path_share[static_cast<std::size_t>(c)];
+  }
+  cp["wait"] = r.critical_path_wait_share;
+  j["critical_path"] = cp;
+  j["events"] = r.events;
+  j["tasks"] = r.tasks;
+  j["instances"] = r.instances;
+  return j;
+}
+
+std::string to_table(const StepResult& r) {
+  const Breakdown& b = r.breakdown;
+  std::string s;
+  auto row = [&](const std::string& name, const std::string& value) {
+    s += name;
+    s.append(name.size() < 28 ? 28 - name.size() : 1, ' ');
+    s += value;
+    s += '\n';
+  };
+  auto secs = [&](const char* name, double v) {
+    row(name, fmt("%.6f s", v) + fmt("  (%5.1f%%)", r.step_time_s > 0 ? 100.0 * v / r.step_time_s : 0.0));
+  };
+  row("fidelity", r.fidelity == Fidelity::kFull ? "full" : "folded");
+  row("gpus (simulated ranks)", std::to_string(r.gpus) + " (" + std::to_string(r.simulated_ranks) + ")");
+  row("step time", fmt("%.6f s", r.step_time_s));
+  row("critical stage", std::to_string(r.critical_stage));
+  secs("  compute", b.compute);
+  secs("  recompute", b.recompute);
+  secs("  exposed TP", b.tp);
+  secs("  exposed CP", b.cp);
+  secs("  exposed EP", b.ep);
+  secs("  PP bubble", b.pp_bubble);
+  secs("  exposed PP comm", b.pp_comm);
+  secs("  exposed DP", b.dp);
+  secs("  optimizer", b.optimizer);
+  secs("  exposed offload", b.offload);
+  row("TFLOPS/GPU", fmt("%.1f", r.tflops_per_gpu));
+  row("MFU / HFU", fmt("%.1f%%", 100 * r.mfu) + " / " + fmt("%.1f%%", 100 * r.hfu));
+  row("tokens/s", fmt("%.0f", r.tokens_per_s));
+  row("peak memory", fmt("%.2f GiB", r.peak_memory_bytes / (1024.0 * 1024 * 1024)));
+  for (const StageMemory& m : r.memory) {
+    row("  stage " + std::to_string(m.stage),
+        fmt("%.2f GiB", m.peak_bytes / (1024.0 * 1024 * 1024)) + " (static " +
+            fmt("%.2f", m.static_bytes / (1024.0 * 1024 * 1024)) + " + activation " +
+            fmt("%.2f", m.peak_activation_bytes / (1024.0 * 1024 * 1024)) + ")" + (m.fits() ? "" : "  OUT OF MEMORY"));
+  }
+  std::string path;
+  for (int c = 0; c < kCategoryCount; ++c) {
+    const double v = r.critical_path_share[static_cast<std::size_t>(c)];
+    if (v <= 0) continue;
+    path += std::string(category_name(static_cast<Category>(c))) + fmt(" %.1f%% ", 100 * v);
+  }
+  row("critical path", path);
+  row("events", std::to_string(r.events));
+  return s;
+}
+
+}  // namespace mofasim::executor

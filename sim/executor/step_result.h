@@ -1,0 +1,81 @@
+// StepResult: what a replayed training step reports — step time, a MoFa-Table-6-style breakdown,
+// throughput (TFLOPS/GPU, MFU, HFU, tokens/s), memory per stage, the critical path by category,
+// and engine counters — with its JSON and human-table renderings.
+//
+// Breakdown ("exposed" time). Take the critical stage's timeline (the stage with the least idle
+// time; ties: the lowest stage; in full fidelity its replica-0 rank). Every instant of [0, step]
+// is attributed to exactly one category, by the first rule that holds:
+//   compute (a forward/backward compute task runs) > recompute > optimizer (update or its copies)
+//   > TP > CP > EP > PP comm > DP > offload (that kind of communication runs, no compute does)
+//   > PP bubble (nothing of this rank runs).
+// So "exposed TP" is the time TP communication runs while no compute runs, and the parts sum to
+// the step time. Communication hidden under compute counts as compute.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/executor/instance_map.h"
+#include "sim/executor/task.h"
+
+namespace mofasim::executor {
+
+struct Breakdown {
+  double compute = 0;
+  double recompute = 0;
+  double optimizer = 0;
+  double tp = 0;
+  double cp = 0;
+  double ep = 0;
+  double pp_comm = 0;
+  double dp = 0;
+  double offload = 0;
+  double pp_bubble = 0;
+  [[nodiscard]] double total() const {
+    return compute + recompute + optimizer + tp + cp + ep + pp_comm + dp + offload + pp_bubble;
+  }
+};
+
+struct StageMemory {
+  int stage = 0;
+  double static_bytes = 0;             // weights + grads + optimizer state (memory model)
+  double peak_activation_bytes = 0;    // live maximum tracked during replay
+  double model_activation_bytes = 0;   // the memory model's M_act for this stage (the check)
+  double reserved_bytes = 0;
+  double peak_bytes = 0;               // static + peak activation + reserved
+  double capacity_bytes = 0;
+  [[nodiscard]] bool fits() const { return capacity_bytes <= 0 || peak_bytes <= capacity_bytes; }
+};
+
+struct StepResult {
+  Fidelity fidelity = Fidelity::kFolded;
+  int gpus = 0;
+  int simulated_ranks = 0;
+  double step_time_s = 0;
+  int critical_stage = 0;
+  Breakdown breakdown{};  // seconds on the critical stage; sums to step_time_s
+  double tflops_per_gpu = 0;  // model FLOPs / (step * gpus) / 1e12   (MoFa eq. 15)
+  double mfu = 0;             // tflops_per_gpu / peak
+  double hfu = 0;             // hardware FLOPs (with recompute) / (step * gpus * peak)
+  double tokens_per_s = 0;
+  std::vector<StageMemory> memory{};
+  double peak_memory_bytes = 0;  // max over stages
+  // Share of the critical path's length per category, plus "wait" (latency gaps): sums to 1.
+  std::array<double, kCategoryCount> critical_path_share{};
+  double critical_path_wait_share = 0;
+  std::uint64_t events = 0;
+  std::uint64_t tasks = 0;      // template tasks (one replica)
+  std::uint64_t instances = 0;  // simulated task instances
+};
+
+// Keys: step_time_s, tflops_per_gpu, mfu, hfu, tokens_per_s, breakdown{compute_s, ...},
+// peak_memory_bytes, memory[...], critical_path{category: share}, events, tasks, instances,
+// fidelity, gpus, critical_stage.
+nlohmann::json to_json(const StepResult& r);
+std::string to_table(const StepResult& r);
+
+}  // namespace mofasim::executor
