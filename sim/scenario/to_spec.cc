@@ -1,0 +1,182 @@
+// Proto -> model/spec.h conversion (see to_spec.h).
+#include "sim/scenario/to_spec.h"
+
+#include "sim/units/check.h"
+
+namespace mofasim::scenario {
+namespace {
+
+model::AttentionKind attention_kind(proto::Attention a) {
+  switch (a) {
+    case proto::MHA: return model::AttentionKind::kMha;
+    case proto::GQA: return model::AttentionKind::kGqa;
+    case proto::MQA: return model::AttentionKind::kMqa;
+    case proto::MLA: return model::AttentionKind::kMla;
+    case proto::ATTENTION_UNSPECIFIED: break;
+  }
+  MOFASIM_UNREACHABLE("attention left unspecified after normalisation");
+}
+
+model::DType dtype(proto::DType t) {
+  switch (t) {
+    case proto::BF16: return model::DType::kBf16;
+    case proto::FP16: return model::DType::kFp16;
+    case proto::FP8: return model::DType::kFp8;
+    case proto::FP32: return model::DType::kFp32;
+    case proto::DTYPE_UNSPECIFIED: break;
+  }
+  MOFASIM_UNREACHABLE("dtype unspecified");
+}
+
+model::ScheduleKind schedule_kind(proto::Schedule s) {
+  switch (s) {
+    case proto::GPIPE: return model::ScheduleKind::kGpipe;
+    case proto::ONE_F_ONE_B: return model::ScheduleKind::k1F1B;
+    case proto::INTERLEAVED_1F1B: return model::ScheduleKind::kInterleaved1F1B;
+    case proto::ZB_H1: return model::ScheduleKind::kZbH1;
+    case proto::DUALPIPE: return model::ScheduleKind::kDualPipe;
+    case proto::SCHEDULE_UNSPECIFIED: break;
+  }
+  MOFASIM_UNREACHABLE("schedule unspecified");
+}
+
+model::ComputeModelKind compute_model_kind(proto::ComputeModel c) {
+  switch (c) {
+    case proto::FIXED_EFFICIENCY: return model::ComputeModelKind::kFixedEfficiency;
+    case proto::ROOFLINE: return model::ComputeModelKind::kRoofline;
+    case proto::MODIFIED_ROOFLINE: return model::ComputeModelKind::kModifiedRoofline;
+    case proto::COMPUTE_MODEL_UNSPECIFIED: break;
+  }
+  MOFASIM_UNREACHABLE("compute model unspecified");
+}
+
+model::RecomputeKind recompute_kind(proto::Recompute r) {
+  switch (r) {
+    case proto::NONE: return model::RecomputeKind::kNone;
+    case proto::SELECTIVE: return model::RecomputeKind::kSelective;
+    case proto::FULL: return model::RecomputeKind::kFull;
+    case proto::RECOMPUTE_UNSPECIFIED: break;
+  }
+  MOFASIM_UNREACHABLE("recompute unspecified");
+}
+
+model::OverlapSpec overlap(const proto::Overlap& o) {
+  return {.enabled = o.enabled(), .alpha = o.alpha(), .beta = o.beta(), .chunks = o.chunks()};
+}
+
+}  // namespace
+
+model::ModelSpec to_model_spec(const proto::Model& m) {
+  model::ModelSpec spec{
+      .name = m.has_name() ? m.name() : m.preset(),
+      .num_layers = m.num_layers(),
+      .hidden_size = m.hidden_size(),
+      .num_attention_heads = m.num_attention_heads(),
+      .num_kv_heads = m.num_kv_heads(),
+      .head_dim = m.head_dim(),
+      .ffn_hidden_size = m.ffn_hidden_size(),
+      .vocab_size = m.vocab_size(),
+      .seq_length = m.seq_length(),
+      .attention = attention_kind(m.attention()),
+      .mla = {},
+      .mlp = m.mlp() == proto::GELU ? model::MlpKind::kGelu : model::MlpKind::kSwiglu,
+      .norm = m.norm() == proto::LAYERNORM ? model::NormKind::kLayerNorm : model::NormKind::kRmsNorm,
+      .position = m.position() == proto::LEARNED ? model::PositionKind::kLearned : model::PositionKind::kRope,
+      .untie_embeddings = m.untie_embeddings(),
+      .linear_bias = m.linear_bias(),
+      .moe = {},
+      .mtp_depth = m.mtp_depth(),
+  };
+  if (m.has_mla()) {
+    const proto::MlaConfig& a = m.mla();
+    spec.mla = {.q_lora_rank = a.q_lora_rank(),
+                .kv_lora_rank = a.kv_lora_rank(),
+                .qk_nope_head_dim = a.qk_nope_head_dim(),
+                .qk_rope_head_dim = a.qk_rope_head_dim(),
+                .v_head_dim = a.v_head_dim()};
+  }
+  if (m.has_moe()) {
+    const proto::MoeConfig& e = m.moe();
+    spec.moe = {.num_experts = e.num_experts(),
+                .top_k = e.top_k(),
+                .expert_ffn_hidden_size = e.expert_ffn_hidden_size(),
+                .num_shared_experts = e.num_shared_experts(),
+                .shared_expert_ffn_hidden_size = e.shared_expert_ffn_hidden_size(),
+                .first_k_dense_layers = e.first_k_dense_layers(),
+                .load_imbalance = e.load_imbalance(),
+                .dispatch_bytes_per_element = e.dispatch_bytes_per_element(),
+                .combine_bytes_per_element = e.combine_bytes_per_element()};
+  }
+  return spec;
+}
+
+model::HardwareSpec to_hardware_spec(const proto::Hardware& h) {
+  return {
+      .name = h.has_name() ? h.name() : h.preset(),
+      .peak_flops_bf16 = h.peak_bf16(),
+      .peak_flops_fp8 = h.peak_fp8(),
+      .peak_flops_fp32 = h.peak_fp32(),
+      .gpu_memory_bytes = h.gpu_memory(),
+      .memory_reserved_bytes = h.memory_reserved(),
+      .hbm_bandwidth = h.hbm_bandwidth(),
+      .h2d_bandwidth = h.h2d_bandwidth(),
+      .d2h_bandwidth = h.d2h_bandwidth(),
+      .host_memory_bytes = h.host_memory(),
+      .cpu_optimizer_params_per_second = h.cpu_optimizer_params_per_second(),
+      .disk_read_bandwidth = h.disk_read_bandwidth(),
+      .disk_write_bandwidth = h.disk_write_bandwidth(),
+      .kernel_launch_seconds = h.kernel_launch(),
+      .compute_model = compute_model_kind(h.compute_model()),
+      .efficiency = {.gemm = h.efficiency().gemm(),
+                     .attention = h.efficiency().attention(),
+                     .memory = h.efficiency().memory(),
+                     .small_gemm = h.efficiency().small_gemm()},
+      .roofline_slope = h.roofline_slope(),
+      .roofline_intercept = h.roofline_intercept(),
+  };
+}
+
+model::ParallelSpec to_parallel_spec(const proto::Parallelism& p) {
+  return {
+      .tp = p.tp(),
+      .cp = p.cp(),
+      .pp = p.pp(),
+      .vpp = p.vpp(),
+      .dp = p.dp(),
+      .ep = p.ep(),
+      .etp = p.etp(),
+      .micro_batch = p.micro_batch(),
+      .global_batch = p.global_batch(),
+      .sequence_parallel = p.sequence_parallel(),
+      .schedule = schedule_kind(p.schedule()),
+      .stage_layers = {p.stage_layers().begin(), p.stage_layers().end()},
+  };
+}
+
+model::FeatureSpec to_feature_spec(const proto::Optimizations& o) {
+  const proto::ActivationOffload& a = o.activation_offload();
+  model::FeatureSpec spec;
+  spec.compute_scale = o.compute_scale();
+  spec.bandwidth_scale = o.bandwidth_scale();
+  spec.tp_overlap = overlap(o.tp_overlap());
+  spec.cp_overlap = overlap(o.cp_overlap());
+  spec.ep_overlap = overlap(o.ep_overlap());
+  spec.pp_overlap = overlap(o.pp_overlap());
+  spec.dp_overlap = overlap(o.dp_overlap());
+  spec.optimizer_placement =
+      o.optimizer().placement() == proto::CPU ? model::OptimizerPlacement::kCpu : model::OptimizerPlacement::kGpu;
+  spec.distributed_optimizer = o.optimizer().distributed();
+  spec.optimizer_state_dtype = dtype(o.optimizer().state_dtype());
+  spec.master_weights = o.optimizer().master_weights();
+  spec.compute_dtype = dtype(o.compute_dtype());
+  spec.recompute = recompute_kind(o.recompute());
+  spec.memfine = o.memfine().enabled();
+  spec.memfine_chunks = o.memfine().chunks();
+  spec.activation_offload = {.enabled = a.enabled(), .alpha = a.alpha(), .beta = a.beta(), .chunks = 1};
+  spec.offload_alpha_backward = a.alpha_backward();
+  spec.offload_beta_backward = a.beta_backward();
+  spec.dp_bucket_bytes = o.dp_bucket_size();
+  return spec;
+}
+
+}  // namespace mofasim::scenario

@@ -1,0 +1,509 @@
+// Semantic validation of a Scenario (see validate.h).
+#include "sim/scenario/validate.h"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "sim/scenario/units.h"
+
+namespace mofasim::scenario {
+namespace {
+
+namespace gpb = google::protobuf;
+
+std::string num(double v) {
+  std::array<char, 32> buffer{};
+  const auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), v);
+  return std::string(buffer.data(), result.ptr);
+}
+
+std::string num(std::int64_t v) { return std::to_string(v); }
+
+constexpr std::array<std::string_view, 46> kRules = {
+    "model: num_layers, hidden_size, num_attention_heads, vocab_size and seq_length are required and >= 1; "
+    "ffn_hidden_size is required unless every layer is MoE (moe given and first_k_dense_layers = 0)",
+    "model: num_kv_heads (if given) divides num_attention_heads",
+    "model: without head_dim, hidden_size is a multiple of num_attention_heads",
+    "model: attention mha needs num_kv_heads = num_attention_heads; mqa needs num_kv_heads = 1",
+    "model: mla is given if and only if attention is mla (attention absent counts as mla when mla is given)",
+    "model.mla: kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim and v_head_dim are required and >= 1",
+    "model.moe: num_experts, top_k and expert_ffn_hidden_size are required and >= 1; top_k <= num_experts",
+    "model.moe: first_k_dense_layers < num_layers; load_imbalance >= 1; bytes per element > 0",
+    "hardware: peak_bf16, gpu_memory and hbm_bandwidth are required; every peak, size and bandwidth given is > 0",
+    "hardware: memory_reserved < gpu_memory",
+    "hardware.efficiency: every fraction is in (0, 1]",
+    "hardware: compute_model modified-roofline needs roofline_slope > 0",
+    "topology: gpus, intra_node.bandwidth and inter_node.bandwidth are required; bandwidths > 0",
+    "topology: gpus_per_node >= 1 and, when gpus > gpus_per_node, divides gpus; nics_per_node >= 1",
+    "topology: inter_supernode (if given) has a bandwidth > 0",
+    "topology: oversubscription >= 1; bandwidth_decay in (0, 1]",
+    "parallelism: global_batch is required; tp, cp, pp, vpp, dp, ep, etp, micro_batch, global_batch >= 1",
+    "parallelism: tp*cp*pp*dp = topology.gpus",
+    "parallelism: tp divides model.num_attention_heads and model.num_kv_heads",
+    "parallelism: without stage_layers, pp*vpp divides model.num_layers",
+    "parallelism: stage_layers has pp*vpp entries, each >= 1, summing to model.num_layers",
+    "parallelism: ep > 1 needs model.moe; ep divides moe.num_experts and dp*cp; etp*ep divides tp*cp*dp",
+    "parallelism: global_batch is a multiple of micro_batch*dp (m = global_batch / (micro_batch*dp))",
+    "parallelism: interleaved-1f1b needs vpp > 1 and m a multiple of pp; vpp > 1 needs interleaved-1f1b",
+    "parallelism: dualpipe needs an even pp and an even m",
+    "parallelism: cp > 1 needs model.seq_length divisible by 2*cp (causal load balancing splits every "
+    "sequence into 2*cp chunks, two per CP rank)",
+    "parallelism: sequence_parallel needs model.seq_length divisible by tp*cp",
+    "parallelism: rank_order names tp, cp, ep, dp and pp once each, joined by '-'",
+    "optimizations: compute_scale > 0; bandwidth_scale > 0; dp_bucket_size > 0",
+    "optimizations: every overlap has alpha >= 1, beta >= 1 and chunks >= 1",
+    "optimizations.activation_offload: alpha, beta, alpha_backward, beta_backward >= 1; enabled needs "
+    "hardware.h2d_bandwidth and hardware.d2h_bandwidth",
+    "optimizations.optimizer: placement cpu needs hardware.cpu_optimizer_params_per_second, h2d_bandwidth "
+    "and d2h_bandwidth",
+    "optimizations: compute_dtype fp8 needs hardware.peak_fp8",
+    "optimizations.memfine: enabled needs model.moe",
+    "fault_tolerance: node_failure_rate_per_day is required; gpus_per_failure_unit >= 1",
+    "fault_tolerance.failure_classes: name (unique) and weight > 0 are required",
+    "fault_tolerance.failure_classes: recovery is required unless distribution is empirical, which needs "
+    "samples (and samples need empirical)",
+    "fault_tolerance.failure_classes: lognormal needs sigma > 0",
+    "fault_tolerance.checkpoint: interval_steps >= 1 and save_time are required",
+    "fault_tolerance.checkpoint: async needs snapshot_time <= save_time",
+    "fault_tolerance: process empirical needs failure_records; weibull_shape > 0",
+    "fault_tolerance: step_time (if given) > 0",
+    "training: exactly one of tokens (> 0) and steps (>= 1)",
+    "training: the step count from tokens is at most 2^53",
+    "every number: finite and not negative (checked while reading the YAML)",
+    "every unit field: a number with a unit (see Units)",
+};
+
+class Validator {
+ public:
+  Validator(const proto::Scenario& scenario, const SourceMap& sources, Diagnostics& diagnostics)
+      : s_(scenario), sources_(sources), diagnostics_(diagnostics) {}
+
+  void run() {
+    check_model();
+    check_hardware();
+    check_topology();
+    check_parallelism();
+    check_optimizations();
+    check_fault_tolerance();
+    check_training();
+  }
+
+ private:
+  void fail(const std::string& path, const std::string& message) {
+    diagnostics_.error(sources_.find(path), path, message);
+  }
+
+  // Reports a missing required field; true when it is present.
+  bool require(const gpb::Message& message, const std::string& section, std::string_view name,
+               std::string_view why = "required") {
+    const gpb::FieldDescriptor* field = message.GetDescriptor()->FindFieldByName(std::string(name));
+    if (message.GetReflection()->HasField(message, field)) return true;
+    std::string text = "missing (" + std::string(why) + ")";
+    const proto::Unit unit = field->options().GetExtension(proto::unit);
+    if (unit != proto::UNIT_NONE) text += ", e.g. \"" + std::string(unit_example(unit)) + "\"";
+    fail(section + "." + std::string(name), text);
+    return false;
+  }
+
+  // Reports a missing section with the fields it needs; true when present.
+  bool require_section(bool has, const std::string& path, std::string_view needs) {
+    if (has) return true;
+    fail(path, "missing (required: " + std::string(needs) + ")");
+    return false;
+  }
+
+  // `value` >= `min` when the field is set; true when it is set and in range.
+  bool at_least(bool has, std::int64_t value, std::int64_t min, const std::string& path) {
+    if (!has) return false;
+    if (value >= min) return true;
+    fail(path, "must be at least " + num(min) + ", got " + num(value));
+    return false;
+  }
+
+  bool positive(bool has, double value, const std::string& path) {
+    if (!has) return false;
+    if (value > 0) return true;
+    fail(path, "must be greater than 0, got " + num(value));
+    return false;
+  }
+
+  void at_least_one(double value, const std::string& path) {
+    if (value < 1) fail(path, "must be at least 1, got " + num(value));
+  }
+
+  void unit_fraction(double value, const std::string& path) {
+    if (!(value > 0 && value <= 1)) fail(path, "must be in (0, 1], got " + num(value));
+  }
+
+  // ---- model ------------------------------------------------------------------------------
+  void check_model() {
+    if (!require_section(s_.has_model(), "model",
+                         "num_layers, hidden_size, num_attention_heads, ffn_hidden_size, vocab_size, seq_length")) {
+      return;
+    }
+    const proto::Model& m = s_.model();
+    const std::string p = "model";
+    const bool all_moe = m.has_moe() && m.moe().first_k_dense_layers() == 0;
+    for (std::string_view name : {"num_layers", "hidden_size", "num_attention_heads"}) require(m, p, name);
+    if (!all_moe) require(m, p, "ffn_hidden_size", "required for dense layers");
+    require(m, p, "vocab_size");
+    require(m, p, "seq_length");
+    at_least(m.has_num_layers(), m.num_layers(), 1, "model.num_layers");
+    const bool hidden_ok = at_least(m.has_hidden_size(), m.hidden_size(), 1, "model.hidden_size");
+    const bool heads_ok = at_least(m.has_num_attention_heads(), m.num_attention_heads(), 1, "model.num_attention_heads");
+    const bool kv_ok = at_least(m.has_num_kv_heads(), m.num_kv_heads(), 1, "model.num_kv_heads");
+    at_least(m.has_head_dim(), m.head_dim(), 1, "model.head_dim");
+    at_least(m.has_ffn_hidden_size(), m.ffn_hidden_size(), 1, "model.ffn_hidden_size");
+    at_least(m.has_vocab_size(), m.vocab_size(), 1, "model.vocab_size");
+    at_least(m.has_seq_length(), m.seq_length(), 1, "model.seq_length");
+    if (heads_ok && kv_ok && m.num_attention_heads() % m.num_kv_heads() != 0) {
+      fail("model.num_kv_heads", num(std::int64_t{m.num_kv_heads()}) + " does not divide num_attention_heads = " +
+                                     num(std::int64_t{m.num_attention_heads()}));
+    }
+    if (hidden_ok && heads_ok && !m.has_head_dim() && m.hidden_size() % m.num_attention_heads() != 0) {
+      fail("model.hidden_size", num(std::int64_t{m.hidden_size()}) + " is not a multiple of num_attention_heads = " +
+                                    num(std::int64_t{m.num_attention_heads()}) + "; give head_dim explicitly");
+    }
+    if (heads_ok && m.has_attention()) {
+      const int kv = m.has_num_kv_heads() ? m.num_kv_heads() : m.num_attention_heads();
+      if (m.attention() == proto::MHA && kv != m.num_attention_heads()) {
+        fail("model.attention", "mha needs num_kv_heads = num_attention_heads = " +
+                                    num(std::int64_t{m.num_attention_heads()}) + ", got " + num(std::int64_t{kv}));
+      }
+      if (m.attention() == proto::MQA && kv != 1) {
+        fail("model.attention", "mqa needs num_kv_heads = 1, got " + num(std::int64_t{kv}));
+      }
+    }
+    const bool mla_kind = m.has_attention() ? m.attention() == proto::MLA : m.has_mla();
+    if (mla_kind && !m.has_mla()) fail("model.mla", "missing (required when attention is mla)");
+    if (!mla_kind && m.has_mla()) {
+      const std::string kind = proto::Attention_descriptor()->FindValueByNumber(m.attention())->options().GetExtension(
+          proto::yaml);
+      fail("model.mla", "given but attention is " + kind + "; set attention: mla or remove mla");
+    }
+    if (m.has_mla()) {
+      const proto::MlaConfig& a = m.mla();
+      const std::string q = "model.mla";
+      for (std::string_view name : {"kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"}) {
+        require(a, q, name);
+      }
+      at_least(a.has_kv_lora_rank(), a.kv_lora_rank(), 1, q + ".kv_lora_rank");
+      at_least(a.has_qk_nope_head_dim(), a.qk_nope_head_dim(), 1, q + ".qk_nope_head_dim");
+      at_least(a.has_qk_rope_head_dim(), a.qk_rope_head_dim(), 1, q + ".qk_rope_head_dim");
+      at_least(a.has_v_head_dim(), a.v_head_dim(), 1, q + ".v_head_dim");
+    }
+    if (m.has_moe()) check_moe(m);
+  }
+
+  void check_moe(const proto::Model& m) {
+    const proto::MoeConfig& e = m.moe();
+    const std::string q = "model.moe";
+    for (std::string_view name : {"num_experts", "top_k", "expert_ffn_hidden_size"}) require(e, q, name);
+    const bool experts_ok = at_least(e.has_num_experts(), e.num_experts(), 1, q + ".num_experts");
+    const bool top_k_ok = at_least(e.has_top_k(), e.top_k(), 1, q + ".top_k");
+    at_least(e.has_expert_ffn_hidden_size(), e.expert_ffn_hidden_size(), 1, q + ".expert_ffn_hidden_size");
+    at_least(e.has_shared_expert_ffn_hidden_size(), e.shared_expert_ffn_hidden_size(), 1,
+             q + ".shared_expert_ffn_hidden_size");
+    if (experts_ok && top_k_ok && e.top_k() > e.num_experts()) {
+      fail(q + ".top_k", num(std::int64_t{e.top_k()}) + " exceeds num_experts = " + num(std::int64_t{e.num_experts()}));
+    }
+    if (m.has_num_layers() && m.num_layers() >= 1 && e.first_k_dense_layers() >= m.num_layers()) {
+      fail(q + ".first_k_dense_layers", num(std::int64_t{e.first_k_dense_layers()}) +
+                                            " leaves no MoE layer in num_layers = " + num(std::int64_t{m.num_layers()}));
+    }
+    at_least_one(e.load_imbalance(), q + ".load_imbalance");
+    positive(true, e.dispatch_bytes_per_element(), q + ".dispatch_bytes_per_element");
+    positive(true, e.combine_bytes_per_element(), q + ".combine_bytes_per_element");
+  }
+
+  // ---- hardware ---------------------------------------------------------------------------
+  void check_hardware() {
+    if (!require_section(s_.has_hardware(), "hardware", "peak_bf16, gpu_memory, hbm_bandwidth")) return;
+    const proto::Hardware& h = s_.hardware();
+    const std::string p = "hardware";
+    for (std::string_view name : {"peak_bf16", "gpu_memory", "hbm_bandwidth"}) require(h, p, name);
+    positive(h.has_peak_bf16(), h.peak_bf16(), p + ".peak_bf16");
+    positive(h.has_peak_fp8(), h.peak_fp8(), p + ".peak_fp8");
+    positive(h.has_peak_fp32(), h.peak_fp32(), p + ".peak_fp32");
+    const bool memory_ok = positive(h.has_gpu_memory(), h.gpu_memory(), p + ".gpu_memory");
+    positive(h.has_hbm_bandwidth(), h.hbm_bandwidth(), p + ".hbm_bandwidth");
+    positive(h.has_h2d_bandwidth(), h.h2d_bandwidth(), p + ".h2d_bandwidth");
+    positive(h.has_d2h_bandwidth(), h.d2h_bandwidth(), p + ".d2h_bandwidth");
+    positive(h.has_host_memory(), h.host_memory(), p + ".host_memory");
+    positive(h.has_cpu_optimizer_params_per_second(), h.cpu_optimizer_params_per_second(),
+             p + ".cpu_optimizer_params_per_second");
+    positive(h.has_disk_read_bandwidth(), h.disk_read_bandwidth(), p + ".disk_read_bandwidth");
+    positive(h.has_disk_write_bandwidth(), h.disk_write_bandwidth(), p + ".disk_write_bandwidth");
+    if (memory_ok && h.memory_reserved() >= h.gpu_memory()) {
+      fail(p + ".memory_reserved", num(h.memory_reserved()) + " B leaves nothing of gpu_memory = " +
+                                       num(h.gpu_memory()) + " B");
+    }
+    const proto::Efficiency& e = h.efficiency();
+    unit_fraction(e.gemm(), p + ".efficiency.gemm");
+    unit_fraction(e.attention(), p + ".efficiency.attention");
+    unit_fraction(e.memory(), p + ".efficiency.memory");
+    unit_fraction(e.small_gemm(), p + ".efficiency.small_gemm");
+    if (h.compute_model() == proto::MODIFIED_ROOFLINE && !(h.roofline_slope() > 0)) {
+      fail(p + ".roofline_slope", "must be greater than 0 for compute_model modified-roofline, got " +
+                                      num(h.roofline_slope()));
+    }
+  }
+
+  // ---- topology ---------------------------------------------------------------------------
+  void check_link(bool has, const proto::LinkClass& link, const std::string& name) {
+    const std::string path = "topology." + name;
+    if (!has) {
+      fail(path, "missing (required: bandwidth)");
+      return;
+    }
+    if (require(link, path, "bandwidth")) positive(true, link.bandwidth(), path + ".bandwidth");
+  }
+
+  void check_topology() {
+    if (!require_section(s_.has_topology(), "topology", "gpus, intra_node, inter_node")) return;
+    const proto::Topology& t = s_.topology();
+    const std::string p = "topology";
+    require(t, p, "gpus");
+    const bool gpus_ok = at_least(t.has_gpus(), t.gpus(), 1, p + ".gpus");
+    const bool per_node_ok = at_least(true, t.gpus_per_node(), 1, p + ".gpus_per_node");
+    if (gpus_ok && per_node_ok && t.gpus() > t.gpus_per_node() && t.gpus() % t.gpus_per_node() != 0) {
+      fail(p + ".gpus", num(std::int64_t{t.gpus()}) + " does not fill whole nodes of gpus_per_node = " +
+                            num(std::int64_t{t.gpus_per_node()}));
+    }
+    at_least(t.has_nics_per_node(), t.nics_per_node(), 1, p + ".nics_per_node");
+    check_link(t.has_intra_node(), t.intra_node(), "intra_node");
+    check_link(t.has_inter_node(), t.inter_node(), "inter_node");
+    if (t.has_inter_supernode()) check_link(true, t.inter_supernode(), "inter_supernode");
+    at_least_one(t.oversubscription(), p + ".oversubscription");
+    unit_fraction(t.bandwidth_decay(), p + ".bandwidth_decay");
+  }
+
+  // ---- parallelism ------------------------------------------------------------------------
+  void check_parallelism() {
+    if (!require_section(s_.has_parallelism(), "parallelism", "global_batch")) return;
+    const proto::Parallelism& x = s_.parallelism();
+    const std::string p = "parallelism";
+    require(x, p, "global_batch");
+    bool ok = true;
+    ok &= at_least(true, x.tp(), 1, p + ".tp");
+    ok &= at_least(true, x.cp(), 1, p + ".cp");
+    ok &= at_least(true, x.pp(), 1, p + ".pp");
+    ok &= at_least(true, x.vpp(), 1, p + ".vpp");
+    ok &= at_least(true, x.dp(), 1, p + ".dp");
+    ok &= at_least(true, x.ep(), 1, p + ".ep");
+    ok &= at_least(true, x.etp(), 1, p + ".etp");
+    ok &= at_least(true, x.micro_batch(), 1, p + ".micro_batch");
+    const bool batch_ok = at_least(x.has_global_batch(), x.global_batch(), 1, p + ".global_batch");
+    check_rank_order(x.rank_order());
+    if (!ok) return;  // the rules below divide by these sizes
+    const std::int64_t tp = x.tp(), cp = x.cp(), pp = x.pp(), vpp = x.vpp(), dp = x.dp(), ep = x.ep();
+    const std::int64_t product = tp * cp * pp * dp;
+    if (s_.has_topology() && s_.topology().has_gpus() && product != s_.topology().gpus()) {
+      fail(p, "tp*cp*pp*dp = " + num(tp) + "*" + num(cp) + "*" + num(pp) + "*" + num(dp) + " = " + num(product) +
+                  " but topology.gpus = " + num(std::int64_t{s_.topology().gpus()}));
+    }
+    const proto::Model& m = s_.model();
+    const bool has_model = s_.has_model();
+    if (has_model && m.num_attention_heads() >= 1 && m.num_attention_heads() % tp != 0) {
+      fail(p + ".tp", num(tp) + " does not divide model.num_attention_heads = " +
+                          num(std::int64_t{m.num_attention_heads()}));
+    }
+    if (has_model && m.has_num_kv_heads() && m.num_kv_heads() >= 1 && m.num_kv_heads() % tp != 0) {
+      fail(p + ".tp", num(tp) + " does not divide model.num_kv_heads = " + num(std::int64_t{m.num_kv_heads()}));
+    }
+    check_stage_layers(x, has_model ? m.num_layers() : 0);
+    // Experts.
+    if (ep > 1 && !(has_model && m.has_moe())) fail(p + ".ep", num(ep) + " needs a MoE model (model.moe)");
+    if (has_model && m.has_moe() && m.moe().num_experts() >= 1 && m.moe().num_experts() % ep != 0) {
+      fail(p + ".ep", num(ep) + " does not divide model.moe.num_experts = " + num(std::int64_t{m.moe().num_experts()}));
+    }
+    if ((dp * cp) % ep != 0) fail(p + ".ep", num(ep) + " does not divide dp*cp = " + num(dp * cp));
+    if ((tp * cp * dp) % (x.etp() * ep) != 0) {
+      fail(p + ".etp", "etp*ep = " + num(std::int64_t{x.etp()} * ep) + " does not divide tp*cp*dp = " + num(tp * cp * dp));
+    }
+    // Batch and schedule.
+    const std::int64_t per_step = std::int64_t{x.micro_batch()} * dp;
+    if (batch_ok && x.global_batch() % per_step != 0) {
+      fail(p + ".global_batch", num(std::int64_t{x.global_batch()}) + " is not a multiple of micro_batch*dp = " +
+                                    num(std::int64_t{x.micro_batch()}) + "*" + num(dp) + " = " + num(per_step));
+    }
+    const std::int64_t m_count = batch_ok ? x.global_batch() / per_step : 0;
+    const bool m_ok = batch_ok && x.global_batch() % per_step == 0;
+    const std::string m_text = "the micro-batch count m = global_batch/(micro_batch*dp) = " + num(m_count);
+    if (x.schedule() == proto::INTERLEAVED_1F1B) {
+      if (vpp < 2) fail(p + ".vpp", "interleaved-1f1b needs vpp > 1, got " + num(vpp));
+      if (m_ok && m_count % pp != 0) fail(p + ".global_batch", "interleaved-1f1b needs " + m_text + " to be a multiple of pp = " + num(pp));
+    } else if (vpp > 1) {
+      fail(p + ".vpp", num(vpp) + " needs schedule: interleaved-1f1b");
+    }
+    if (x.schedule() == proto::DUALPIPE) {
+      if (pp % 2 != 0) fail(p + ".pp", "dualpipe needs an even pp, got " + num(pp));
+      if (m_ok && m_count % 2 != 0) fail(p + ".global_batch", "dualpipe needs " + m_text + " to be even");
+    }
+    if (has_model && m.seq_length() >= 1) {
+      const std::int64_t s = m.seq_length();
+      if (cp > 1 && s % (2 * cp) != 0) {
+        fail(p + ".cp", "model.seq_length = " + num(s) + " is not divisible by 2*cp = " + num(2 * cp) +
+                            " (causal load balancing gives each CP rank two chunks)");
+      }
+      if (x.sequence_parallel() && s % (tp * cp) != 0) {
+        fail(p + ".sequence_parallel", "needs model.seq_length = " + num(s) + " divisible by tp*cp = " + num(tp * cp));
+      }
+    }
+  }
+
+  void check_stage_layers(const proto::Parallelism& x, std::int64_t layers) {
+    const std::string p = "parallelism";
+    const std::int64_t chunks = std::int64_t{x.pp()} * x.vpp();
+    if (x.stage_layers_size() == 0) {
+      if (layers >= 1 && layers % chunks != 0) {
+        fail(p + ".pp", "pp*vpp = " + num(std::int64_t{x.pp()}) + "*" + num(std::int64_t{x.vpp()}) + " = " + num(chunks) +
+                            " does not divide model.num_layers = " + num(layers) + "; give stage_layers for an uneven split");
+      }
+      return;
+    }
+    if (x.stage_layers_size() != chunks) {
+      fail(p + ".stage_layers", "has " + num(std::int64_t{x.stage_layers_size()}) + " entries but pp*vpp = " + num(chunks));
+    }
+    std::int64_t sum = 0;
+    for (int i = 0; i < x.stage_layers_size(); ++i) {
+      sum += x.stage_layers(i);
+      at_least(true, x.stage_layers(i), 1, p + ".stage_layers[" + std::to_string(i) + "]");
+    }
+    if (layers >= 1 && sum != layers) {
+      fail(p + ".stage_layers", "entries sum to " + num(sum) + " but model.num_layers = " + num(layers));
+    }
+  }
+
+  void check_rank_order(const std::string& order) {
+    std::set<std::string> names;
+    std::size_t start = 0;
+    bool ok = true;
+    for (;;) {
+      const auto dash = order.find('-', start);
+      const std::string name = order.substr(start, dash == std::string::npos ? std::string::npos : dash - start);
+      if (name != "tp" && name != "cp" && name != "ep" && name != "dp" && name != "pp") ok = false;
+      if (!names.insert(name).second) ok = false;
+      if (dash == std::string::npos) break;
+      start = dash + 1;
+    }
+    if (!ok || names.size() != 5) {
+      fail("parallelism.rank_order", "expected tp, cp, ep, dp and pp once each joined by '-' (e.g. tp-cp-ep-dp-pp), got '" +
+                                         order + "'");
+    }
+  }
+
+  // ---- optimizations ----------------------------------------------------------------------
+  void check_overlap(const proto::Overlap& o, const std::string& path) {
+    at_least_one(o.alpha(), path + ".alpha");
+    at_least_one(o.beta(), path + ".beta");
+    at_least(true, o.chunks(), 1, path + ".chunks");
+  }
+
+  void check_optimizations() {
+    const proto::Optimizations& o = s_.optimizations();
+    const std::string p = "optimizations";
+    positive(true, o.compute_scale(), p + ".compute_scale");
+    positive(true, o.bandwidth_scale(), p + ".bandwidth_scale");
+    positive(true, o.dp_bucket_size(), p + ".dp_bucket_size");
+    check_overlap(o.tp_overlap(), p + ".tp_overlap");
+    check_overlap(o.cp_overlap(), p + ".cp_overlap");
+    check_overlap(o.ep_overlap(), p + ".ep_overlap");
+    check_overlap(o.pp_overlap(), p + ".pp_overlap");
+    check_overlap(o.dp_overlap(), p + ".dp_overlap");
+    const proto::ActivationOffload& a = o.activation_offload();
+    at_least_one(a.alpha(), p + ".activation_offload.alpha");
+    at_least_one(a.beta(), p + ".activation_offload.beta");
+    at_least_one(a.alpha_backward(), p + ".activation_offload.alpha_backward");
+    at_least_one(a.beta_backward(), p + ".activation_offload.beta_backward");
+    const proto::Hardware& h = s_.hardware();
+    const bool has_hw = s_.has_hardware();
+    if (a.enabled() && has_hw) {
+      require(h, "hardware", "h2d_bandwidth", "required by optimizations.activation_offload");
+      require(h, "hardware", "d2h_bandwidth", "required by optimizations.activation_offload");
+    }
+    if (o.optimizer().placement() == proto::CPU && has_hw) {
+      const std::string why = "required by optimizations.optimizer.placement cpu";
+      require(h, "hardware", "cpu_optimizer_params_per_second", why);
+      require(h, "hardware", "h2d_bandwidth", why);
+      require(h, "hardware", "d2h_bandwidth", why);
+    }
+    if (o.compute_dtype() == proto::FP8 && has_hw) require(h, "hardware", "peak_fp8", "required by compute_dtype fp8");
+    if (o.memfine().enabled() && !(s_.has_model() && s_.model().has_moe())) {
+      fail(p + ".memfine.enabled", "MemFine needs a MoE model (model.moe)");
+    }
+  }
+
+  // ---- fault tolerance --------------------------------------------------------------------
+  void check_fault_tolerance() {
+    if (!s_.has_fault_tolerance()) return;
+    const proto::FaultTolerance& f = s_.fault_tolerance();
+    const std::string p = "fault_tolerance";
+    require(f, p, "node_failure_rate_per_day");
+    at_least(f.has_gpus_per_failure_unit(), f.gpus_per_failure_unit(), 1, p + ".gpus_per_failure_unit");
+    std::set<std::string> names;
+    for (int i = 0; i < f.failure_classes_size(); ++i) {
+      const proto::FailureClass& c = f.failure_classes(i);
+      const std::string q = p + ".failure_classes[" + std::to_string(i) + "]";
+      if (require(c, q, "name") && !names.insert(c.name()).second) fail(q + ".name", "duplicate class '" + c.name() + "'");
+      if (require(c, q, "weight")) positive(true, c.weight(), q + ".weight");
+      if (c.distribution() == proto::EMPIRICAL) {
+        if (c.samples_size() == 0) fail(q + ".samples", "missing (required by distribution empirical)");
+      } else {
+        require(c, q, "recovery");
+        if (c.samples_size() > 0) fail(q + ".samples", "only used with distribution: empirical");
+      }
+      if (c.distribution() == proto::LOGNORMAL) positive(true, c.sigma(), q + ".sigma");
+    }
+    if (f.has_checkpoint()) {
+      const proto::Checkpoint& c = f.checkpoint();
+      const std::string q = p + ".checkpoint";
+      if (require(c, q, "interval_steps")) at_least(true, c.interval_steps(), 1, q + ".interval_steps");
+      const bool save_ok = require(c, q, "save_time");
+      if (save_ok && c.mode() == proto::ASYNC && c.snapshot_time() > c.save_time()) {
+        fail(q + ".snapshot_time", num(c.snapshot_time()) + " s exceeds save_time = " + num(c.save_time()) + " s");
+      }
+    }
+    if (f.process() == proto::EMPIRICAL_PROCESS) require(f, p, "failure_records", "required by process empirical");
+    positive(true, f.weibull_shape(), p + ".weibull_shape");
+    positive(f.has_step_time(), f.step_time(), p + ".step_time");
+  }
+
+  // ---- training ---------------------------------------------------------------------------
+  void check_training() {
+    if (!s_.has_training()) return;
+    const proto::Training& t = s_.training();
+    if (t.has_tokens() == t.has_steps()) {
+      fail("training", t.has_tokens() ? "give tokens or steps, not both" : "give tokens or steps");
+      return;
+    }
+    at_least(t.has_steps(), t.steps(), 1, "training.steps");
+    if (positive(t.has_tokens(), t.tokens(), "training.tokens") && s_.model().seq_length() >= 1 &&
+        s_.parallelism().global_batch() >= 1) {
+      const double per_step = static_cast<double>(s_.parallelism().global_batch()) * s_.model().seq_length();
+      constexpr double kMaxSteps = 9007199254740992.0;  // 2^53
+      if (std::ceil(t.tokens() / per_step) > kMaxSteps) {
+        fail("training.tokens", num(t.tokens()) + " tokens give more than 2^53 steps");
+      }
+    }
+  }
+
+  const proto::Scenario& s_;
+  const SourceMap& sources_;
+  Diagnostics& diagnostics_;
+};
+
+}  // namespace
+
+void validate_scenario(const proto::Scenario& scenario, const SourceMap& sources, Diagnostics& diagnostics) {
+  Validator(scenario, sources, diagnostics).run();
+}
+
+std::span<const std::string_view> validation_rules() { return kRules; }
+
+}  // namespace mofasim::scenario
