@@ -1,0 +1,598 @@
+// The closed-form MoFa step model (see analytic_model.h for the readings chosen).
+#include "model/analytic_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "model/analytic_overlap.h"
+#include "model/compute_time.h"
+#include "model/flops.h"
+#include "model/shape.h"
+#include "model/stage_layout.h"
+#include "schedules/dualpipe.h"
+#include "schedules/factory.h"
+#include "sim/units/check.h"
+#include "topology/comm_group.h"
+#include "topology/placement.h"
+#include "topology/topology.h"
+
+namespace mofasim::model {
+namespace {
+
+using topology::CollectiveKind;
+using Communicator = topology::CommGroup;
+using topology::GroupKind;
+
+// Exposed time of one pass (F, input-grad B or weight-grad W) of a layer or chunk, by kind.
+struct PassTime {
+  double compute = 0;
+  double tp = 0;
+  double cp = 0;
+  double ep = 0;
+  double a2a = 0;  // all-to-all seconds inside `ep` (what EP overlap pairs)
+  [[nodiscard]] double total() const { return compute + tp + cp + ep; }
+  PassTime& operator+=(const PassTime& o) {
+    compute += o.compute;
+    tp += o.tp;
+    cp += o.cp;
+    ep += o.ep;
+    a2a += o.a2a;
+    return *this;
+  }
+  friend PassTime operator*(double k, PassTime t) {
+    return {k * t.compute, k * t.tp, k * t.cp, k * t.ep, k * t.a2a};
+  }
+};
+
+struct LayerTime {
+  PassTime f;  // forward, eq. (7)
+  PassTime b;  // input-gradient backward (+ recompute), eq. (8)
+  PassTime w;  // weight-gradient backward
+  [[nodiscard]] PassTime backward() const {
+    PassTime t = b;
+    t += w;
+    return t;
+  }
+  LayerTime& operator+=(const LayerTime& o) {
+    f += o.f;
+    b += o.b;
+    w += o.w;
+    return *this;
+  }
+};
+LayerTime scaled(double k, const LayerTime& t) { return {k * t.f, k * t.b, k * t.w}; }
+
+CollectiveKind to_topology(Collective c) {
+  switch (c) {
+    case Collective::kAllReduce: return CollectiveKind::kAllReduce;
+    case Collective::kReduceScatter: return CollectiveKind::kReduceScatter;
+    case Collective::kAllGather: return CollectiveKind::kAllGather;
+    case Collective::kAllToAll: return CollectiveKind::kAllToAll;
+    case Collective::kSendRecv: return CollectiveKind::kSendRecv;
+  }
+  MOFASIM_UNREACHABLE("unknown Collective");
+}
+
+AnalyticModel::CommCost comm_cost(const Communicator& group, CollectiveKind kind, double bytes) {
+  const topology::CollectiveCost c = group.cost(kind, topology::default_algorithm(kind), Bytes{bytes});
+  return {c.latency_seconds, c.bandwidth_seconds};
+}
+
+double seconds(const AnalyticModel::CommCost& c, double inv_mub) { return c.latency + c.bandwidth * inv_mub; }
+
+// The slowest of the send/recv hops between consecutive members of `members` (wrapping around
+// when `ring`), for S = bytes.
+AnalyticModel::CommCost slowest_hop(const topology::Topology& topo, std::span<const int> members, bool ring,
+                                    double bytes) {
+  AnalyticModel::CommCost worst;
+  const int n = static_cast<int>(members.size());
+  const int hops = ring ? n : n - 1;
+  for (int i = 0; i < hops && n > 1; ++i) {
+    const std::array<int, 2> pair{members[static_cast<std::size_t>(i)],
+                                  members[static_cast<std::size_t>((i + 1) % n)]};
+    const Communicator g(topo, pair);
+    const AnalyticModel::CommCost c = comm_cost(g, CollectiveKind::kSendRecv, bytes);
+    if (c.latency + c.bandwidth > worst.latency + worst.bandwidth) worst = c;
+  }
+  return worst;
+}
+
+// The groups rank 0 belongs to (all groups of a kind have the same shape on the uniform clusters
+// TopologySpec describes; rank 0's is taken as the representative).
+struct Groups {
+  const topology::Topology* topo;
+  const topology::Placement* placement;
+  Communicator tp;
+  Communicator ep;
+  std::vector<int> etp_members;
+  Communicator etp;
+  std::span<const int> cp_members;
+};
+
+void price_block(AnalyticModel::Block& block, const Groups& g, int etp) {
+  const auto comms = block.ops.comms();
+  for (std::size_t j = 0; j < comms.size(); ++j) {
+    const CommOp& c = comms[j];
+    const CollectiveKind kind = to_topology(c.collective);
+    switch (c.group) {
+      case CommGroup::kTp: block.comm[j] = comm_cost(g.tp, kind, c.bytes); break;
+      case CommGroup::kEtp:
+        MOFASIM_CHECK(c.group_size == etp, "expert-TP collective with a group size other than etp");
+        block.comm[j] = comm_cost(g.etp, kind, c.bytes);
+        break;
+      case CommGroup::kEp: block.comm[j] = comm_cost(g.ep, kind, c.bytes); break;
+      case CommGroup::kCp:
+        // One ring step: every member sends to its successor at once; the slowest hop bounds it.
+        block.comm[j] = slowest_hop(*g.topo, g.cp_members, /*ring=*/true, c.bytes);
+        break;
+      case CommGroup::kPp: MOFASIM_UNREACHABLE("a layer carries no pipeline send/recv");
+    }
+  }
+}
+
+struct Ctx {
+  const HardwareSpec& hw;
+  const FeatureSpec& f;
+  double inv_mub;
+  int cp;
+};
+
+// MoFa eq. (7)-(8) for one block, with (17)-(22) and, for transformer layers, (29)-(35).
+LayerTime time_block(const AnalyticModel::Block& block, const Ctx& x, bool transformer_layer) {
+  const auto ops = block.ops.ops();
+  const auto comms = block.ops.comms();
+  constexpr Phase kPhases[3] = {Phase::kForward, Phase::kBackwardInput, Phase::kBackwardWeight};
+  std::array<std::array<double, kMaxOps>, 3> op_s{};
+  std::array<PassTime, 3> pass{};
+  std::array<double, 3> attention{};
+  double selective = 0;
+  for (int ph = 0; ph < 3; ++ph) {
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      const double s = phase_seconds(ops[i].phase(kPhases[ph]), ops[i].op_class, x.hw, x.f);  // eq. (1), (17), (19)
+      op_s[static_cast<std::size_t>(ph)][i] = s;
+      pass[static_cast<std::size_t>(ph)].compute += s;
+      if (ops[i].op_class == OpClass::kAttention) attention[static_cast<std::size_t>(ph)] += s;
+      if (ph == 0 && ops[i].recomputed_by_selective) selective += s;
+    }
+  }
+  std::array<std::uint32_t, 3> paired{};  // GEMMs already pipelined with a TP collective, per phase
+  for (std::size_t j = 0; j < comms.size(); ++j) {
+    const CommOp& c = comms[j];
+    const auto ph = static_cast<std::size_t>(c.phase);
+    PassTime& t = pass[ph];
+    const double one = seconds(block.comm[j], x.inv_mub);  // eq. (2), (3), (18)
+    switch (c.group) {
+      case CommGroup::kTp:
+      case CommGroup::kEtp: {
+        const double total = one * c.count;
+        double extra = total;
+        if (x.f.tp_overlap.enabled) {
+          for (std::size_t i = 0; i < ops.size(); ++i) {
+            const bool gemm = ops[i].op_class == OpClass::kGemm || ops[i].op_class == OpClass::kSmallGemm;
+            if (ops[i].op != c.op || !gemm || op_s[ph][i] <= 0 || (paired[ph] >> i & 1U) != 0) continue;
+            paired[ph] |= 1U << i;
+            const double gemm_s = op_s[ph][i];
+            // MoFa eq. (20): the exposed part beyond the GEMM itself.
+            extra = tp_overlap_seconds(gemm_s, total, std::max(1, x.f.tp_overlap.chunks), x.f.tp_overlap.alpha,
+                                       x.f.tp_overlap.beta) -
+                    gemm_s;
+            break;
+          }
+        }
+        t.tp += extra;
+        break;
+      }
+      case CommGroup::kCp: {
+        // MoFa eq. (21): count = c-1 ring steps around the attention core of this phase.
+        MOFASIM_CHECK(c.count == x.cp - 1, "CP ring with a step count other than cp - 1");
+        const double a = attention[ph];
+        t.cp += cp_ring_seconds(a, one, x.cp, x.f.cp_overlap.enabled, x.f.cp_overlap.alpha, x.f.cp_overlap.beta) - a;
+        break;
+      }
+      case CommGroup::kEp:
+        t.ep += one * c.count;
+        t.a2a += one * c.count;
+        break;
+      case CommGroup::kPp: MOFASIM_UNREACHABLE("a layer carries no pipeline send/recv");
+    }
+  }
+  LayerTime lt{pass[0], pass[1], pass[2]};
+  if (!transformer_layer) return lt;
+
+  const LayerTotals& totals = block.ops.totals();
+  double stored = totals.activation_bytes;
+  switch (x.f.recompute) {
+    case RecomputeKind::kNone: break;
+    case RecomputeKind::kSelective:  // MoFa eq. (29)-(30): re-run the attention part before B
+      lt.b.compute += selective;
+      stored -= totals.selective_dropped_bytes;
+      break;
+    case RecomputeKind::kFull:  // MoFa eq. (31)-(32): T_B += T_F,layer, its collectives included
+      lt.b += lt.f;
+      stored = totals.input_bytes;
+      break;
+  }
+  const OverlapSpec& off = x.f.activation_offload;
+  if (off.enabled) {
+    // MoFa eq. (33)-(35): the layer's stored activation goes D2H under the forward and comes
+    // back H2D under the backward; the copy-bound excess is reported as compute.
+    if (!(x.hw.d2h_bandwidth > 0) || !(x.hw.h2d_bandwidth > 0)) {
+      throw std::invalid_argument("hardware.d2h_bandwidth and hardware.h2d_bandwidth must be > 0 with activation offload");
+    }
+    const double f_total = lt.f.total();
+    lt.f.compute += offload_seconds(f_total, stored / x.hw.d2h_bandwidth, off.alpha, off.beta) - f_total;
+    const double b_total = lt.b.total() + lt.w.total();
+    lt.b.compute += offload_seconds(b_total, stored / x.hw.h2d_bandwidth, x.f.offload_alpha_backward,
+                                    x.f.offload_beta_backward) -
+                    b_total;
+  }
+  return lt;
+}
+
+void require(bool ok, const std::string& message) {
+  if (!ok) throw std::invalid_argument(message);
+}
+
+}  // namespace
+
+AnalyticModel::AnalyticModel(const AnalyticInput& input) : input_(input), hardware_(input.hardware) {
+  const ModelSpec& model = input_.model;
+  const ParallelSpec& par = input_.parallel;
+  const FeatureSpec& feat = input_.features;
+  hardware_.name.clear();
+  validate_model(model);
+  validate_parallel(model, par);
+  input_.topology.validate();
+  require(input_.topology.gpus == par.gpus(),
+          "topology.gpus = " + std::to_string(input_.topology.gpus) + " but tp*cp*pp*dp = " +
+              std::to_string(par.gpus()));
+  require(par.micro_batch >= 1 && par.global_batch % (par.micro_batch * par.dp) == 0 && par.microbatches() >= 1,
+          "parallel.global_batch must be a positive multiple of micro_batch*dp = " +
+              std::to_string(par.micro_batch * par.dp));
+  require(par.vpp == 1 || par.schedule == ScheduleKind::kInterleaved1F1B,
+          "parallel.vpp > 1 needs schedule interleaved_1f1b, got vpp = " + std::to_string(par.vpp));
+  require(!feat.tp_overlap.enabled || feat.tp_overlap.chunks >= 1, "features.tp_overlap.chunks must be >= 1");
+  require(feat.bandwidth_scale > 0, "features.bandwidth_scale must be > 0");
+
+  p_ = par.pp;
+  m_ = par.microbatches();
+  const bool dualpipe = par.schedule == ScheduleKind::kDualPipe;
+  v_ = dualpipe ? 2 : par.vpp;
+
+  // Groups on the cluster.
+  const topology::Topology topo(input_.topology);
+  const topology::Placement placement(
+      topology::ParallelSizes{.tp = par.tp, .cp = par.cp, .ep = par.ep, .dp = par.dp, .pp = par.pp},
+      input_.rank_order);
+  std::span<const int> tp_members = placement.members_of(GroupKind::kTp, 0);
+  require(par.etp == 1 || par.etp == par.tp || (par.etp < par.tp && par.tp % par.etp == 0),
+          "parallel.etp must be 1 or divide tp, got " + std::to_string(par.etp));
+  std::vector<int> etp_members(tp_members.begin(), tp_members.begin() + par.etp);
+  Groups g{.topo = &topo,
+           .placement = &placement,
+           .tp = Communicator(topo, tp_members),
+           .ep = Communicator(topo, placement.members_of(GroupKind::kEp, 0)),
+           .etp_members = etp_members,
+           .etp = Communicator(topo, etp_members),
+           .cp_members = placement.members_of(GroupKind::kCp, 0)};
+
+  // Layer types and their collectives.
+  for (int l = 0; l < model.num_layers && !(has_dense_ && has_moe_); ++l) {
+    Block& b = model.is_moe_layer(l) ? moe_ : dense_;
+    bool& has = model.is_moe_layer(l) ? has_moe_ : has_dense_;
+    if (has) continue;
+    b.ops = ops_for_layer(model, par, l);
+    price_block(b, g, par.etp);
+    has = true;
+  }
+  embedding_.ops = ops_for_embedding(model, par);
+  price_block(embedding_, g, par.etp);
+  head_.ops = ops_for_head(model, par);
+  price_block(head_, g, par.etp);
+  if (model.mtp_depth > 0) {
+    mtp_projection_.ops = ops_for_mtp_projection(model, par);
+    price_block(mtp_projection_, g, par.etp);
+  }
+
+  // PP hop: the slowest boundary between consecutive virtual stages (wrapping for interleaved).
+  const LayerOps pp = pp_boundary_comm(model, par);
+  if (!pp.comms().empty()) {
+    pp_hop_ = slowest_hop(topo, placement.members_of(GroupKind::kPp, 0), v_ > 1 && !dualpipe, pp.comms()[0].bytes);
+  }
+
+  // Chunks per rank.
+  const std::vector<ChunkLayers> layout = chunk_layers(model, par);
+  auto chunk_of = [&](const ChunkLayers& cl) {
+    Chunk c;
+    for (int l = cl.first_layer; l < cl.first_layer + cl.num_layers; ++l) {
+      (model.is_moe_layer(l) ? c.moe_layers : c.dense_layers) += 1;
+    }
+    c.embedding = cl.chunk == 0;
+    c.head = cl.chunk == static_cast<int>(layout.size()) - 1;
+    return c;
+  };
+  chunks_.assign(static_cast<std::size_t>(p_ * v_), Chunk{});
+  for (int r = 0; r < p_; ++r) {
+    if (dualpipe) {  // stage r holds chunk r (lane 0) and chunk p-1-r (lane 1)
+      chunks_[static_cast<std::size_t>(r * 2)] = chunk_of(layout[static_cast<std::size_t>(r)]);
+      chunks_[static_cast<std::size_t>(r * 2 + 1)] = chunk_of(layout[static_cast<std::size_t>(p_ - 1 - r)]);
+    } else {
+      for (int k = 0; k < v_; ++k) {
+        chunks_[static_cast<std::size_t>(r * v_ + k)] = chunk_of(layout[static_cast<std::size_t>(k * p_ + r)]);
+      }
+    }
+  }
+
+  // Memory (eq. (4)-(6), (25)-(35)) with the schedule's in-flight micro-batches per rank.
+  const schedules::PipelineShape shape{.stages = p_, .microbatches = m_, .chunks = par.vpp};
+  std::vector<double> inflight(static_cast<std::size_t>(p_));
+  for (int r = 0; r < p_; ++r) inflight[static_cast<std::size_t>(r)] = schedules::peak_activation(par.schedule, shape, r);
+  memory_ = memory_report(model, input_.hardware, par, feat, inflight);
+  const int copies = schedules::parameter_copies(par.schedule);
+  if (copies > 1) {
+    // DualPipe keeps a second copy of its stage's weights and gradients (NOTE: the optimizer
+    // state is taken as shared between the copies).
+    double worst = -1;
+    for (StageMemory& s : memory_.stages) {
+      const double extra = (copies - 1) * (s.static_bytes.weights + s.static_bytes.grads);
+      s.static_bytes.weights *= copies;
+      s.static_bytes.grads *= copies;
+      s.peak_bytes += extra;
+      s.excess_bytes = std::max(0.0, s.peak_bytes - s.capacity_bytes);
+      if (s.peak_bytes > worst) {
+        worst = s.peak_bytes;
+        memory_.worst_rank = s.rank;
+      }
+    }
+  }
+
+  // DP reduction and optimizer per rank (eq. (13), (24)-(28)).
+  const BytesPerParam bpp = bytes_per_param(feat);
+  const ShardGroups shards = optimizer_shard_groups(par);
+  const Communicator dense_dp(topo, placement.members_of(par.cp > 1 ? GroupKind::kDpCp : GroupKind::kDp, 0));
+  const Communicator expert_dp(topo, placement.members_of(GroupKind::kExpertDp, 0));
+  const double bucket = feat.dp_bucket_bytes > 0 ? feat.dp_bucket_bytes : 0;
+  auto bucketed = [&](const Communicator& group, CollectiveKind kind, double bytes) {
+    if (bytes <= 0 || group.size() == 1) return CommCost{};
+    const double buckets = bucket > 0 ? std::ceil(bytes / bucket) : 1;
+    const CommCost whole = comm_cost(group, kind, bytes);
+    return CommCost{whole.latency * buckets, whole.bandwidth};
+  };
+  auto add = [](CommCost a, CommCost b) { return CommCost{a.latency + b.latency, a.bandwidth + b.bandwidth}; };
+  const bool distributed = feat.distributed_optimizer;
+  dp_.assign(static_cast<std::size_t>(p_), RankDp{});
+  for (int r = 0; r < p_; ++r) {
+    const GpuParams& gp = memory_.stages[static_cast<std::size_t>(r)].params;
+    const double dense = gp.dense() * copies;
+    const double expert = gp.expert * copies;
+    RankDp& d = dp_[static_cast<std::size_t>(r)];
+    if (distributed) {  // eq. (25)-(26): RS of gradients + AG of parameters
+      d.grad = add(bucketed(dense_dp, CollectiveKind::kReduceScatter, dense * bpp.grad),
+                   bucketed(expert_dp, CollectiveKind::kReduceScatter, expert * bpp.grad));
+      d.params = add(bucketed(dense_dp, CollectiveKind::kAllGather, dense * bpp.weight),
+                     bucketed(expert_dp, CollectiveKind::kAllGather, expert * bpp.weight));
+    } else {
+      d.grad = add(bucketed(dense_dp, CollectiveKind::kAllReduce, dense * bpp.grad),
+                   bucketed(expert_dp, CollectiveKind::kAllReduce, expert * bpp.grad));
+    }
+    const double updated = distributed ? dense / shards.dense_dp + expert / shards.expert_dp : dense + expert;
+    if (feat.optimizer_placement == OptimizerPlacement::kCpu) {  // eq. (27)-(28)
+      d.cpu_params = updated;
+      d.d2h_bytes = updated * bpp.grad;
+      d.h2d_bytes = updated * bpp.weight;
+    } else {
+      // Adam reads the gradient, reads and writes master weights and moments, writes the weight.
+      d.update_bytes = updated * (bpp.grad + 2 * bpp.optimizer() + bpp.weight);
+    }
+  }
+  if (feat.optimizer_placement == OptimizerPlacement::kCpu) {
+    require(input_.hardware.d2h_bandwidth > 0 && input_.hardware.h2d_bandwidth > 0 &&
+                input_.hardware.cpu_optimizer_params_per_second > 0,
+            "hardware.d2h_bandwidth, h2d_bandwidth and cpu_optimizer_params_per_second must be > 0 with the CPU "
+            "optimizer");
+  }
+
+  model_flops_ = model_flops_per_step(model, par);
+  hardware_flops_ = hardware_flops_per_step(model, par, feat.recompute);
+  tokens_ = tokens_per_step(model, par);
+  // Price once so that a bad hardware spec fails here, not in the hot path.
+  (void)time_step(rates());
+}
+
+RateKnobs AnalyticModel::rates() const {
+  return RateKnobs{.efficiency = input_.hardware.efficiency,
+                   .roofline_slope = input_.hardware.roofline_slope,
+                   .roofline_intercept = input_.hardware.roofline_intercept,
+                   .compute_scale = input_.features.compute_scale,
+                   .bandwidth_scale = input_.features.bandwidth_scale};
+}
+
+StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
+  if (!(knobs.bandwidth_scale > 0)) throw std::invalid_argument("bandwidth_scale must be > 0");
+  HardwareSpec hw = hardware_;
+  hw.efficiency = knobs.efficiency;
+  hw.roofline_slope = knobs.roofline_slope;
+  hw.roofline_intercept = knobs.roofline_intercept;
+  FeatureSpec f = input_.features;
+  f.compute_scale = knobs.compute_scale;
+  const Ctx x{.hw = hw, .f = f, .inv_mub = 1.0 / knobs.bandwidth_scale, .cp = input_.parallel.cp};
+  const ScheduleKind kind = input_.parallel.schedule;
+
+  const LayerTime dense = has_dense_ ? time_block(dense_, x, true) : LayerTime{};
+  const LayerTime moe = has_moe_ ? time_block(moe_, x, true) : LayerTime{};
+  const LayerTime emb = time_block(embedding_, x, false);
+  LayerTime head = time_block(head_, x, false);
+  if (input_.model.mtp_depth > 0) {
+    // Each MTP module: a layer of the last layer's type, its eh projection and its own head.
+    LayerTime mtp = input_.model.is_moe_layer(input_.model.num_layers - 1) ? moe : dense;
+    mtp += time_block(mtp_projection_, x, false);
+    mtp += time_block(head_, x, false);
+    head += scaled(input_.model.mtp_depth, mtp);
+  }
+
+  // EP overlap (eq. 22): a steady forward+backward pair of one MoE layer, minus running them apart.
+  const ScheduleKind k = kind;
+  const bool pairs = k != ScheduleKind::kGpipe;
+  double moe_pair_delta = 0;
+  if (f.ep_overlap.enabled && pairs && has_moe_) {
+    const PassTime fb = moe.f;
+    const PassTime bb = moe.backward();
+    moe_pair_delta = ep_pair_seconds(fb.total() - fb.a2a, fb.a2a, bb.total() - bb.a2a, bb.a2a, f.ep_overlap.alpha,
+                                     f.ep_overlap.beta) -
+                     (fb.total() + bb.total());
+  }
+  const double t_pp = seconds(pp_hop_, x.inv_mub);
+
+  struct ChunkTime {
+    LayerTime t;
+    double pair = 0;      // steady F+B pair, EP overlap applied
+    double ep_delta = 0;  // pair - (F + B)
+    double pp_extra = 0;  // steady PP exposure of the pair, eq. (23)
+  };
+  auto chunk_time = [&](const Chunk& c) {
+    ChunkTime ct;
+    ct.t = scaled(c.dense_layers, dense);
+    ct.t += scaled(c.moe_layers, moe);
+    if (c.embedding) ct.t += emb;
+    if (c.head) ct.t += head;
+    const double fwd = ct.t.f.total();
+    const double bwd = ct.t.backward().total();
+    ct.ep_delta = c.moe_layers * moe_pair_delta;
+    ct.pair = fwd + bwd + ct.ep_delta;
+    if (p_ > 1) {
+      if (!f.pp_overlap.enabled) {
+        ct.pp_extra = 2 * t_pp;  // each pass waits for its send
+      } else if (ct.ep_delta != 0) {
+        ct.pp_extra = pp_overlap_seconds(ct.pair, 2 * t_pp, f.pp_overlap.alpha, f.pp_overlap.beta) - ct.pair;
+      } else {
+        ct.pp_extra = pp_overlap_seconds(fwd, t_pp, f.pp_overlap.alpha, f.pp_overlap.beta) +
+                      pp_overlap_seconds(bwd, t_pp, f.pp_overlap.alpha, f.pp_overlap.beta) - fwd - bwd;
+      }
+    }
+    return ct;
+  };
+
+  // Busiest rank: the largest steady busy time.
+  const double mb_per_chunk = k == ScheduleKind::kDualPipe ? m_ / 2.0 : m_;
+  int busiest = 0;
+  double busiest_busy = -1;
+  for (int r = 0; r < p_; ++r) {
+    double busy = 0;
+    for (int c = 0; c < v_; ++c) {
+      const ChunkTime ct = chunk_time(chunks_[static_cast<std::size_t>(r * v_ + c)]);
+      busy += mb_per_chunk * (ct.pair + ct.pp_extra);
+    }
+    if (busy > busiest_busy) {
+      busiest_busy = busy;
+      busiest = r;
+    }
+  }
+  StepTiming out;
+  StepBreakdown& bd = out.breakdown;
+  LayerTime rank_sum;  // one micro-batch through every chunk of the busiest rank
+  double rank_pair = 0;
+  for (int c = 0; c < v_; ++c) {
+    const ChunkTime ct = chunk_time(chunks_[static_cast<std::size_t>(busiest * v_ + c)]);
+    rank_sum += ct.t;
+    rank_pair += ct.pair;
+    bd.ep_exposed += mb_per_chunk * ct.ep_delta;
+    bd.pp_exposed += mb_per_chunk * ct.pp_extra;
+  }
+  const PassTime rank_b = rank_sum.backward();
+  bd.compute += mb_per_chunk * (rank_sum.f.compute + rank_b.compute);
+  bd.tp_exposed += mb_per_chunk * (rank_sum.f.tp + rank_b.tp);
+  bd.cp_exposed += mb_per_chunk * (rank_sum.f.cp + rank_b.cp);
+  bd.ep_exposed += mb_per_chunk * (rank_sum.f.ep + rank_b.ep);
+  out.steady_s = busiest_busy;
+  out.forward_chunk_s = rank_sum.f.total() / v_;
+  out.backward_chunk_s = rank_b.total() / v_;
+
+  const double hops = 2.0 * (p_ - 1) * t_pp;  // warm-up and cool-down hops, exposed
+  if (k == ScheduleKind::k1F1B || k == ScheduleKind::kInterleaved1F1B) {
+    // MoFa eq. (9)-(12): the first micro-batch's forward down virtual stages 0..p-2, the steady
+    // pairs of the busiest rank, the last micro-batch's backward back up through p-2..0.
+    double warm = 0;
+    double cool = 0;
+    for (int j = 0; j + 1 < p_; ++j) {  // virtual stage j: rank j, its first local chunk
+      const ChunkTime ct = chunk_time(chunks_[static_cast<std::size_t>(j * v_)]);
+      warm += ct.t.f.total();
+      cool += ct.t.backward().total();
+    }
+    out.warmup_s = warm + (p_ - 1) * t_pp;
+    out.cooldown_s = cool + (p_ - 1) * t_pp;
+    bd.pp_bubble = warm + cool;
+  } else {
+    // Other schedules: busy + the schedule's closed-form bubble (per full stage) + exposed hops.
+    const double stage_chunks = k == ScheduleKind::kDualPipe ? 2.0 : 1.0;
+    const schedules::PassTimes times{.forward = rank_sum.f.total() / stage_chunks,
+                                     .input_grad = rank_sum.b.total() / stage_chunks,
+                                     .weight_grad = rank_sum.w.total() / stage_chunks};
+    const schedules::PipelineShape shape{.stages = p_, .microbatches = m_, .chunks = 1};
+    if (k == ScheduleKind::kDualPipe) {
+      const double pair = f.ep_overlap.enabled ? rank_pair / stage_chunks : -1;
+      bd.pp_bubble = schedules::dualpipe_bubble(shape, times, pair);
+    } else {
+      bd.pp_bubble = schedules::bubble_time(k, shape, times);
+    }
+  }
+  bd.pp_exposed += hops;
+  out.pipeline_s = busiest_busy + bd.pp_bubble + hops;  // eq. (12)
+  if (k != ScheduleKind::k1F1B && k != ScheduleKind::kInterleaved1F1B) {
+    out.warmup_s = 0;
+    out.cooldown_s = 0;
+  }
+
+  // Optimizer (eq. (13), (24)-(28)): the slowest rank after the pipeline.
+  const int mb_group = std::min(m_, p_);
+  double worst_opt = -1;
+  for (int r = 0; r < p_; ++r) {
+    const RankDp& d = dp_[static_cast<std::size_t>(r)];
+    const double grad = seconds(d.grad, x.inv_mub);
+    const double params = seconds(d.params, x.inv_mub);
+    double exposed = grad + params;
+    if (f.dp_overlap.enabled && v_ > 1) {
+      LayerTime per;  // mean chunk of rank r
+      for (int c = 0; c < v_; ++c) per += chunk_time(chunks_[static_cast<std::size_t>(r * v_ + c)]).t;
+      const double bwd = mb_group * per.backward().total() / v_;
+      const double fwd = mb_group * per.f.total() / v_;
+      exposed = dp_overlap_exposed_seconds(grad / v_, bwd, v_, f.dp_overlap.alpha, f.dp_overlap.beta) +
+                dp_overlap_exposed_seconds(params / v_, fwd, v_, f.dp_overlap.alpha, f.dp_overlap.beta);
+    }
+    double update = 0;
+    if (f.optimizer_placement == OptimizerPlacement::kCpu) {  // eq. (28)
+      update = d.d2h_bytes / hw.d2h_bandwidth + d.cpu_params / hw.cpu_optimizer_params_per_second +
+               d.h2d_bytes / hw.h2d_bandwidth;
+    } else if (d.update_bytes > 0) {  // eq. (13), (26): memory-bound Adam
+      update = phase_seconds(PhaseCost{0, d.update_bytes}, OpClass::kElementwise, hw, f);
+    }
+    if (exposed + update > worst_opt) {
+      worst_opt = exposed + update;
+      bd.dp_exposed = exposed;
+      bd.optimizer = update;
+    }
+  }
+  out.optimizer_s = bd.dp_exposed + bd.optimizer;
+  out.step_time_s = out.pipeline_s + out.optimizer_s;  // eq. (14)
+
+  const double gpus = input_.parallel.gpus();
+  const double peak = peak_flops(hw, f.compute_dtype);
+  out.tflops_per_gpu = model_flops_ / (out.step_time_s * gpus) / 1e12;  // eq. (15)
+  out.mfu = model_flops_ / (out.step_time_s * gpus * peak);
+  out.hfu = hardware_flops_ / (out.step_time_s * gpus * peak);
+  out.tokens_per_s = tokens_ / out.step_time_s;
+  return out;
+}
+
+AnalyticResult AnalyticModel::evaluate() const {
+  AnalyticResult r{.timing = time_step(rates()), .memory = memory_, .fits = memory_.fits(), .memory_excess_bytes = 0};
+  if (!r.fits) {
+    for (const StageMemory& s : memory_.stages) r.memory_excess_bytes = std::max(r.memory_excess_bytes, s.excess_bytes);
+  }
+  return r;
+}
+
+AnalyticResult evaluate_mofa(const AnalyticInput& input) { return AnalyticModel(input).evaluate(); }
+
+}  // namespace mofasim::model

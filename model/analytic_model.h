@@ -1,0 +1,176 @@
+// The closed-form MoFa step model (MoFa §3.2–3.3, eq. (1)–(35)): the time of one training step,
+// where it goes, TFLOPS / MFU / HFU and memory per stage, for one scenario, without simulating it.
+// It is the tuner's fast path and what the step simulation is validated against.
+//
+// Two levels:
+//   * AnalyticModel(input) prepares everything that depends on the layout: the per-op tables of
+//     each layer type (model/op_table.h), the placement of the TP/CP/EP/PP/DP groups on the
+//     topology and the α–β cost of every collective (topology/), the chunk composition of each
+//     pipeline rank, and the memory report (model/memory.h with the schedule's in-flight counts).
+//   * time_step(knobs) re-times the step for a set of device rates (efficiencies, roofline fit,
+//     μ_c, μ_b) without allocating: what calibration and rate sweeps call millions of times.
+// evaluate_mofa(input) does both once.
+//
+// Readings chosen where the paper is vague (each is also stated where it is implemented):
+//   * Layer (7)–(8): compute of every op (compute-time model) plus its TP/CP/EP collectives, each
+//     exposed unless the matching overlap feature hides it (20)–(22). A GEMM pairs with at most
+//     one TP collective for (20); expert-TP collectives count as TP.
+//   * Pipeline (9)–(12), 1F1B and interleaved 1F1B, uniform or not: the critical path runs the
+//     first micro-batch's forward down virtual stages 0..p−2 (warm-up, p−1 exposed PP hops), the
+//     busiest pipeline rank's m·v forward+backward pairs (steady), and the last micro-batch's
+//     backward back through virtual stages p−2..0 (cool-down, p−1 exposed hops). With uniform
+//     stages and free hops this is (m·v + p − 1)(T_F,c + T_B,c).
+//   * Steady phase: without PP overlap every pass adds its hop (T + t_pp); with it (23) applies per
+//     pass, max(α·T, β·t_pp). With EP overlap a steady forward+backward pair of each MoE layer
+//     costs (22) (warm-up forwards and cool-down backwards run alone and expose their all-to-all).
+//   * GPipe, ZB-H1 and DualPipe: busiest rank's busy time + the schedule's closed-form bubble
+//     (schedules/factory.h; DualPipe's F&B pair with the EP overlap credit) + 2(p−1) exposed hops.
+//   * Optimizer (13): per pipeline rank, DP reduction (all-reduce of gradients, or reduce-scatter
+//     of gradients + all-gather of parameters with the distributed optimizer (25)–(26)), in
+//     dp_bucket_bytes buckets, plus the update (GPU Adam as a memory-bound pass over the optimizer
+//     bytes, or D2H + CPU update + H2D (27)–(28)); the step waits for the slowest rank (14).
+//     DP overlap (24): the reduction of chunk i hides under the cool-down backward of one
+//     micro-batch group (min(m, p) chunk backwards), the all-gather under the warm-up forwards; the
+//     last chunk's part stays exposed (so v = 1 hides nothing).
+//   * Recompute: selective (29)–(30) adds the forward of the recomputed ops to T_B; full (31)–(32)
+//     adds the whole T_F,layer (its TP/CP/EP collectives included) to T_B.
+//   * Offload (33)–(35): T_F,layer → max(α·T_F, β·t_D2H), T_B,layer → max(α'·T_B, β'·t_H2D) with
+//     the layer's stored activation as the copy; the extra time is reported under compute.
+//   * μ_b (FeatureSpec::bandwidth_scale, eq. 18) divides the bandwidth term of every collective on
+//     top of TopologySpec's own bandwidth_decay / bandwidth_scale.
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include "model/memory.h"
+#include "model/op_table.h"
+#include "model/spec.h"
+#include "topology/rank_order.h"
+#include "topology/topology_spec.h"
+
+namespace mofasim::model {
+
+struct AnalyticInput {
+  ModelSpec model;
+  HardwareSpec hardware;
+  ParallelSpec parallel;
+  FeatureSpec features;
+  topology::TopologySpec topology;
+  topology::RankOrder rank_order{};  // Megatron's "tp-cp-ep-dp-pp" unless given
+};
+
+// The device rates a step can be re-timed with, without preparing again.
+struct RateKnobs {
+  EfficiencySpec efficiency;
+  double roofline_slope = 0;      // HardwareSpec::roofline_slope (modified roofline, §5.7)
+  double roofline_intercept = 0;  // HardwareSpec::roofline_intercept
+  double compute_scale = 1.0;     // μ_c, eq. (17)
+  double bandwidth_scale = 1.0;   // μ_b, eq. (18)
+};
+
+// Where the step time goes, in seconds; the fields sum to the step time.
+struct StepBreakdown {
+  double compute = 0;     // busiest rank's compute in the pipeline (recompute and offload stalls included)
+  double tp_exposed = 0;  // TP (and expert-TP) communication not hidden by compute
+  double cp_exposed = 0;
+  double ep_exposed = 0;
+  double pp_bubble = 0;   // idle time of the busiest rank (warm-up and cool-down)
+  double pp_exposed = 0;  // PP send/recv on the critical path
+  double dp_exposed = 0;
+  double optimizer = 0;   // parameter update (GPU, or D2H + CPU + H2D)
+
+  [[nodiscard]] double total() const {
+    return compute + tp_exposed + cp_exposed + ep_exposed + pp_bubble + pp_exposed + dp_exposed + optimizer;
+  }
+};
+
+// The timing half of a result (no allocation).
+struct StepTiming {
+  double step_time_s = 0;  // eq. (14)
+  StepBreakdown breakdown;
+  double warmup_s = 0;     // eq. (9)  (1F1B / interleaved; 0 for the other schedules)
+  double steady_s = 0;     // eq. (10) (the busy time for the other schedules)
+  double cooldown_s = 0;   // eq. (11)
+  double pipeline_s = 0;   // eq. (12)
+  double optimizer_s = 0;  // eq. (13): dp_exposed + optimizer
+  double forward_chunk_s = 0;   // T_F,c of the busiest rank's chunks (mean), alone
+  double backward_chunk_s = 0;  // T_B,c likewise (recompute included)
+  double tflops_per_gpu = 0;    // eq. (15), in TFLOP/s (1e12)
+  double mfu = 0;
+  double hfu = 0;
+  double tokens_per_s = 0;
+};
+
+struct AnalyticResult {
+  StepTiming timing;
+  MemoryReport memory;          // per pipeline rank (eq. (4)–(6), (25)–(35))
+  bool fits = true;             // every stage fits its device
+  double memory_excess_bytes = 0;  // worst stage's peak − capacity when it does not fit, else 0
+};
+
+class AnalyticModel {
+ public:
+  // Validates the specs (std::invalid_argument naming the field) and prepares the step.
+  explicit AnalyticModel(const AnalyticInput& input);
+
+  [[nodiscard]] const AnalyticInput& input() const { return input_; }
+  [[nodiscard]] const MemoryReport& memory() const { return memory_; }
+  // The knobs of the prepared input.
+  [[nodiscard]] RateKnobs rates() const;
+
+  // The step re-timed with `knobs`. No heap allocation.
+  [[nodiscard]] StepTiming time_step(const RateKnobs& knobs) const;
+  // time_step(rates()) plus the memory report.
+  [[nodiscard]] AnalyticResult evaluate() const;
+
+  // Prepared per-layer-type data (public for the implementation's helpers; read-only).
+  struct CommCost {
+    double latency = 0;    // seconds, not scaled by μ_b
+    double bandwidth = 0;  // seconds at μ_b = 1
+  };
+  struct Block {           // one LayerOps with the α–β cost of each of its collectives
+    LayerOps ops;
+    std::array<CommCost, kMaxComms> comm{};
+  };
+  struct Chunk {           // what one model chunk holds
+    int dense_layers = 0;
+    int moe_layers = 0;
+    bool embedding = false;
+    bool head = false;     // head + loss (and the MTP modules)
+  };
+  struct RankDp {          // one pipeline rank's DP reduction and update, at μ_b = 1
+    CommCost grad;         // gradient all-reduce or reduce-scatter (dense + expert groups)
+    CommCost params;       // parameter all-gather (distributed optimizer), else zero
+    double update_bytes = 0;     // HBM bytes of the GPU update (eq. 13, 26)
+    double cpu_params = 0;       // parameters the CPU updates (eq. 28)
+    double d2h_bytes = 0;
+    double h2d_bytes = 0;
+  };
+
+ private:
+  AnalyticInput input_;
+  HardwareSpec hardware_;      // input hardware without its name (no allocation when copied)
+  int p_ = 1;
+  int v_ = 1;                  // chunks per rank (2 for DualPipe)
+  int m_ = 1;
+  Block dense_;
+  Block moe_;
+  Block embedding_;
+  Block head_;
+  Block mtp_projection_;
+  bool has_dense_ = false;
+  bool has_moe_ = false;
+  CommCost pp_hop_;
+  std::vector<Chunk> chunks_;           // [rank * v + local chunk]
+  std::vector<RankDp> dp_;              // per rank
+  MemoryReport memory_;
+  double model_flops_ = 0;
+  double hardware_flops_ = 0;
+  double tokens_ = 0;
+};
+
+// Prepares and evaluates one scenario.
+AnalyticResult evaluate_mofa(const AnalyticInput& input);
+
+}  // namespace mofasim::model

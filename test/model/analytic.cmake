@@ -1,0 +1,4 @@
+# Tests and benchmark of the analytic MoFa step model.
+mofasim_add_test(model_analytic_test
+  SRCS ${CMAKE_CURRENT_SOURCE_DIR}/analytic_model_test.cc
+  DEPS mofasim::analytic)
