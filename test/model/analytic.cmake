@@ -2,3 +2,6 @@
 mofasim_add_test(model_analytic_test
   SRCS ${CMAKE_CURRENT_SOURCE_DIR}/analytic_model_test.cc
   DEPS mofasim::analytic)
+mofasim_add_benchmark(model_analytic_bench
+  SRCS ${CMAKE_CURRENT_SOURCE_DIR}/analytic_bench.cc
+  DEPS mofasim::analytic)
