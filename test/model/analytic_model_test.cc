@@ -255,6 +255,19 @@ TEST(AnalyticModel, OtherSchedulesUseTheirBubble) {
   EXPECT_NEAR(r.timing.breakdown.pp_bubble, s1.f + s1.b, 1e-12);
 }
 
+TEST(AnalyticModel, ZeroBubbleH1BubbleIsFPlusBMinusW) {
+  // ZB-H1: bubble (p − 1)(T_F + T_B − T_W) of the busiest stage, T_B the input-grad part only.
+  AnalyticInput in = input(Layout{.pp = 2, .global_batch = 4}, ScheduleKind::kZbH1, 4);
+  in.topology.intra_node.bandwidth = 1e30;
+  auto seconds = [&](const LayerOps& ops) { return layer_compute_seconds(ops, in.hardware, in.features); };
+  const LayerSeconds layer = seconds(ops_for_layer(in.model, in.parallel, 0));
+  const LayerSeconds head = seconds(ops_for_head(in.model, in.parallel));
+  const double f = 2 * layer.forward + head.forward;
+  const double b = 2 * layer.backward_input + head.backward_input;
+  const double w = 2 * layer.backward_weight + head.backward_weight;
+  EXPECT_NEAR(evaluate_mofa(in).timing.breakdown.pp_bubble, f + b - w, 1e-12);
+}
+
 TEST(AnalyticModel, RejectsMismatchedClusterSize) {
   AnalyticInput in = input(Layout{.tp = 2, .global_batch = 1}, ScheduleKind::k1F1B, 2);
   in.topology.gpus = 4;
