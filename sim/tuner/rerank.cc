@@ -1,0 +1,62 @@
+// Re-ranking by the step simulation (see rerank.h).
+#include "sim/tuner/rerank.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <stdexcept>
+
+namespace mofasim::tuner {
+
+RerankResult rerank(const TuneResult& result, const TuneProblem& problem, const TuneOptions& options, int top_n,
+                    const StepFn& simulate) {
+  if (top_n < 1) throw std::invalid_argument("rerank: top_n must be >= 1, got " + std::to_string(top_n));
+  if (!simulate) throw std::invalid_argument("rerank: no simulation function given");
+  RerankResult out;
+  const std::size_t n = std::min(result.ranking.size(), static_cast<std::size_t>(top_n));
+  model::ParallelSpec parallel;
+  for (std::size_t k = 0; k < n; ++k) {
+    const Row& row = result.ranked(k);
+    to_parallel_spec(row.candidate, problem, options, parallel);
+    const model::FeatureSpec features = to_feature_spec(row.candidate.features, problem.base_features);
+    RerankEntry e;
+    e.row = result.ranking[k];
+    e.analytic_rank = static_cast<int>(k) + 1;
+    e.simulated = simulate(ConfigView{.candidate = row.candidate, .parallel = parallel, .features = features});
+    if (options.e2e && e.simulated.fits) {
+      e.simulated_e2e = estimate_e2e(*options.e2e, row.candidate.layout, e.simulated.step_time_s, problem.topology);
+    }
+    out.entries.push_back(e);
+  }
+  std::stable_sort(out.entries.begin(), out.entries.end(), [](const RerankEntry& a, const RerankEntry& b) {
+    if (a.simulated.fits != b.simulated.fits) return a.simulated.fits;
+    if (a.simulated.fits && a.objective() != b.objective()) return a.objective() < b.objective();
+    return a.analytic_rank < b.analytic_rank;
+  });
+  for (std::size_t k = 0; k < out.entries.size(); ++k) {
+    out.entries[k].simulated_rank = static_cast<int>(k) + 1;
+    if (out.entries[k].simulated_rank != out.entries[k].analytic_rank) ++out.moved;
+  }
+  return out;
+}
+
+std::string format_rerank(const TuneResult& result, const RerankResult& rerank) {
+  std::string out = "sim analytic  move  layout                                   features                            analytic_s  simulated_s   diff\n";
+  for (const RerankEntry& e : rerank.entries) {
+    const Row& row = result.rows[e.row];
+    const int move = e.analytic_rank - e.simulated_rank;
+    const std::string moved = move == 0 ? "=" : (move > 0 ? "+" : "") + std::to_string(move);
+    const double diff = row.step.step_time_s > 0
+                            ? (e.simulated.step_time_s - row.step.step_time_s) / row.step.step_time_s * 100
+                            : 0;
+    std::array<char, 512> buf{};
+    std::snprintf(buf.data(), buf.size(), "%3d %8d %5s  %-40s %-35s %10.3f %12.3f %+6.1f%%%s\n", e.simulated_rank,
+                  e.analytic_rank, moved.c_str(), layout_label(row.candidate.layout).c_str(),
+                  feature_label(row.candidate.features).c_str(), row.step.step_time_s, e.simulated.step_time_s, diff,
+                  e.simulated.fits ? "" : "  (out of memory in simulation)");
+    out += buf.data();
+  }
+  return out;
+}
+
+}  // namespace mofasim::tuner
