@@ -98,7 +98,9 @@ class Replayer {
       link_res_.push_back(fluid_.add_resource(
           {.name = std::string(topology::link_kind_name(l.kind)) + ":" + std::to_string(l.owner) + "/" +
                    std::to_string(l.rail),
-           .capacity = l.capacity.bytes_per_second}));
+           // A level the cluster does not have (one node: no NIC spec) has capacity 0; no plan
+           // crosses it (TopologySpec::validate requires the levels that exist).
+           .capacity = l.capacity.bytes_per_second > 0 ? l.capacity.bytes_per_second : 1e30}));
     }
     const std::uint32_t slots = map_.slots();
     compute_.resize(slots);
