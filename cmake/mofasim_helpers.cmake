@@ -1,10 +1,12 @@
 # Helpers shared by every folder's CMakeLists.txt.
 
-# Warnings for the project's own targets (never for generated protobuf code).
+# Warnings for the project's own targets (never for generated protobuf code). -Wnull-dereference
+# is left out and -Wrestrict switched off: at -O2 g++ 12 reports both inside libstdc++'s own
+# std::vector and std::string code (GCC bugs 105329, 105651), not in ours.
 function(mofasim_warnings target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor
                                            -Wold-style-cast -Wcast-align -Wunused -Woverloaded-virtual
-                                           -Wnull-dereference -Wimplicit-fallthrough)
+                                           -Wimplicit-fallthrough -Wno-restrict)
   if(MOFASIM_WERROR)
     target_compile_options(${target} PRIVATE -Werror)
   endif()

@@ -1,0 +1,99 @@
+// `mofasim memory SCENARIO`: parameter count, model FLOPs of one step, and per pipeline stage the
+// static memory (weights, gradients, optimizer states), the peak activation memory and the total
+// against the GPU's capacity. Out of memory is reported as a result (which stage, by how much).
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "model/flops.h"
+#include "model/memory.h"
+#include "model/params.h"
+#include "sim/cli/cli_common.h"
+#include "sim/cli/commands.h"
+#include "sim/cli/format.h"
+#include "sim/cli/scenario_specs.h"
+#include "sim/scenario/loader.h"
+
+namespace mofasim::cli {
+
+int run_memory(const Args& args) {
+  CommonOptions common;
+  std::string path;
+  po::options_description desc("options");
+  add_common_options(desc, common);
+  desc.add_options()("scenario", po::value<std::string>(&path), "scenario YAML file");
+  po::positional_options_description pos;
+  pos.add("scenario", 1);
+  po::variables_map vm;
+  parse_command_line("memory", args, desc, pos, vm);
+  if (common.help) {
+    print_command_help("memory", "SCENARIO.yaml [--json] [--set field.path=value ...]", desc);
+    return 0;
+  }
+  if (path.empty()) throw UsageError("mofasim memory: missing SCENARIO.yaml (see: mofasim memory --help)");
+
+  const scenario::LoadedScenario s = scenario::load_scenario(path, common.sets);
+  const model::ModelParams params = model::model_params(s.model);
+  const double flops = model::model_flops_per_step(s.model, s.parallel);
+  const std::vector<double> inflight = stage_inflight_microbatches(s.parallel);
+  const model::MemoryReport report = model::memory_report(s.model, s.hardware, s.parallel, s.features, inflight);
+
+  if (common.json) {
+    nlohmann::json j;
+    j["scenario"] = s.proto.name();
+    j["parameters_total"] = params.total();
+    j["parameters_active"] = params.active();
+    j["parameters_mtp"] = params.mtp;
+    j["flops_per_step"] = flops;
+    j["gpu_memory_bytes"] = s.hardware.gpu_memory_bytes;
+    j["fits"] = report.fits();
+    j["worst_stage"] = report.worst_rank;
+    if (report.memfine_chunks > 0) j["memfine_chunks"] = report.memfine_chunks;
+    nlohmann::json stages = nlohmann::json::array();
+    for (const model::StageMemory& st : report.stages) {
+      stages.push_back({{"stage", st.rank},
+                        {"parameters", st.params.total()},
+                        {"weights_bytes", st.static_bytes.weights},
+                        {"gradients_bytes", st.static_bytes.grads},
+                        {"optimizer_bytes", st.static_bytes.optimizer_states},
+                        {"host_optimizer_bytes", st.static_bytes.host_bytes},
+                        {"static_bytes", st.static_bytes.total()},
+                        {"inflight_microbatches", inflight[static_cast<std::size_t>(st.rank)]},
+                        {"activation_bytes", st.activation_bytes},
+                        {"offloaded_bytes", st.offloaded_bytes},
+                        {"reserved_bytes", st.reserved_bytes},
+                        {"peak_bytes", st.peak_bytes},
+                        {"fits", st.fits()},
+                        {"excess_bytes", st.excess_bytes}});
+    }
+    j["stages"] = stages;
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+
+  std::cout << "scenario        " << s.proto.name() << " (" << s.path << ")\n"
+            << "model           " << s.model.name << ", " << format_count(params.total()) << " parameters ("
+            << format_count(params.active()) << " active)\n"
+            << "layout          tp " << s.parallel.tp << " cp " << s.parallel.cp << " pp " << s.parallel.pp << " vpp "
+            << s.parallel.vpp << " dp " << s.parallel.dp << " ep " << s.parallel.ep << ", " << s.parallel.gpus()
+            << " GPUs, m = " << s.parallel.microbatches() << "\n"
+            << "model FLOPs     " << format_count(flops) << " per step\n"
+            << "GPU memory      " << format_bytes(s.hardware.gpu_memory_bytes) << "\n\n";
+  std::cout << "stage  in-flight      weights    gradients    optimizer   activation         peak  status\n";
+  for (const model::StageMemory& st : report.stages) {
+    char line[256];
+    std::snprintf(line, sizeof line, "%5d  %9.2f  %11s  %11s  %11s  %11s  %11s  %s\n", st.rank,
+                  inflight[static_cast<std::size_t>(st.rank)], format_bytes(st.static_bytes.weights).c_str(),
+                  format_bytes(st.static_bytes.grads).c_str(), format_bytes(st.static_bytes.optimizer_states).c_str(),
+                  format_bytes(st.activation_bytes).c_str(), format_bytes(st.peak_bytes).c_str(),
+                  st.fits() ? "fits" : ("OUT OF MEMORY by " + format_bytes(st.excess_bytes)).c_str());
+    std::cout << line;
+  }
+  if (!report.fits()) {
+    const model::StageMemory& w = report.stages[static_cast<std::size_t>(report.worst_rank)];
+    std::cout << "\nout of memory: stage " << w.rank << " needs " << format_bytes(w.peak_bytes) << " of "
+              << format_bytes(w.capacity_bytes) << " (" << format_bytes(w.excess_bytes) << " over)\n";
+  }
+  return 0;
+}
+
+}  // namespace mofasim::cli

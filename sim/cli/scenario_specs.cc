@@ -1,0 +1,102 @@
+#include "sim/cli/scenario_specs.h"
+
+#include <filesystem>
+#include <stdexcept>
+
+#include "schedules/factory.h"
+#include "sim/fault/failure_records.h"
+
+namespace mofasim::cli {
+namespace {
+
+topology::LinkSpec to_link(const proto::LinkClass& link) {
+  return topology::LinkSpec{.bandwidth = link.bandwidth(), .latency = link.latency()};
+}
+
+model::RecoveryKind to_recovery_kind(proto::Distribution d) {
+  switch (d) {
+    case proto::EXPONENTIAL: return model::RecoveryKind::kExponential;
+    case proto::LOGNORMAL: return model::RecoveryKind::kLognormal;
+    case proto::EMPIRICAL: return model::RecoveryKind::kEmpirical;
+    default: return model::RecoveryKind::kFixed;
+  }
+}
+
+}  // namespace
+
+topology::TopologySpec to_topology_spec(const proto::Scenario& scenario) {
+  const proto::Topology& t = scenario.topology();
+  topology::TopologySpec spec{
+      .gpus = t.gpus(),
+      .gpus_per_node = t.gpus_per_node(),
+      .nodes_per_supernode = t.nodes_per_supernode(),
+      .intra_node = to_link(t.intra_node()),
+      .inter_node = to_link(t.inter_node()),
+      .inter_supernode = {},
+      .nics_per_node = {},
+      .oversubscription = t.oversubscription(),
+      .bandwidth_decay = t.bandwidth_decay(),
+      .bandwidth_scale = 1.0,  // mu_b (eq. 18) travels in FeatureSpec::bandwidth_scale; applying it here too would count it twice
+  };
+  if (t.has_inter_supernode()) spec.inter_supernode = to_link(t.inter_supernode());
+  if (t.has_nics_per_node()) spec.nics_per_node = t.nics_per_node();
+  return spec;
+}
+
+model::FaultSpec to_fault_spec(const scenario::LoadedScenario& loaded) {
+  const proto::Scenario& scenario = loaded.proto;
+  if (!scenario.has_fault_tolerance()) {
+    throw std::invalid_argument("fault_tolerance: the scenario has no fault_tolerance section");
+  }
+  const proto::FaultTolerance& ft = scenario.fault_tolerance();
+  const int unit_gpus = ft.has_gpus_per_failure_unit() ? ft.gpus_per_failure_unit() : scenario.topology().gpus_per_node();
+  model::FaultSpec spec;
+  spec.node_failure_rate_per_day = ft.node_failure_rate_per_day();
+  spec.failure_units = unit_gpus > 0 ? (scenario.topology().gpus() + unit_gpus - 1) / unit_gpus : 0;
+  for (const proto::FailureClass& c : ft.failure_classes()) {
+    spec.classes.push_back(model::FailureClass{
+        .name = c.name(),
+        .weight = c.weight(),
+        .recovery = model::RecoveryDistribution{.kind = to_recovery_kind(c.distribution()),
+                                                .mean_s = c.recovery(),
+                                                .sigma = c.sigma(),
+                                                .samples_s = {c.samples().begin(), c.samples().end()}},
+    });
+  }
+  if (spec.classes.empty() && !ft.has_downtime_per_failure()) spec.classes = model::mofa_default_failure_classes();
+  if (ft.has_downtime_per_failure()) spec.fixed_downtime_s = ft.downtime_per_failure();
+  spec.checkpoint = model::CheckpointPolicy{
+      .interval_steps = ft.checkpoint().interval_steps(),
+      .save_time_s = ft.checkpoint().save_time(),
+      .mode = ft.checkpoint().mode() == proto::ASYNC ? model::CheckpointMode::kAsync : model::CheckpointMode::kBlocking,
+      .snapshot_time_s = ft.checkpoint().snapshot_time(),
+  };
+  spec.init_time_s = ft.init_time();
+  spec.failures_during_save = ft.failures_during_save();
+  spec.failures_during_recovery = ft.failures_during_recovery();
+  switch (ft.process()) {
+    case proto::WEIBULL:
+      spec.process = model::FailureProcess{.kind = model::FailureProcessKind::kWeibull, .weibull_shape = ft.weibull_shape()};
+      break;
+    case proto::EMPIRICAL_PROCESS: {
+      std::filesystem::path records_path = ft.failure_records();
+      if (records_path.is_relative()) records_path = std::filesystem::path(loaded.path).parent_path() / records_path;
+      const auto records = fault::load_failure_records(records_path.string());
+      fault::apply_failure_history(spec, fault::fit_failure_history(records, spec.failure_units));
+      break;
+    }
+    default: spec.process = model::FailureProcess{};
+  }
+  return spec;
+}
+
+std::vector<double> stage_inflight_microbatches(const model::ParallelSpec& parallel) {
+  const schedules::PipelineShape shape{.stages = parallel.pp, .microbatches = parallel.microbatches(), .chunks = parallel.vpp};
+  std::vector<double> inflight(static_cast<std::size_t>(parallel.pp));
+  for (int s = 0; s < parallel.pp; ++s) {
+    inflight[static_cast<std::size_t>(s)] = schedules::peak_activation(parallel.schedule, shape, s);
+  }
+  return inflight;
+}
+
+}  // namespace mofasim::cli

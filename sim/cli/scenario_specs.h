@@ -1,0 +1,31 @@
+// The bindings from a loaded Scenario to the plain specs of topology/ and the fault model, and the
+// per-stage in-flight micro-batches of the scenario's schedule (what the memory model needs).
+// sim/scenario/to_spec.h covers model, hardware, parallelism and features; this file covers the
+// rest so every command builds its inputs the same way.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "model/fault_spec.h"
+#include "model/spec.h"
+#include "proto/scenario.pb.h"
+#include "sim/scenario/loader.h"
+#include "topology/topology_spec.h"
+
+namespace mofasim::cli {
+
+// topology.* plus optimizations.bandwidth_scale (MoFa eq. 18).
+topology::TopologySpec to_topology_spec(const proto::Scenario& scenario);
+
+// fault_tolerance.* with the failure-unit count from topology.gpus; a failure_records CSV (a path
+// relative to the scenario file's folder) is fitted here, its records taken as recorded on a
+// cluster of this scenario's size. Throws std::invalid_argument when the scenario has no
+// fault_tolerance section.
+model::FaultSpec to_fault_spec(const scenario::LoadedScenario& loaded);
+
+// Whole-stage micro-batches each pipeline rank holds at its activation peak under the scenario's
+// schedule (MoFa eq. 5's n_inflight, in units of one micro-batch of L/p layers).
+std::vector<double> stage_inflight_microbatches(const model::ParallelSpec& parallel);
+
+}  // namespace mofasim::cli
