@@ -1,0 +1,59 @@
+// The analytic MoFa model as the tuner's evaluator (see analytic_evaluator.h).
+#include "sim/tuner/analytic_evaluator.h"
+
+#include <vector>
+
+#include "model/memory.h"
+#include "schedules/factory.h"
+
+namespace mofasim::tuner {
+
+StepEvaluation to_step_evaluation(const model::AnalyticResult& result) {
+  const model::StepTiming& t = result.timing;
+  const model::StepBreakdown& b = t.breakdown;
+  return StepEvaluation{.step_time_s = t.step_time_s,
+                        .breakdown = StepBreakdown{.compute = b.compute,
+                                                   .tp_exposed = b.tp_exposed,
+                                                   .cp_exposed = b.cp_exposed,
+                                                   .ep_exposed = b.ep_exposed,
+                                                   .pp_bubble = b.pp_bubble,
+                                                   .pp_exposed = b.pp_exposed,
+                                                   .dp_exposed = b.dp_exposed,
+                                                   .optimizer = b.optimizer},
+                        .tflops_per_gpu = t.tflops_per_gpu,
+                        .mfu = t.mfu,
+                        .peak_memory_bytes = result.memory.peak_bytes(),
+                        .fits = result.fits};
+}
+
+MemoryVerdict analytic_memory(const TuneProblem& problem, const ConfigView& config) {
+  const model::ParallelSpec& par = config.parallel;
+  // NOTE: mirrors AnalyticModel's memory step (in-flight activations from the schedule, a second
+  // copy of weights and gradients for DualPipe); analytic_tune_test checks the two agree.
+  const schedules::PipelineShape shape{.stages = par.pp, .microbatches = par.microbatches(), .chunks = par.vpp};
+  std::vector<double> inflight(static_cast<std::size_t>(par.pp));
+  for (int r = 0; r < par.pp; ++r) inflight[static_cast<std::size_t>(r)] = schedules::peak_activation(par.schedule, shape, r);
+  const model::MemoryReport report = model::memory_report(problem.model, problem.hardware, par, config.features, inflight);
+  const int copies = schedules::parameter_copies(par.schedule);
+  double peak = 0;
+  for (const model::StageMemory& s : report.stages) {
+    peak = std::max(peak, s.peak_bytes + (copies - 1) * (s.static_bytes.weights + s.static_bytes.grads));
+  }
+  return MemoryVerdict{.peak_memory_bytes = peak, .fits = peak <= problem.hardware.gpu_memory_bytes};
+}
+
+Evaluator analytic_evaluator(const TuneProblem& problem) {
+  Evaluator ev;
+  ev.memory = [problem](const ConfigView& config) { return analytic_memory(problem, config); };
+  ev.step = [problem](const ConfigView& config) {
+    const model::AnalyticInput input{.model = problem.model,
+                                     .hardware = problem.hardware,
+                                     .parallel = config.parallel,
+                                     .features = config.features,
+                                     .topology = problem.topology};
+    return to_step_evaluation(model::evaluate_mofa(input));
+  };
+  return ev;
+}
+
+}  // namespace mofasim::tuner
