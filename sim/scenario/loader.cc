@@ -4,10 +4,12 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include "sim/scenario/normalize.h"
@@ -25,22 +27,56 @@ SourceLocation mark_location(const std::string& file, const YAML::Mark& mark) {
   return {.file = file, .line = mark.line + 1, .column = mark.column + 1};
 }
 
+// Records where documents start; ignores their content.
+class DocumentStarts : public YAML::EventHandler {
+ public:
+  std::vector<YAML::Mark> starts;
+  void OnDocumentStart(const YAML::Mark& mark) override { starts.push_back(mark); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
 // One YAML document; a syntax error or a second document is a ScenarioError.
+// NOTE: yaml-cpp 0.7 answers a stray ',' outside a flow collection with an endless series of
+// empty documents (YAML::LoadAll never returns), so documents are counted with a bounded loop
+// and a document that starts where the text stopped making progress is reported as that token.
 YAML::Node parse_document(std::string_view text, const std::string& name) {
   Diagnostics diagnostics;
-  std::vector<YAML::Node> documents;
+  const std::string input(text);
+  YAML::Node root;
+  DocumentStarts documents;
   try {
-    documents = YAML::LoadAll(std::string(text));
+    root = YAML::Load(input);
+    std::istringstream stream(input);
+    YAML::Parser parser(stream);
+    for (int i = 0; i < 2 && parser.HandleNextDocument(documents); ++i) {
+    }
   } catch (const YAML::Exception& e) {
     diagnostics.error(mark_location(name, e.mark), "", "invalid YAML: " + e.msg);
     diagnostics.throw_if_errors();
   }
-  if (documents.size() > 1) {
-    diagnostics.error(mark_location(name, documents[1].Mark()), "",
-                      "expected one YAML document, found " + std::to_string(documents.size()));
+  if (documents.starts.size() > 1) {
+    const YAML::Mark& second = documents.starts[1];
+    const bool stuck = second.pos == documents.starts[0].pos;
+    const auto at = static_cast<std::size_t>(std::max(second.pos, 0));
+    const bool marker = input.compare(at, 3, "---") == 0;
+    if (marker) {
+      diagnostics.error(mark_location(name, second), "", "expected one YAML document, found a second one");
+    } else {
+      const char token = at < input.size() ? input[at] : ' ';
+      diagnostics.error(mark_location(name, second), "",
+                        std::string("invalid YAML: unexpected '") + token + "'" +
+                            (stuck || token == ',' ? " outside a [ ] or { } collection" : ""));
+    }
     diagnostics.throw_if_errors();
   }
-  return documents.empty() ? YAML::Node() : documents.front();
+  return root;
 }
 
 }  // namespace

@@ -91,7 +91,11 @@ std::vector<BadCase> cases() {
       {"YamlSyntaxError", Lines{.parallelism = "parallelism: {tp: 2, pp: 2"}.text(), {},
        {"bad.yaml:5:1: invalid YAML: end of map flow not found"}},
       {"TwoDocuments", Lines{.extra = "---\nname: second"}.text(), {},
-       {"bad.yaml:6:1: expected one YAML document, found 2"}},
+       {"bad.yaml:5:1: expected one YAML document, found a second one"}},
+      {"StrayCommaBeforeTheDocument", "," + Lines{}.text(), {},  // yaml-cpp alone would never return
+       {"bad.yaml:1:1: invalid YAML: unexpected ',' outside a [ ] or { } collection"}},
+      {"StrayCommaInsideTheDocument", Lines{.extra = ", name: x"}.text(), {},
+       {"bad.yaml:5:1: invalid YAML: end of map not found"}},
       {"ManyReadErrorsCollected",  // every bad value is reported, not just the first
        Lines{.parallelism = parallelism("tp: two, pp: -1, dp: 2, global_batch: 16, schedule: 1F1B"),
              .extra = "training: {step: 10}"}
