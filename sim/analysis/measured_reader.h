@@ -1,0 +1,91 @@
+// Reading measured training-iteration times from a CSV file: one row per run (model shape,
+// parallel layout, batch sizes and the measured time of one iteration), with a column mapping so
+// that files whose headers differ can be read without editing them.
+//
+// Fields (the names a mapping uses) and the default header of each, which is the format of
+// vTrain's public ground-truth files (VIA-Research/vTrain, data/ground_truth_*.csv):
+//   gpus                "# GPUs"                  global_batch     "global batch"
+//   micro_batch         "micro batch"             hidden_size      "hidden size"
+//   attention_heads     "attention heads"         layers           "# layers"
+//   seq_length          "sequence length"         tp               "tensor parallelism"
+//   dp                  "data parallelism"        pp               "pipeline parallelism"
+//   iteration_time_ms   "iteration time (ms)"     parameters_billion "Parameters (billion)" (optional)
+//   iteration_time_s    (no default; a file gives either iteration_time_ms or iteration_time_s)
+// A mapping entry "column=field" says that the header `column` holds `field` (it replaces that
+// field's default header), e.g. {"iter_ms=iteration_time_ms", "GPUs=gpus"}. Columns that map to
+// no field are ignored. Header names are matched exactly after trimming surrounding spaces.
+//
+// Every error is a std::invalid_argument of one line naming `file:line`, the column and the value.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mofasim::analysis {
+
+enum class MeasuredField {
+  kGpus,
+  kGlobalBatch,
+  kMicroBatch,
+  kHiddenSize,
+  kAttentionHeads,
+  kLayers,
+  kSeqLength,
+  kTp,
+  kDp,
+  kPp,
+  kIterationTimeMs,
+  kIterationTimeS,
+  kParametersBillion,
+};
+inline constexpr int kMeasuredFieldCount = 13;
+
+// The mapping field name ("gpus", "iteration_time_ms", ...).
+std::string_view measured_field_name(MeasuredField field);
+
+// Header -> field, one entry per field that has a column.
+struct ColumnMapping {
+  struct Entry {
+    std::string column;
+    MeasuredField field = MeasuredField::kGpus;
+  };
+  std::vector<Entry> entries;
+
+  // The default mapping described above.
+  static ColumnMapping vtrain_default();
+  // vtrain_default() with each "column=field" entry replacing that field's column. Throws
+  // std::invalid_argument on an entry without '=', an empty column or an unknown field name.
+  static ColumnMapping with_overrides(const std::vector<std::string>& overrides);
+};
+
+// One measured run, as read (no model assumptions applied yet).
+struct MeasuredRow {
+  std::string source{};  // file name given to the reader
+  int line = 0;        // 1-based line in that file
+  int gpus = 0;
+  int global_batch = 0;
+  int micro_batch = 0;
+  int hidden_size = 0;
+  int attention_heads = 0;
+  int layers = 0;
+  int seq_length = 0;
+  int tp = 0;
+  int dp = 0;
+  int pp = 0;
+  double iteration_time_s = 0;
+  std::optional<double> parameters_billion{};
+};
+
+// Parses CSV text (first non-empty line is the header; empty lines are skipped; fields may be
+// double-quoted). `name` stands for the file in error messages. Checks per row: every required
+// field present and positive, gpus == tp * dp * pp, global_batch divisible by micro_batch * dp.
+std::vector<MeasuredRow> parse_measured_csv(std::string_view text, const std::string& name,
+                                            const ColumnMapping& mapping = ColumnMapping::vtrain_default());
+
+// Reads the file at `path` and parses it (errors name `path`).
+std::vector<MeasuredRow> read_measured_csv(const std::string& path,
+                                           const ColumnMapping& mapping = ColumnMapping::vtrain_default());
+
+}  // namespace mofasim::analysis
