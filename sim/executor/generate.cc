@@ -588,18 +588,13 @@ class Generator {
     if (!f_.pp_overlap.enabled) out.blocking.push_back(send);
   }
 
-  // Two ops may interleave (one's communication under the other's compute) when the schedule
-  // pairs them (DualPipe's F&B) or, with ep_overlap on, when a forward and a backward of
-  // different micro-batches follow each other on a stage with MoE layers.
-  bool pairable(const Op& a, const Op& b) const {
-    if (a.overlaps_next) return true;
-    if (!f_.ep_overlap.enabled || !has_ep_) return false;
-    const bool a_fwd = a.phase == schedules::Phase::kForward;
-    const bool b_fwd = b.phase == schedules::Phase::kForward;
-    const bool b_bwd = b.phase == schedules::Phase::kBackward || b.phase == schedules::Phase::kInputGrad;
-    const bool a_bwd = a.phase == schedules::Phase::kBackward || a.phase == schedules::Phase::kInputGrad;
-    return a.microbatch != b.microbatch && ((a_fwd && b_bwd) || (a_bwd && b_fwd));
-  }
+  // Two ops interleave (one's communication under the other's compute) when the schedule pairs
+  // them (DualPipe's F&B chunks, Op::overlaps_next) and ep_overlap is on. NOTE: pairing any
+  // adjacent F and B of a 1F1B order is not safe — stage s's pair can wait on stage s+1's pair
+  // that waits on it (a cycle the TaskGraph check reports); Megatron's combined-1F1B avoids it by
+  // one extra warm-up forward, which is a schedule's decision, so the executor pairs only what the
+  // schedule marks.
+  bool pairable(const Op& a, const Op& /*b*/) const { return a.overlaps_next && f_.ep_overlap.enabled; }
 
   // Interleaves two ops' units: after each compute task of one, switch to the other.
   static std::vector<TaskId> interleave(const Workload& w, const std::vector<TaskId>& a, const std::vector<TaskId>& b) {
@@ -766,9 +761,15 @@ class Generator {
         grad_bytes.push_back(b.bytes);
       }
     }
-    for (TaskId b : stage_blocking_[static_cast<std::size_t>(stage)]) {
-      for (TaskId g : grad_tasks) w_.add_edge(b, g);
+    // Without DP overlap the reduction is issued after the pipeline schedule returns, i.e. after
+    // its last blocking send; with overlap the bucket hooks fire during the backward.
+    if (!f_.dp_overlap.enabled) {
+      for (TaskId b : stage_blocking_[static_cast<std::size_t>(stage)]) {
+        for (TaskId g : grad_tasks) w_.add_edge(b, g);
+      }
     }
+    // The update itself waits for the schedule to return either way.
+    pending_blocking_ = stage_blocking_[static_cast<std::size_t>(stage)];
     double total_grad = 0;
     for (double b : grad_bytes) total_grad += b;
     const bool late_gather = f_.distributed_optimizer && !f_.dp_overlap.enabled && sp.param_gather_bytes > 0;
@@ -776,6 +777,7 @@ class Generator {
       const TaskId upd = add_stage_task(stage, TaskKind::kCompute, Category::kOptimizer, Stream::kCompute,
                                         Scope::kRank, Collective::kNoCollective, "optimizer_update", sp.optimizer_gpu_seconds);
       for (TaskId g : grad_tasks) w_.add_edge(g, upd);
+      for (TaskId b : pending_blocking_) w_.add_edge(b, upd);
       if (late_gather) {
         const TaskId g = add_stage_task(stage, TaskKind::kCollective, Category::kDp, Stream::kDp, Scope::kDp,
                                         Collective::kAllGather, "dp_param_all_gather", sp.param_gather_bytes);
@@ -794,6 +796,7 @@ class Generator {
       const TaskId d2h = add_stage_task(stage, TaskKind::kCopy, Category::kOptimizer, Stream::kD2H, Scope::kRank,
                                         Collective::kCopy, "optimizer_grad_d2h", sp.grad_d2h_bytes * share);
       if (grad_tasks[i] != kNone) w_.add_edge(grad_tasks[i], d2h);
+      for (TaskId b : pending_blocking_) w_.add_edge(b, d2h);
       const TaskId upd = add_stage_task(stage, TaskKind::kHost, Category::kOptimizer, Stream::kHost, Scope::kRank,
                                         Collective::kNoCollective, "optimizer_cpu_update", sp.optimizer_cpu_seconds * share);
       w_.add_edge(d2h, upd);
@@ -816,7 +819,6 @@ class Generator {
   int positions_ = 0;
   int lanes_ = 1;
   int m_ = 1;
-  bool has_ep_ = false;
 
   std::vector<TaskId> p2p_fwd_, p2p_bwd_;
   std::vector<TaskId> chunk_last_bi_;
@@ -828,24 +830,14 @@ class Generator {
   std::vector<std::vector<TaskId>> stage_blocking_ =
       std::vector<std::vector<TaskId>>(static_cast<std::size_t>(sched_.stages()));
 
+  std::vector<TaskId> pending_blocking_;  // blocking sends of the stage being closed
+
   // Emission state of the op being generated.
   std::vector<TaskId> deps_;
   std::vector<TaskId> units_;
   Span span_;
   double current_layer_expert_bytes_ = 0;
-
- public:
-  void set_has_ep(bool v) { has_ep_ = v; }
 };
-
-bool plan_has_ep(const StepPlan& plan) {
-  for (const LayerPlan& lp : plan.layers) {
-    for (const PlanOp& op : lp.forward.ops) {
-      if (op.is_comm && op.scope == Scope::kEp) return true;
-    }
-  }
-  return false;
-}
 
 }  // namespace
 
@@ -854,7 +846,6 @@ Workload generate_workload(const GenerateInput& input) {
     throw std::invalid_argument("generate_workload: schedule and plan are required");
   }
   Generator g(input);
-  g.set_has_ep(plan_has_ep(*input.plan));
   return g.run();
 }
 

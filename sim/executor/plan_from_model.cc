@@ -123,8 +123,12 @@ class Builder {
       const double expert = p.routed_experts / (par.ep * par.etp);
       plan.layers.push_back(layer(model::ops_for_layer(m, par, l), dense * grad_b, expert * grad_b));
     }
-    plan.pre = layer(model::ops_for_embedding(m, par), 0, 0);
-    plan.post = layer(model::ops_for_head(m, par), 0, 0);
+    // Embedding and head gradients join the DP buckets where the backward produces them: the
+    // head's first on the last stage, the embedding's last on the first stage.
+    const model::ModelParams mp = model::model_params(m);
+    const double head = (mp.head > 0 || par.pp > 1) ? m.vocab_size * static_cast<double>(m.hidden_size) : 0.0;
+    plan.pre = layer(model::ops_for_embedding(m, par), (mp.embedding + mp.position_embedding) / par.tp * grad_b, 0);
+    plan.post = layer(model::ops_for_head(m, par), (head / par.tp + mp.final_norm) * grad_b, 0);
     const model::LayerOps pp = model::pp_boundary_comm(m, par);
     for (const model::CommOp& c : pp.comms()) {
       if (c.phase == model::Phase::kForward) plan.pp_bytes = c.bytes;
@@ -167,6 +171,8 @@ class Builder {
           layer_dense += plan.layers[static_cast<std::size_t>(l)].dense_grad_bytes;
         }
       }
+      if (s == 0) layer_dense += plan.pre->dense_grad_bytes;
+      if (s == sched.stages() - 1) layer_dense += plan.post->dense_grad_bytes;
       st.extra_grad_bytes = std::max(0.0, gp.dense() * grad_b - layer_dense);
       plan.stages.push_back(st);
     }

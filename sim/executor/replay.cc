@@ -146,8 +146,11 @@ class Replayer {
     for (std::uint32_t g : map_.members(sv, w_.stage(v), vi)) {
       scratch_.push_back(map_.inst_of(su, w_.stage(u), static_cast<int>(g)));
     }
-    std::sort(scratch_.begin(), scratch_.end());
-    scratch_.erase(std::unique(scratch_.begin(), scratch_.end()), scratch_.end());
+    // Members are ascending and rank-scope instances are replicas: already sorted and distinct.
+    if (su != Scope::kRank) {
+      std::sort(scratch_.begin(), scratch_.end());
+      scratch_.erase(std::unique(scratch_.begin(), scratch_.end()), scratch_.end());
+    }
     for (std::uint32_t ui : scratch_) f(ui);
   }
 
@@ -164,8 +167,10 @@ class Replayer {
     for (std::uint32_t g : map_.members(su, w_.stage(u), ui)) {
       scratch_.push_back(map_.inst_of(sv, w_.stage(v), static_cast<int>(g)));
     }
-    std::sort(scratch_.begin(), scratch_.end());
-    scratch_.erase(std::unique(scratch_.begin(), scratch_.end()), scratch_.end());
+    if (sv != Scope::kRank) {
+      std::sort(scratch_.begin(), scratch_.end());
+      scratch_.erase(std::unique(scratch_.begin(), scratch_.end()), scratch_.end());
+    }
     for (std::uint32_t vi : scratch_) f(vi);
   }
 
