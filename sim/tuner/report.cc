@@ -99,7 +99,7 @@ T get(const nlohmann::json& j, const char* key) {
 std::string format_table(const TuneResult& result, const TuneProblem& problem, int top_k) {
   const bool e2e = !result.ranking.empty() && result.ranked(0).e2e.has_value();
   std::string out;
-  out += "  # GPUs   GBS  TP CP PP  EP   DP  v  b schedule     features                          mem_GB TFLOPS    step  compute     TP     CP     EP bubble     PP     DP    opt";
+  out += "  # GPUs   GBS  TP CP PP  EP   DP  v  b schedule     features                                    mem_GB TFLOPS    step  compute     TP     CP     EP bubble     PP     DP    opt";
   if (e2e) out += "   N_ckpt   ETTR      total_s";
   out += '\n';
   const std::size_t n = std::min(result.ranking.size(), static_cast<std::size_t>(std::max(top_k, 0)));
@@ -109,7 +109,7 @@ std::string format_table(const TuneResult& result, const TuneProblem& problem, i
     const StepBreakdown& b = r.step.breakdown;
     std::array<char, 512> buf{};
     std::snprintf(buf.data(), buf.size(),
-                  "%3zu %5d %5d %3d %2d %2d %3d %4d %2d %2d %-12s %-33s %6.2f %6.2f %7.2f %8.2f %6.2f %6.2f %6.2f "
+                  "%3zu %5d %5d %3d %2d %2d %3d %4d %2d %2d %-12s %-43s %6.2f %6.2f %7.2f %8.2f %6.2f %6.2f %6.2f "
                   "%6.2f %6.2f %6.2f %6.2f",
                   k + 1, problem.topology.gpus, problem.global_batch, l.tp, l.cp, l.pp, l.ep, l.dp, l.vpp,
                   l.micro_batch, std::string(to_string(l.schedule)).c_str(), feature_label(r.candidate.features).c_str(),

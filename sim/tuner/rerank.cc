@@ -41,7 +41,7 @@ RerankResult rerank(const TuneResult& result, const TuneProblem& problem, const 
 }
 
 std::string format_rerank(const TuneResult& result, const RerankResult& rerank) {
-  std::string out = "sim analytic  move  layout                                   features                            analytic_s  simulated_s   diff\n";
+  std::string out = "sim analytic  move  layout                                   features                                    analytic_s  simulated_s   diff\n";
   for (const RerankEntry& e : rerank.entries) {
     const Row& row = result.rows[e.row];
     const int move = e.analytic_rank - e.simulated_rank;
@@ -50,7 +50,7 @@ std::string format_rerank(const TuneResult& result, const RerankResult& rerank) 
                             ? (e.simulated.step_time_s - row.step.step_time_s) / row.step.step_time_s * 100
                             : 0;
     std::array<char, 512> buf{};
-    std::snprintf(buf.data(), buf.size(), "%3d %8d %5s  %-40s %-35s %10.3f %12.3f %+6.1f%%%s\n", e.simulated_rank,
+    std::snprintf(buf.data(), buf.size(), "%3d %8d %5s  %-40s %-43s %10.4g %12.4g %+6.1f%%%s\n", e.simulated_rank,
                   e.analytic_rank, moved.c_str(), layout_label(row.candidate.layout).c_str(),
                   feature_label(row.candidate.features).c_str(), row.step.step_time_s, e.simulated.step_time_s, diff,
                   e.simulated.fits ? "" : "  (out of memory in simulation)");
