@@ -34,7 +34,7 @@ StepResult one_layer(const std::vector<PlanOp>& ops, const model::ParallelSpec& 
   return simulate_plan(sim, {});
 }
 
-TEST(Features, CpRingOverlapsKvTransferWithAttention) {
+TEST(ExecutorFeatures, CpRingOverlapsKvTransferWithAttention) {
   // c = 2: attention a = 4 ms in two 2 ms steps; one KV block of 0.3 GB at 100 GB/s = 3 ms.
   // Off: a/2 + 3 + a/2 = 7 ms. On (eq. 21): max(a/2, 3) + a/2 = 5 ms.
   const std::vector<PlanOp> ops = {
@@ -51,7 +51,7 @@ TEST(Features, CpRingOverlapsKvTransferWithAttention) {
   EXPECT_NEAR(on.breakdown.cp, 1e-3, 1e-8);
 }
 
-TEST(Features, LoadImbalanceStretchesExpertCompute) {
+TEST(ExecutorFeatures, LoadImbalanceStretchesExpertCompute) {
   // Expert compute 2 ms at mean load; busiest EP rank carries 1.5x the tokens -> 3 ms; other ops unchanged.
   const std::vector<PlanOp> ops = {{.name = "router", .seconds = 1e-3},
                                    {.name = "experts", .seconds = 2e-3, .flags = kFlagExpert}};
@@ -59,7 +59,7 @@ TEST(Features, LoadImbalanceStretchesExpertCompute) {
   EXPECT_NEAR(one_layer(ops, par, {}, testing::free_topology(1), 1.5).step_time_s, 4e-3, 1e-9);
 }
 
-TEST(Features, OverlapContentionCoefficientsSlowBothSides) {
+TEST(ExecutorFeatures, OverlapContentionCoefficientsSlowBothSides) {
   // CP ring with overlap and alpha = 1.5, beta = 2: attention step 1 (2 ms) runs beside the 1 ms
   // transfer. Both start at 0: the transfer progresses at 1/2 -> would end at 2 ms; attention at
   // 1/1.5. At 2 ms the transfer ends with attention 2/1.5 = 1.333 ms done; the remaining 0.667 ms
@@ -85,7 +85,7 @@ SimulationInput tiny_input() {
   return in;
 }
 
-TEST(Features, PpOverlapHidesSendsUnderCompute) {
+TEST(ExecutorFeatures, PpOverlapHidesSendsUnderCompute) {
   // Slow scale-out (5 GB/s) makes PP sends expensive; blocking sends expose them (eq. 23 off).
   SimulationInput in = tiny_input();
   const StepResult off = simulate_step(in, {});
@@ -94,7 +94,7 @@ TEST(Features, PpOverlapHidesSendsUnderCompute) {
   EXPECT_LT(on.step_time_s, off.step_time_s);
 }
 
-TEST(Features, DpOverlapStartsBucketsDuringTheBackward) {
+TEST(ExecutorFeatures, DpOverlapStartsBucketsDuringTheBackward) {
   // Eq. (24): with overlap, gradient buckets reduce while later layers still run backward; the
   // exposed DP time can only shrink.
   SimulationInput in = tiny_input();
@@ -107,7 +107,7 @@ TEST(Features, DpOverlapStartsBucketsDuringTheBackward) {
   EXPECT_LE(on.step_time_s, off.step_time_s);
 }
 
-TEST(Features, ActivationOffloadFreesDeviceMemory) {
+TEST(ExecutorFeatures, ActivationOffloadFreesDeviceMemory) {
   // Eq. (33)-(35): activations leave the GPU after each layer's forward and come back before its
   // backward; the live peak drops below the resident case, the step does not get shorter.
   SimulationInput in = tiny_input();
@@ -125,7 +125,7 @@ SimulationInput tiny_moe() {
   return in;
 }
 
-TEST(Features, MoeLayersRunAllToAllOverTheExpertGroup) {
+TEST(ExecutorFeatures, MoeLayersRunAllToAllOverTheExpertGroup) {
   const StepResult r = simulate_step(tiny_moe(), {});
   EXPECT_GT(r.breakdown.ep, 0);
   // Folding stays exact with EP groups inside a node.
@@ -133,7 +133,7 @@ TEST(Features, MoeLayersRunAllToAllOverTheExpertGroup) {
   EXPECT_DOUBLE_EQ(r.step_time_s, full.step_time_s);
 }
 
-TEST(Features, EpOverlapWithoutSchedulePairsKeepsTheDagAcyclic) {
+TEST(ExecutorFeatures, EpOverlapWithoutSchedulePairsKeepsTheDagAcyclic) {
   // 1F1B marks no overlapped pairs: ep_overlap only sets the all-to-all's alpha/beta; the DAG must
   // stay acyclic (pairing adjacent F/B of 1F1B would deadlock, see generate.cc) and the step is
   // unchanged when alpha = beta = 1.
@@ -144,7 +144,7 @@ TEST(Features, EpOverlapWithoutSchedulePairsKeepsTheDagAcyclic) {
   EXPECT_DOUBLE_EQ(on.step_time_s, off.step_time_s);
 }
 
-TEST(Features, MemFineChunksLowerTheExpertActivationPeak) {
+TEST(ExecutorFeatures, MemFineChunksLowerTheExpertActivationPeak) {
   // MemFine keeps only one chunk's routed-expert activation live: the peak drops, the
   // recompute adds time.
   SimulationInput in = tiny_moe();
@@ -156,7 +156,7 @@ TEST(Features, MemFineChunksLowerTheExpertActivationPeak) {
   EXPECT_GT(mf.breakdown.recompute, 0);
 }
 
-TEST(Features, DualPipeOverlappedPairsHideAllToAll) {
+TEST(ExecutorFeatures, DualPipeOverlappedPairsHideAllToAll) {
   // DualPipe marks F&B pairs; with ep_overlap on they interleave so one pass's all-to-all runs under
   // the other's compute (eq. 22): exposed EP shrinks and the step does not grow.
   SimulationInput in = tiny_moe();

@@ -24,7 +24,7 @@ StepResult run(model::ScheduleKind kind, int p, int m, int v, double f, double b
                        {.fidelity = Fidelity::kFolded});
 }
 
-TEST(ScheduleReplay, OneFOneBStepIsMPlusPMinusOneTimesFPlusB) {
+TEST(ExecutorScheduleReplay, OneFOneBStepIsMPlusPMinusOneTimesFPlusB) {
   // p = 4, m = 8, F = 1 ms, B = 2 ms (full backward: input 1.5 ms + weight 0.5 ms).
   // 1F1B step = (m + p - 1)(F + B) = 11 * 3 ms = 33 ms.
   const StepResult r = run(model::ScheduleKind::k1F1B, 4, 8, 1, 1e-3, 1.5e-3, 0.5e-3);
@@ -35,7 +35,7 @@ TEST(ScheduleReplay, OneFOneBStepIsMPlusPMinusOneTimesFPlusB) {
   EXPECT_NEAR(r.breakdown.total(), r.step_time_s, 1e-9);
 }
 
-TEST(ScheduleReplay, InterleavedStepIsMvPlusPMinusOneTimesFPlusBOverV) {
+TEST(ExecutorScheduleReplay, InterleavedStepIsMvPlusPMinusOneTimesFPlusBOverV) {
   // p = 4, v = 2, m = 8; per full stage F = 2 ms, B = 4 ms, so per chunk 1 ms and 2 ms.
   // Interleaved step = (m v + p - 1)(F + B)/v = (16 + 3) * 6 ms / 2 = 57 ms.
   const StepResult r = run(model::ScheduleKind::kInterleaved1F1B, 4, 8, 2, 1e-3, 1.5e-3, 0.5e-3);
@@ -43,7 +43,7 @@ TEST(ScheduleReplay, InterleavedStepIsMvPlusPMinusOneTimesFPlusBOverV) {
   EXPECT_NEAR(r.breakdown.pp_bubble, 3 * 6e-3 / 2, 1e-9);
 }
 
-TEST(ScheduleReplay, ZeroBubbleH1BubbleIsPMinusOneTimesFPlusBMinusW) {
+TEST(ExecutorScheduleReplay, ZeroBubbleH1BubbleIsPMinusOneTimesFPlusBMinusW) {
   // p = 4, m = 8, F = B = W = 1 ms. Bubble = (p - 1)(F + B - W) = 3 ms;
   // step = m (F + B + W) + bubble = 24 + 3 = 27 ms.
   const StepResult r = run(model::ScheduleKind::kZbH1, 4, 8, 1, 1e-3, 1e-3, 1e-3);
@@ -51,7 +51,7 @@ TEST(ScheduleReplay, ZeroBubbleH1BubbleIsPMinusOneTimesFPlusBMinusW) {
   EXPECT_NEAR(r.breakdown.pp_bubble, 3e-3, 1e-9);
 }
 
-TEST(ScheduleReplay, OneFOneBPeakActivationIsInFlightMicroBatchesPerStage) {
+TEST(ExecutorScheduleReplay, OneFOneBPeakActivationIsInFlightMicroBatchesPerStage) {
   // One layer per stage storing A = 1 MB per micro-batch; 1F1B holds min(p - s, m) on stage s.
   const double a = 1e6;
   const StepResult r = run(model::ScheduleKind::k1F1B, 4, 8, 1, 1e-3, 1.5e-3, 0.5e-3, a);
@@ -59,7 +59,7 @@ TEST(ScheduleReplay, OneFOneBPeakActivationIsInFlightMicroBatchesPerStage) {
   for (int s = 0; s < 4; ++s) EXPECT_DOUBLE_EQ(r.memory[static_cast<std::size_t>(s)].peak_activation_bytes, (4 - s) * a);
 }
 
-TEST(ScheduleReplay, GpipeHoldsEveryMicroBatch) {
+TEST(ExecutorScheduleReplay, GpipeHoldsEveryMicroBatch) {
   // GPipe runs all forwards first: stage 0 holds all m = 6 micro-batches; step = (m + p - 1)(F + B).
   const double a = 2e6;
   const StepResult r = run(model::ScheduleKind::kGpipe, 3, 6, 1, 1e-3, 1e-3, 1e-3, a);
@@ -67,7 +67,7 @@ TEST(ScheduleReplay, GpipeHoldsEveryMicroBatch) {
   EXPECT_NEAR(r.step_time_s, 8 * 3e-3, 1e-9);
 }
 
-TEST(ScheduleReplay, CycleInScheduleIsAnErrorNamingTasks) {
+TEST(ExecutorScheduleReplay, CycleInScheduleIsAnErrorNamingTasks) {
   // Stage 0 runs B(mb 0) before F(mb 1); stage 1 runs F(mb 1) before B(mb 0) ... and F(mb 0) last:
   // stage 1's B(mb 0) needs its F(mb 0), which comes after F(mb 1), which needs stage 0's F(mb 1),
   // which stage 0 runs only after B(mb 0) -> cycle.

@@ -34,7 +34,7 @@ SimulationInput tiny_input() {
   return in;
 }
 
-TEST(SimulateStep, FoldedAndFullFidelityAgreeOnAUniformTopology) {
+TEST(ExecutorSimulateStep, FoldedAndFullFidelityAgreeOnAUniformTopology) {
   const SimulationInput in = tiny_input();
   const StepResult folded = simulate_step(in, {.fidelity = Fidelity::kFolded});
   const StepResult full = simulate_step(in, {.fidelity = Fidelity::kFull});
@@ -50,7 +50,7 @@ TEST(SimulateStep, FoldedAndFullFidelityAgreeOnAUniformTopology) {
   EXPECT_GT(folded.step_time_s, 0);
 }
 
-TEST(SimulateStep, BreakdownPartitionsTheStepAndThroughputFollowsFromIt) {
+TEST(ExecutorSimulateStep, BreakdownPartitionsTheStepAndThroughputFollowsFromIt) {
   const SimulationInput in = tiny_input();
   const StepResult r = simulate_step(in, {});
   EXPECT_NEAR(r.breakdown.total(), r.step_time_s, 1e-9);
@@ -68,7 +68,7 @@ TEST(SimulateStep, BreakdownPartitionsTheStepAndThroughputFollowsFromIt) {
   EXPECT_NEAR(share, 1.0, 1e-9);
 }
 
-TEST(SimulateStep, TrackedActivationMatchesTheMemoryModel) {
+TEST(ExecutorSimulateStep, TrackedActivationMatchesTheMemoryModel) {
   // 1F1B: stage s holds min(p - s, m) micro-batches of its layers' stored activation, which is
   // what the memory model's M_act(k) says (plus the embedding / head it places there).
   const SimulationInput in = tiny_input();
@@ -81,7 +81,7 @@ TEST(SimulateStep, TrackedActivationMatchesTheMemoryModel) {
   }
 }
 
-TEST(SimulateStep, JsonHasTheDocumentedKeys) {
+TEST(ExecutorSimulateStep, JsonHasTheDocumentedKeys) {
   const nlohmann::json j = to_json(simulate_step(tiny_input(), {}));
   for (const char* key : {"step_time_s", "tflops_per_gpu", "mfu", "hfu", "tokens_per_s", "breakdown",
                           "peak_memory_bytes", "events", "memory", "critical_path"}) {
@@ -94,7 +94,7 @@ TEST(SimulateStep, JsonHasTheDocumentedKeys) {
   EXPECT_FALSE(to_table(simulate_step(tiny_input(), {})).empty());
 }
 
-TEST(SimulateStep, TraceIsChromeTraceEventJson) {
+TEST(ExecutorSimulateStep, TraceIsChromeTraceEventJson) {
   const std::string path = std::string(MOFASIM_BINARY_DIR) + "/executor_trace_test.json";
   (void)simulate_step(tiny_input(), {.trace_path = path});
   std::ifstream f(path);
@@ -123,7 +123,7 @@ TEST(SimulateStep, TraceIsChromeTraceEventJson) {
   std::remove(path.c_str());
 }
 
-TEST(SimulateStep, FullRecomputeAddsTheForwardToTheBackward) {
+TEST(ExecutorSimulateStep, FullRecomputeAddsTheForwardToTheBackward) {
   // MoFa eq. (31)-(32): full recompute re-runs each layer's forward before its backward. The step
   // grows and HFU exceeds MFU; stored activation shrinks to the layer inputs.
   SimulationInput in = tiny_input();
@@ -136,7 +136,7 @@ TEST(SimulateStep, FullRecomputeAddsTheForwardToTheBackward) {
   EXPECT_LT(rec.memory[0].peak_activation_bytes, base.memory[0].peak_activation_bytes);
 }
 
-TEST(SimulateStep, CpuOptimizerMovesTheUpdateToHostWithCopies) {
+TEST(ExecutorSimulateStep, CpuOptimizerMovesTheUpdateToHostWithCopies) {
   // MoFa eq. (27)-(28): D2H gradients, CPU update, H2D parameters, all in the optimizer category.
   SimulationInput in = tiny_input();
   in.features.optimizer_placement = model::OptimizerPlacement::kCpu;
@@ -147,7 +147,7 @@ TEST(SimulateStep, CpuOptimizerMovesTheUpdateToHostWithCopies) {
 
 // One stage, one micro-batch, one layer: [gemm x] -> TP all-reduce of c seconds' worth.
 // TP overlap with k pieces (eq. 20): x/k + (k-1)*max(x, c)/k + c/k instead of x + c.
-TEST(SimulateStep, TpOverlapPipelinesGemmAndCollective) {
+TEST(ExecutorSimulateStep, TpOverlapPipelinesGemmAndCollective) {
   const double x = 4e-3;
   StepPlan plan;
   LayerPlan lp;
