@@ -69,10 +69,10 @@ double analytic_total_s(const FaultSpec& spec, const RunSpec& run, double interv
   return (spec.init_time_s + t_eff + saves) / denominator;
 }
 
-AnalyticResult analytic_e2e(const FaultSpec& spec, const RunSpec& run) {
+FaultAnalyticResult analytic_e2e(const FaultSpec& spec, const RunSpec& run) {
   validate(spec);
   validate(run);
-  AnalyticResult r;
+  FaultAnalyticResult r;
   const double interval = static_cast<double>(spec.checkpoint.interval_steps);
   r.t_eff_s = static_cast<double>(run.n_steps) * run.step_time_s;  // eq. (37)
   r.downtime_s = downtime_per_failure_s(spec);

@@ -23,7 +23,7 @@ double mttr_s(const std::vector<FailureClass>& classes);
 // D of eq. (39): fixed_downtime_s if set, otherwise the MTTR of the class mix.
 double downtime_per_failure_s(const FaultSpec& spec);
 
-struct AnalyticResult {
+struct FaultAnalyticResult {
   double t_eff_s = 0;        // eq. (37)
   double t_total_s = 0;      // eq. (40); +infinity when the run cannot converge
   double t_int_s = 0;        // eq. (39) evaluated at T_total: t_total_s - t_eff_s
@@ -36,7 +36,7 @@ struct AnalyticResult {
 
 // MoFa eq. (36)-(40), the closed form. The checkpoint stall per interval is save_time_s for
 // blocking saves and snapshot_time_s for async ones (the background write is assumed hidden).
-AnalyticResult analytic_e2e(const FaultSpec& spec, const RunSpec& run);
+FaultAnalyticResult analytic_e2e(const FaultSpec& spec, const RunSpec& run);
 
 // T_total of eq. (40) as a function of the interval N (steps), for the tuner and the sweep.
 double analytic_total_s(const FaultSpec& spec, const RunSpec& run, double interval_steps);

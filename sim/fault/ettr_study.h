@@ -17,7 +17,7 @@ namespace mofasim::fault {
 struct EttrStudy {
   model::FaultSpec spec{};
   model::RunSpec run{};
-  model::AnalyticResult analytic{};
+  model::FaultAnalyticResult analytic{};
   model::OptimalInterval optimum{};
   double renewal_ettr = 0;  // exact for Poisson failures, blocking saves, failure-free recovery
   MonteCarloResult monte_carlo{};

@@ -52,7 +52,7 @@ EttrSweep run_ettr_sweep(const std::string& parameter, std::span<const double> v
   per_point.progress = nullptr;
   for (std::size_t i = 0; i < values.size(); ++i) {
     const EttrStudyInputs in = build(values[i]);
-    const model::AnalyticResult a = model::analytic_e2e(in.spec, in.run);
+    const model::FaultAnalyticResult a = model::analytic_e2e(in.spec, in.run);
     const MonteCarloSummary mc = run_monte_carlo(in.spec, in.run, per_point).summary;
     sweep.points.push_back({.value = values[i],
                             .analytic_ettr = a.ettr,

@@ -179,7 +179,7 @@ TEST(MonteCarlo, MatchesClosedFormWhenFailuresAreRare) {
                        .checkpoint = {.interval_steps = 10, .save_time_s = 4.19}};
   const RunSpec run{.step_time_s = 27.83, .n_steps = 95370};
   const MonteCarloResult r = run_monte_carlo(spec, run, {.trials = 4000, .seed = 3, .threads = 2});
-  const model::AnalyticResult a = model::analytic_e2e(spec, run);
+  const model::FaultAnalyticResult a = model::analytic_e2e(spec, run);
   const double tolerance = 3 * a.t_total_s * 1e-6 + 3 * r.summary.e2e_s.std_error;
   EXPECT_NEAR(r.summary.e2e_s.mean, a.t_total_s, tolerance);
   EXPECT_NEAR(r.summary.ettr_pooled, a.ettr, 3 * a.ettr * tolerance / a.t_total_s);

@@ -66,7 +66,7 @@ class Table5 : public ::testing::TestWithParam<Table5Column> {};
 // [printed, printed + 0.01) percent.
 TEST_P(Table5, ClosedFormReproducesPrintedE2eAndEttr) {
   const Table5Column& col = GetParam();
-  const AnalyticResult r = analytic_e2e(table5_spec(col), {.step_time_s = col.step_s, .n_steps = col.n_steps});
+  const FaultAnalyticResult r = analytic_e2e(table5_spec(col), {.step_time_s = col.step_s, .n_steps = col.n_steps});
   ASSERT_TRUE(r.converges);
   EXPECT_NEAR(r.t_total_s / col.e2e_s, 1.0, 1e-7) << r.t_total_s;
   EXPECT_GE(r.ettr * 100, col.ettr_percent - 1e-9) << r.ettr;
@@ -81,7 +81,7 @@ TEST_P(Table5, ClosedFormReproducesPrintedE2eAndEttr) {
 TEST_P(Table5, InterruptionTimeIsEquation39AtTheFixedPoint) {
   const Table5Column& col = GetParam();
   const FaultSpec spec = table5_spec(col);
-  const AnalyticResult r = analytic_e2e(spec, {.step_time_s = col.step_s, .n_steps = col.n_steps});
+  const FaultAnalyticResult r = analytic_e2e(spec, {.step_time_s = col.step_s, .n_steps = col.n_steps});
   const double c = static_cast<double>(col.gpus / col.gpus_per_unit) * 0.005 / 86400;
   EXPECT_NEAR(r.n_failures, c * r.t_total_s, 1e-9 * r.n_failures);
   const double saves = static_cast<double>(col.n_steps) / 10 * col.t_save_s;
@@ -216,7 +216,7 @@ TEST(AnalyticE2e, DivergesWhenFailuresOutpaceProgress) {
   // c (D + N T / 2) = (1 / 100) (50 + 10 * 20 / 2) = 1.5 >= 1: the run never finishes on average.
   const FaultSpec spec{.node_failure_rate_per_day = 864, .failure_units = 1, .fixed_downtime_s = 50.0,
                        .checkpoint = {.interval_steps = 10, .save_time_s = 1}};
-  const AnalyticResult r = analytic_e2e(spec, {.step_time_s = 20, .n_steps = 100});
+  const FaultAnalyticResult r = analytic_e2e(spec, {.step_time_s = 20, .n_steps = 100});
   EXPECT_FALSE(r.converges);
   EXPECT_EQ(r.ettr, 0);
   EXPECT_TRUE(std::isinf(r.t_total_s));
