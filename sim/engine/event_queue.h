@@ -7,22 +7,23 @@
 // deterministic pseudo-random permutation (a debug aid: a result that changes under shuffling
 // depends on tie order, see style.md S9). Time order is never changed.
 //
-// Cost: schedule O(log n), step O(log n) amortised, cancel O(1) (a tombstone, dropped when it
-// reaches the top). Limits (checked): 2^24 - 1 events pending at once, 2^40 events scheduled. Events live in a pooled slot vector with a free list and a 4-ary heap of
-// (when, tie, slot) keys; the Action is stored inline. After warm-up no event allocates.
-// NOTE: reusing the fired event's root entry for the first event its action schedules (one
-// sift-down instead of pop + push) measured ~15% slower on the hold benchmark, so it is not done.
+// Cost: schedule O(1), step O(log C) amortised where C is the span in ns between now and the
+// latest pending event (a radix heap on integer times, see radix_event_heap.h), cancel O(1) (a
+// tombstone, dropped when it reaches the front). Limits (checked): 2^24 - 1 events pending at
+// once, 2^40 events scheduled. Events live in a pooled slot vector with a free list; the Action
+// is stored inline in the slot and the heap holds only 16-byte (when, tie|slot) keys, so a slot
+// is touched only to schedule, cancel and fire. After warm-up no event allocates.
 // Bookkeeping checked at the end of run_until()/run(): scheduled = fired + cancelled + pending.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <new>
 #include <optional>
 #include <vector>
 
 #include "sim/engine/action.h"
 #include "sim/engine/ids.h"
+#include "sim/engine/radix_event_heap.h"
 #include "sim/units/time.h"
 
 namespace mofasim::sim {
@@ -61,59 +62,37 @@ class EventQueue {
 
  private:
   enum class SlotState : std::uint8_t { kFree, kPending, kCancelled };
-  struct Slot {
+  // One cache line per slot, so firing an event (read the action, free the slot) is one fetch.
+  struct alignas(64) Slot {
     Action action;
     std::uint64_t seq = 0;
     std::uint32_t next_free = kInvalidIndex;
     SlotState state = SlotState::kFree;
   };
-  // 16 bytes: `order` packs the tie key (high 40 bits) over the slot (low 24 bits), so comparing
-  // `order` compares ties (unique), and four siblings fill one 64-byte cache line.
-  struct Key {
-    std::int64_t when;
-    std::uint64_t order;
-  };
+  // EventKey::order packs the tie key (high 40 bits) over the slot (low 24 bits), so comparing
+  // `order` compares ties (unique).
   static constexpr int kSlotBits = 24;
   static constexpr std::uint64_t kSlotMask = (std::uint64_t{1} << kSlotBits) - 1;
   static constexpr std::uint64_t kTieLimit = std::uint64_t{1} << (64 - kSlotBits);
-  // The heap's logical index i lives at heap_[i + kPad]: children 4i+1..4i+4 then start at a
-  // multiple of 4 entries, i.e. on a cache-line boundary of the 64-byte-aligned buffer.
-  static constexpr std::size_t kPad = 3;
-  template <class T>
-  struct CacheLineAllocator {
-    using value_type = T;
-    CacheLineAllocator() = default;
-    template <class U>
-    explicit CacheLineAllocator(const CacheLineAllocator<U>&) {}
-    T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{64})); }
-    void deallocate(T* p, std::size_t n) { ::operator delete(p, n * sizeof(T), std::align_val_t{64}); }
-    friend bool operator==(CacheLineAllocator, CacheLineAllocator) { return true; }
-  };
 
-  static bool before(const Key& a, const Key& b) {
-    return a.when < b.when || (a.when == b.when && a.order < b.order);
-  }
-  static std::uint32_t slot_of(const Key& k) { return static_cast<std::uint32_t>(k.order & kSlotMask); }
-  [[nodiscard]] std::size_t heap_size() const { return heap_.size() - kPad; }
-  Key& heap_at(std::size_t i) { return heap_[i + kPad]; }
-  void heap_push(Key key);
-  void heap_pop();
-  void sift_down_from_root(Key key);
+  static std::uint32_t slot_of(const EventKey& k) { return static_cast<std::uint32_t>(k.order & kSlotMask); }
+  // The earliest pending event's key after dropping cancelled ones from the front; null if none.
+  const EventKey* live_top();
+  void fire(EventKey key);
   void free_slot(std::uint32_t slot);
-  void drop_cancelled_top();
   void check_bookkeeping() const;
 
   EventQueueOptions options_;
   Time now_ = kTimeZero;
   std::vector<Slot> slots_;
-  std::vector<Key, CacheLineAllocator<Key>> heap_;
+  RadixEventHeap events_;
   std::uint32_t free_head_ = kInvalidIndex;
   std::uint64_t next_seq_ = 1;
   std::uint64_t scheduled_ = 0;
   std::uint64_t fired_ = 0;
   std::uint64_t cancelled_ = 0;
   std::uint64_t pending_ = 0;
-  std::uint64_t tombstones_ = 0;  // cancelled events still in heap_
+  std::uint64_t tombstones_ = 0;  // cancelled events still in events_
 };
 
 }  // namespace mofasim::sim

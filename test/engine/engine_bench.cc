@@ -1,14 +1,19 @@
-// Engine benchmarks: the bare event queue under the classic hold model, and the fluid model with
-// 10^4 concurrent activities on 64 shared links (each activity on 2 random links).
+// Engine benchmarks: the bare event queue under the classic hold model (beside a bare
+// std::priority_queue and the radix heap alone, for reference), and the fluid model with 10^4
+// concurrent activities on 64 shared links (each activity on 2 random links).
 #include <benchmark/benchmark.h>
 
 #include <array>
 #include <cstdint>
+#include <functional>
+#include <queue>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "sim/engine/event_queue.h"
 #include "sim/engine/fluid_model.h"
+#include "sim/engine/radix_event_heap.h"
 
 namespace mofasim::sim {
 namespace {
@@ -44,6 +49,60 @@ void BM_EventQueueHold(benchmark::State& state) {
   state.counters["pending"] = static_cast<double>(q.pending());
 }
 BENCHMARK(BM_EventQueueHold)->Arg(100'000)->Arg(1'000);
+
+std::vector<std::int64_t> hold_increments() {
+  std::mt19937_64 rng(1);
+  std::vector<std::int64_t> increments(kIncrementMask + 1);
+  std::exponential_distribution<double> exp_ns(1.0 / 1000.0);  // mean 1 us, as above
+  for (auto& inc : increments) inc = static_cast<std::int64_t>(exp_ns(rng));
+  return increments;
+}
+
+// Reference point for the hold model: a bare std::priority_queue of (when, seq) pairs, no
+// actions, no cancel. Measured beside the EventQueue so that both see the same machine load.
+void BM_StdPriorityQueueHold(benchmark::State& state) {
+  using Entry = std::pair<std::int64_t, std::uint64_t>;
+  const auto pending = static_cast<std::size_t>(state.range(0));
+  const std::vector<std::int64_t> increments = hold_increments();
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> q;
+  std::uint64_t seq = 0;
+  std::uint32_t next = 0;
+  std::int64_t now = 0;
+  for (std::size_t i = 0; i < pending; ++i) q.emplace(increments[next++ & kIncrementMask], seq++);
+  std::uint64_t events = 0;
+  for (auto _ : state) {
+    now = q.top().first;
+    q.pop();
+    q.emplace(now + increments[next++ & kIncrementMask], seq++);
+    ++events;
+  }
+  benchmark::DoNotOptimize(now);
+  state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_StdPriorityQueueHold)->Arg(100'000)->Arg(1'000);
+
+// The radix heap alone (keys only, no slots or actions): what the EventQueue adds on top of it.
+void BM_RadixEventHeapHold(benchmark::State& state) {
+  const auto pending = static_cast<std::size_t>(state.range(0));
+  const std::vector<std::int64_t> increments = hold_increments();
+  RadixEventHeap q;
+  std::uint64_t seq = 0;
+  std::uint32_t next = 0;
+  std::uint64_t now = 0;
+  for (std::size_t i = 0; i < pending; ++i) {
+    q.push({.when = static_cast<std::uint64_t>(increments[next++ & kIncrementMask]), .order = seq++});
+  }
+  std::uint64_t events = 0;
+  for (auto _ : state) {
+    now = q.top()->when;
+    q.pop();
+    q.push({.when = now + static_cast<std::uint64_t>(increments[next++ & kIncrementMask]), .order = seq++});
+    ++events;
+  }
+  benchmark::DoNotOptimize(now);
+  state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_RadixEventHeapHold)->Arg(100'000)->Arg(1'000);
 
 // Fluid model: `activities` flows, each over 2 of 64 links; each completion starts a new flow,
 // so the population stays constant. One step is one queue event (a wake-up or a resolve).
