@@ -79,7 +79,6 @@ class Generator {
     const std::size_t chunk_slots = static_cast<std::size_t>(sched_.stages()) * sched_.chunks();
     chunk_last_bi_.assign(chunk_slots * m_, kNone);
     offload_d2h_.assign(chunk_slots * m_, {});
-    chunk_first_forward_.assign(chunk_slots, kNone);
     layer_last_grad_.assign(chunk_slots, {});
     gather_before_forward_.assign(chunk_slots, kNone);
   }
@@ -568,9 +567,6 @@ class Generator {
         break;
       }
     }
-    if (op.phase == schedules::Phase::kForward && chunk_first_forward_[chunk_slot(stage, op.chunk)] == kNone) {
-      chunk_first_forward_[chunk_slot(stage, op.chunk)] = first_compute(units_);
-    }
     out.units = units_;
     return out;
   }
@@ -823,7 +819,6 @@ class Generator {
   std::vector<TaskId> p2p_fwd_, p2p_bwd_;
   std::vector<TaskId> chunk_last_bi_;
   std::vector<std::vector<TaskId>> offload_d2h_;
-  std::vector<TaskId> chunk_first_forward_;
   std::vector<std::vector<TaskId>> layer_last_grad_;
   std::vector<TaskId> gather_before_forward_;
   std::vector<TaskId> last_compute_ = std::vector<TaskId>(static_cast<std::size_t>(sched_.stages()), kNone);

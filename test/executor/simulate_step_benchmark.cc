@@ -47,6 +47,9 @@ void run(benchmark::State& state, Fidelity fidelity) {
     events += r.events;
   }
   state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+  state.counters["instances_per_s"] =
+      benchmark::Counter(static_cast<double>(r.instances) * static_cast<double>(state.iterations()),
+                         benchmark::Counter::kIsRate);
   state.counters["events"] = static_cast<double>(r.events);
   state.counters["instances"] = static_cast<double>(r.instances);
   state.counters["step_s"] = r.step_time_s;
