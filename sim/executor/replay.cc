@@ -54,7 +54,7 @@ class Replayer {
   explicit Replayer(const ReplayInput& in)
       : w_(*in.workload), topo_(*in.topology), hw_(*in.hardware),
         out_(InstanceMap(*in.placement, in.workload->stages(), in.fidelity)), map_(out_.map),
-        fluid_(queue_) {}
+        queue_(sim::EventQueueOptions{.shuffle_ties_seed = in.shuffle_ties_seed}), fluid_(queue_) {}
 
   ReplayOutput run() {
     build_instances();

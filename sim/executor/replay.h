@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -39,6 +40,8 @@ struct ReplayInput {
   const topology::Placement* placement = nullptr;
   const model::HardwareSpec* hardware = nullptr;
   Fidelity fidelity = Fidelity::kFolded;
+  // Debug (style.md S9): permute same-time events with this seed; results must not change.
+  std::optional<std::uint64_t> shuffle_ties_seed{};
 };
 
 struct ReplayOutput {

@@ -51,7 +51,8 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
                                 " but topology.gpus = " + std::to_string(topo.gpus()));
   }
   const ReplayOutput r = replay({.workload = &w, .topology = &topo, .placement = &placement,
-                                 .hardware = &in.hardware, .fidelity = options.fidelity});
+                                 .hardware = &in.hardware, .fidelity = options.fidelity,
+                                 .shuffle_ties_seed = options.shuffle_ties_seed});
   if (options.trace_path) write_chrome_trace(*options.trace_path, w, r);
 
   StepResult res;

@@ -4,6 +4,7 @@
 // it on the engine (replay.h) and analyses the timeline (analyze.h).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,7 @@ struct SimulationInput {
 struct SimulateOptions {
   Fidelity fidelity = Fidelity::kFolded;
   std::optional<std::string> trace_path{};  // write a Chrome/Perfetto trace here
+  std::optional<std::uint64_t> shuffle_ties_seed{};  // debug: permute same-time events (style.md S9)
 };
 
 StepResult simulate_step(const SimulationInput& input, const SimulateOptions& options);
