@@ -6,7 +6,10 @@
 function(mofasim_warnings target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor
                                            -Wold-style-cast -Wcast-align -Wunused -Woverloaded-virtual
-                                           -Wimplicit-fallthrough -Wno-restrict)
+                                           -Wimplicit-fallthrough)
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    target_compile_options(${target} PRIVATE -Wno-restrict)
+  endif()
   if(MOFASIM_WERROR)
     target_compile_options(${target} PRIVATE -Werror)
   endif()
