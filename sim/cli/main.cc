@@ -21,6 +21,7 @@ struct Command {
 };
 
 constexpr Command kCommands[] = {
+    {"simulate", "replay one training step as a timeline (step time, breakdown, MFU, trace)", mofasim::cli::run_simulate},
     {"memory", "parameters, FLOPs and memory per pipeline stage", mofasim::cli::run_memory},
     {"ettr", "analytic and Monte Carlo ETTR and end-to-end time", mofasim::cli::run_ettr},
     {"sweep", "sweep one scenario field for ETTR; writes CSV and SVG", mofasim::cli::run_sweep},

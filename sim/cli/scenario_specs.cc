@@ -99,4 +99,26 @@ std::vector<double> stage_inflight_microbatches(const model::ParallelSpec& paral
   return inflight;
 }
 
+executor::SimulationInput simulation_input(const scenario::LoadedScenario& loaded) {
+  // The replay prices links from the topology, so mu_b (eq. 18) is applied there; the analytic
+  // model applies FeatureSpec::bandwidth_scale itself and gets an unscaled topology.
+  topology::TopologySpec topo = to_topology_spec(loaded.proto);
+  topo.bandwidth_scale = loaded.features.bandwidth_scale;
+  return executor::SimulationInput{.model = loaded.model,
+                                   .hardware = loaded.hardware,
+                                   .parallel = loaded.parallel,
+                                   .features = loaded.features,
+                                   .topology = topo,
+                                   .rank_order = loaded.proto.parallelism().rank_order()};
+}
+
+model::AnalyticInput analytic_input(const scenario::LoadedScenario& loaded) {
+  return model::AnalyticInput{.model = loaded.model,
+                              .hardware = loaded.hardware,
+                              .parallel = loaded.parallel,
+                              .features = loaded.features,
+                              .topology = to_topology_spec(loaded.proto),
+                              .rank_order = topology::RankOrder::parse(loaded.proto.parallelism().rank_order())};
+}
+
 }  // namespace mofasim::cli

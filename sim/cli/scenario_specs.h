@@ -11,11 +11,13 @@
 #include "model/spec.h"
 #include "proto/scenario.pb.h"
 #include "sim/scenario/loader.h"
+#include "model/analytic_model.h"
+#include "sim/executor/simulate_step.h"
 #include "topology/topology_spec.h"
 
 namespace mofasim::cli {
 
-// topology.* plus optimizations.bandwidth_scale (MoFa eq. 18).
+// topology.* (bandwidth_scale left at 1: see simulation_input / analytic_input for mu_b, eq. 18).
 topology::TopologySpec to_topology_spec(const proto::Scenario& scenario);
 
 // fault_tolerance.* with the failure-unit count from topology.gpus; a failure_records CSV (a path
@@ -27,5 +29,11 @@ model::FaultSpec to_fault_spec(const scenario::LoadedScenario& loaded);
 // Whole-stage micro-batches each pipeline rank holds at its activation peak under the scenario's
 // schedule (MoFa eq. 5's n_inflight, in units of one micro-batch of L/p layers).
 std::vector<double> stage_inflight_microbatches(const model::ParallelSpec& parallel);
+
+// Everything the step simulation needs, from one loaded scenario.
+executor::SimulationInput simulation_input(const scenario::LoadedScenario& loaded);
+
+// Everything the analytic MoFa model needs, from one loaded scenario.
+model::AnalyticInput analytic_input(const scenario::LoadedScenario& loaded);
 
 }  // namespace mofasim::cli

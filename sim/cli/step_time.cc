@@ -1,6 +1,7 @@
 #include "sim/cli/step_time.h"
 
-#include <stdexcept>
+#include "sim/cli/scenario_specs.h"
+#include "sim/executor/simulate_step.h"
 
 namespace mofasim::cli {
 
@@ -9,7 +10,8 @@ StepTimeChoice resolve_step_time(const scenario::LoadedScenario& loaded, std::op
   if (loaded.proto.fault_tolerance().has_step_time()) {
     return {.seconds = loaded.proto.fault_tolerance().step_time(), .source = "fault_tolerance.step_time"};
   }
-  throw std::invalid_argument("no step time: pass --step-time SECONDS or set fault_tolerance.step_time");
+  const executor::StepResult simulated = executor::simulate_step(simulation_input(loaded), executor::SimulateOptions{});
+  return {.seconds = simulated.step_time_s, .source = "simulated"};
 }
 
 }  // namespace mofasim::cli

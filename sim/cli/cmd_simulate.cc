@@ -1,0 +1,55 @@
+// `mofasim simulate SCENARIO`: expands one training step into its task DAG and replays it on the
+// modeled cluster; prints step time, the Table-6-style breakdown, TFLOPS/MFU/HFU, tokens/s, peak
+// memory per stage and the critical path by category. --trace writes a Perfetto trace.
+#include <iostream>
+
+#include "sim/cli/cli_common.h"
+#include "sim/cli/commands.h"
+#include "sim/cli/scenario_specs.h"
+#include "sim/executor/simulate_step.h"
+#include "sim/scenario/loader.h"
+
+namespace mofasim::cli {
+
+int run_simulate(const Args& args) {
+  CommonOptions common;
+  std::string path;
+  std::string fidelity = "folded";
+  std::string trace;
+  po::options_description desc("options");
+  add_common_options(desc, common);
+  desc.add_options()("fidelity", po::value<std::string>(&fidelity)->default_value(fidelity),
+                     "full (every rank) or folded (provably identical ranks simulated once)")(
+      "trace", po::value<std::string>(&trace), "write a Chrome/Perfetto trace (JSON) to this file")(
+      "scenario", po::value<std::string>(&path), "scenario YAML file");
+  po::positional_options_description pos;
+  pos.add("scenario", 1);
+  po::variables_map vm;
+  parse_command_line("simulate", args, desc, pos, vm);
+  if (common.help) {
+    print_command_help("simulate", "SCENARIO.yaml [--fidelity full|folded] [--trace FILE.json] [--json] [--set field.path=value ...]", desc);
+    return 0;
+  }
+  if (path.empty()) throw UsageError("mofasim simulate: missing SCENARIO.yaml (see: mofasim simulate --help)");
+  executor::SimulateOptions options;
+  if (fidelity == "full") {
+    options.fidelity = executor::Fidelity::kFull;
+  } else if (fidelity != "folded") {
+    throw UsageError("mofasim simulate: --fidelity must be full or folded, got '" + fidelity + "'");
+  }
+  if (!trace.empty()) options.trace_path = trace;
+
+  const scenario::LoadedScenario loaded = scenario::load_scenario(path, common.sets);
+  const executor::StepResult result = executor::simulate_step(simulation_input(loaded), options);
+  if (common.json) {
+    nlohmann::json j = executor::to_json(result);
+    j["scenario"] = loaded.proto.name();
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << "scenario   " << loaded.proto.name() << " (" << loaded.path << ")\n\n" << executor::to_table(result);
+    if (!trace.empty()) std::cout << "\ntrace written to " << trace << " (open it in https://ui.perfetto.dev)\n";
+  }
+  return 0;
+}
+
+}  // namespace mofasim::cli
