@@ -37,7 +37,7 @@ int run_ettr(const Args& args) {
   if (path.empty()) throw UsageError("mofasim ettr: missing SCENARIO.yaml (see: mofasim ettr --help)");
   check_ettr_options("ettr", ettr);
 
-  const scenario::LoadedScenario loaded = scenario::load_scenario(path, common.sets);
+  const scenario::LoadedScenario loaded = load_checked(path, common.sets, true);
   const StepTimeChoice step = resolve_step_time(loaded, ettr.step_time);
   const model::FaultSpec spec = to_fault_spec(loaded);
   const model::RunSpec run{.step_time_s = step.seconds, .n_steps = scenario::training_steps(loaded.proto)};

@@ -31,7 +31,7 @@ int run_memory(const Args& args) {
   }
   if (path.empty()) throw UsageError("mofasim memory: missing SCENARIO.yaml (see: mofasim memory --help)");
 
-  const scenario::LoadedScenario s = scenario::load_scenario(path, common.sets);
+  const scenario::LoadedScenario s = load_checked(path, common.sets);
   const model::ModelParams params = model::model_params(s.model);
   const double flops = model::model_flops_per_step(s.model, s.parallel);
   const std::vector<double> inflight = stage_inflight_microbatches(s.parallel);

@@ -39,7 +39,7 @@ int run_simulate(const Args& args) {
   }
   if (!trace.empty()) options.trace_path = trace;
 
-  const scenario::LoadedScenario loaded = scenario::load_scenario(path, common.sets);
+  const scenario::LoadedScenario loaded = load_checked(path, common.sets);
   const executor::StepResult result = executor::simulate_step(simulation_input(loaded), options);
   if (common.json) {
     nlohmann::json j = executor::to_json(result);

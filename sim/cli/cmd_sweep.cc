@@ -49,7 +49,7 @@ int run_sweep(const Args& args) {
   for (double v : range.values) {
     std::vector<std::string> sets = common.sets;
     sets.push_back(range.override_for(v));
-    const scenario::LoadedScenario loaded = scenario::load_scenario(path, sets);
+    const scenario::LoadedScenario loaded = load_checked(path, sets, true);
     const StepTimeChoice step = resolve_step_time(loaded, ettr.step_time);
     inputs.push_back({.spec = to_fault_spec(loaded),
                       .run = {.step_time_s = step.seconds, .n_steps = scenario::training_steps(loaded.proto)}});

@@ -99,6 +99,30 @@ std::vector<double> stage_inflight_microbatches(const model::ParallelSpec& paral
   return inflight;
 }
 
+void check_scenario_specs(const scenario::LoadedScenario& loaded, bool with_faults) {
+  auto locate = [&](const std::invalid_argument& e) {
+    const std::string message = e.what();
+    const auto end = message.find_first_of(": ");
+    const std::string field = message.substr(0, end);
+    const bool is_path = field.find('.') != std::string::npos;  // a field path: locate it (or its section)
+    const scenario::SourceLocation at = is_path ? loaded.sources.find(field) : scenario::SourceLocation{.file = loaded.path};
+    return scenario::ScenarioError({scenario::format_location(at) + ": " + message});
+  };
+  try {
+    to_topology_spec(loaded.proto).validate();
+    if (with_faults) model::validate(to_fault_spec(loaded));
+  } catch (const std::invalid_argument& e) {
+    throw locate(e);
+  }
+}
+
+scenario::LoadedScenario load_checked(const std::string& path, const std::vector<std::string>& overrides,
+                                      bool with_faults) {
+  scenario::LoadedScenario loaded = scenario::load_scenario(path, overrides);
+  check_scenario_specs(loaded, with_faults);
+  return loaded;
+}
+
 executor::SimulationInput simulation_input(const scenario::LoadedScenario& loaded) {
   // The replay prices links from the topology, so mu_b (eq. 18) is applied there; the analytic
   // model applies FeatureSpec::bandwidth_scale itself and gets an unscaled topology.

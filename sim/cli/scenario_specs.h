@@ -30,6 +30,16 @@ model::FaultSpec to_fault_spec(const scenario::LoadedScenario& loaded);
 // schedule (MoFa eq. 5's n_inflight, in units of one micro-batch of L/p layers).
 std::vector<double> stage_inflight_microbatches(const model::ParallelSpec& parallel);
 
+// Runs the validators of the layer specs that the loader's own rules do not cover (e.g. topology's
+// supernode shape) and turns their std::invalid_argument into a ScenarioError located at the field
+// the message names ("topology.nodes_per_supernode: ..." -> file:line:col of that field), so every
+// bad scenario exits 2 with a file:line error. `with_faults` also checks fault_tolerance.
+void check_scenario_specs(const scenario::LoadedScenario& loaded, bool with_faults = false);
+
+// load_scenario + check_scenario_specs: what every command uses to read its scenario.
+scenario::LoadedScenario load_checked(const std::string& path, const std::vector<std::string>& overrides,
+                                      bool with_faults = false);
+
 // Everything the step simulation needs, from one loaded scenario.
 executor::SimulationInput simulation_input(const scenario::LoadedScenario& loaded);
 
