@@ -1,0 +1,185 @@
+// The mofasim command end to end: every shipped scenario goes through `memory` and `simulate`, the
+// JSON carries the documented keys with the numbers the formulas give, bad input exits 2 with its
+// one-line error, the trace is Perfetto-shaped JSON and `schema` matches the committed reference.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "test/cli/run_cli.h"
+
+namespace mofasim::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> shipped_scenarios() {
+  std::vector<std::string> files;
+  for (const char* dir : {"scenarios", "scenarios/mofa"}) {
+    for (const auto& e : fs::directory_iterator(fs::path(MOFASIM_SOURCE_DIR) / dir)) {
+      if (e.path().extension() == ".yaml") files.push_back(fs::relative(e.path(), MOFASIM_SOURCE_DIR).string());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+class ShippedScenario : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ShippedScenario, MemoryJsonHasEveryStage) {
+  const CliRun run = run_mofasim("memory " + GetParam() + " --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto j = nlohmann::json::parse(run.out);
+  EXPECT_GT(j.at("parameters_total").get<double>(), 0);
+  EXPECT_GT(j.at("flops_per_step").get<double>(), 0);
+  EXPECT_GT(j.at("gpu_memory_bytes").get<double>(), 0);
+  const auto& stages = j.at("stages");
+  ASSERT_FALSE(stages.empty());
+  for (std::size_t i = 0; i < stages.size(); ++i) {
+    const auto& s = stages[i];
+    EXPECT_EQ(s.at("stage").get<int>(), static_cast<int>(i));
+    // peak = static + activation + reserved (MoFa eq. 6)
+    EXPECT_NEAR(s.at("peak_bytes").get<double>(),
+                s.at("static_bytes").get<double>() + s.at("activation_bytes").get<double>() +
+                    s.at("reserved_bytes").get<double>(),
+                1.0);
+    // Out of memory is a result with its excess, not an error.
+    if (!s.at("fits").get<bool>()) {
+      EXPECT_NEAR(s.at("excess_bytes").get<double>(),
+                  s.at("peak_bytes").get<double>() - j.at("gpu_memory_bytes").get<double>(), 1.0);
+    }
+  }
+}
+
+TEST_P(ShippedScenario, SimulatesWithABreakdownThatSumsToTheStep) {
+  const CliRun run = run_mofasim("simulate " + GetParam() + " --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto j = nlohmann::json::parse(run.out);
+  const double step = j.at("step_time_s").get<double>();
+  ASSERT_TRUE(std::isfinite(step));
+  ASSERT_GT(step, 0);
+  double sum = 0;
+  for (const auto& [key, value] : j.at("breakdown").items()) sum += value.get<double>();
+  EXPECT_NEAR(sum, step, 1e-6 * step);
+  EXPECT_GT(j.at("tflops_per_gpu").get<double>(), 0);
+  EXPECT_GT(j.at("mfu").get<double>(), 0);
+  EXPECT_LT(j.at("mfu").get<double>(), 1);
+  EXPECT_GT(j.at("peak_memory_bytes").get<double>(), 0);
+  EXPECT_GT(j.at("events").get<double>(), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(All, ShippedScenario, ::testing::ValuesIn(shipped_scenarios()),
+                         [](const ::testing::TestParamInfo<std::string>& param) {
+                           std::string name = param.param;
+                           for (char& c : name) {
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return name;
+                         });
+
+TEST(CliMemory, Llama2ParametersAndFlopsMatchTheReferenceFormulas) {
+  // reference-formulas.md §8.1: 68,976,648,192 parameters and 428,385,239,040 FLOPs per token;
+  // Table 5 column 1 runs B = 256 sequences of s = 4096 tokens per step.
+  const CliRun run = run_mofasim("memory scenarios/mofa/table5-llama2-70b-128.yaml --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j.at("parameters_total").get<double>(), 68976648192.0);
+  EXPECT_EQ(j.at("flops_per_step").get<double>(), 428385239040.0 * 256 * 4096);
+  EXPECT_EQ(j.at("stages").size(), 8u);
+}
+
+TEST(CliMemory, SetOverridesAFieldLikeTheFile) {
+  // Doubling the global batch doubles the FLOPs of a step.
+  const auto base = nlohmann::json::parse(run_mofasim("memory scenarios/small.yaml --json").out);
+  const CliRun run = run_mofasim("memory scenarios/small.yaml --json --set parallelism.global_batch=32");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_DOUBLE_EQ(nlohmann::json::parse(run.out).at("flops_per_step").get<double>(),
+                   2 * base.at("flops_per_step").get<double>());
+}
+
+TEST(CliErrors, BadScenarioExitsTwoWithOneLinePerProblem) {
+  const CliRun run = run_mofasim("memory scenarios/small.yaml --set parallelism.tp=3");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("scenarios/small.yaml:20:3: parallelism: tp*cp*pp*dp = 3*1*2*2 = 12 but topology.gpus = 8\n"),
+            std::string::npos)
+      << run.err;
+  EXPECT_NE(run.err.find("--set:1:16: parallelism.tp: 3 does not divide model.num_attention_heads = 8\n"),
+            std::string::npos)
+      << run.err;
+}
+
+TEST(CliErrors, LayerSpecErrorIsLocatedAtItsField) {
+  // 8 GPUs are one node; 3 nodes per supernode cannot divide it. The topology validator names the
+  // field and the command maps it to where the override wrote it.
+  const CliRun run = run_mofasim("simulate scenarios/small.yaml --set topology.nodes_per_supernode=3");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.err, "--set:1:30: topology.nodes_per_supernode: must divide the node count (1), got 3\n");
+}
+
+TEST(CliErrors, UnknownCommandAndMissingFileExitTwo) {
+  EXPECT_EQ(run_mofasim("simulat scenarios/small.yaml").exit_code, 2);
+  const CliRun missing = run_mofasim("memory no/such/file.yaml");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("no/such/file.yaml"), std::string::npos) << missing.err;
+  const CliRun fidelity = run_mofasim("simulate scenarios/small.yaml --fidelity medium");
+  EXPECT_EQ(fidelity.exit_code, 2);
+  EXPECT_EQ(fidelity.err, "mofasim simulate: --fidelity must be full or folded, got 'medium'\n");
+}
+
+TEST(CliSimulate, FullAndFoldedAgreeOnTheSmallScenario) {
+  const auto folded = nlohmann::json::parse(run_mofasim("simulate scenarios/small.yaml --json").out);
+  const auto full = nlohmann::json::parse(run_mofasim("simulate scenarios/small.yaml --json --fidelity full").out);
+  EXPECT_EQ(folded.at("step_time_s").get<double>(), full.at("step_time_s").get<double>());
+}
+
+TEST(CliSimulate, TraceIsChromeTraceJson) {
+  const fs::path trace = fs::temp_directory_path() / ("mofasim_trace_" + std::to_string(::getpid()) + ".json");
+  const CliRun run = run_mofasim("simulate scenarios/small.yaml --trace '" + trace.string() + "'");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto j = nlohmann::json::parse(read_file(trace));
+  fs::remove(trace);
+  const auto& events = j.at("traceEvents");
+  ASSERT_TRUE(events.is_array());
+  int complete = 0;
+  int named_processes = 0;
+  for (const auto& e : events) {
+    const std::string ph = e.at("ph");
+    if (ph == "X") {
+      ++complete;
+      EXPECT_GE(e.at("dur").get<double>(), 0);
+      EXPECT_TRUE(e.contains("pid") && e.contains("tid") && e.contains("ts") && e.contains("name"));
+    } else if (ph == "M" && e.at("name") == "process_name") {
+      ++named_processes;
+    }
+  }
+  EXPECT_GT(complete, 0);
+  EXPECT_EQ(named_processes, 2);  // small.yaml: pp = 2, one process per stage of the folded replica
+}
+
+TEST(CliSchema, PrintsTheCommittedScenarioReference) {
+  const CliRun run = run_mofasim("schema");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, read_file(fs::path(MOFASIM_SOURCE_DIR) / "docs/scenario-reference.md"));
+}
+
+TEST(CliSweep, WritesCsvAndSvgWithOneRowPerValue) {
+  const fs::path prefix = fs::temp_directory_path() / ("mofasim_sweep_" + std::to_string(::getpid()));
+  const CliRun run = run_mofasim(
+      "sweep scenarios/mofa/table5-llama2-70b-128.yaml --step-time 27.83 --trials 50 -q "
+      "--param fault_tolerance.checkpoint.interval_steps=20:200:60 --out '" + prefix.string() + "'");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::string csv = read_file(prefix.string() + ".csv");
+  const std::string svg = read_file(prefix.string() + ".svg");
+  fs::remove(prefix.string() + ".csv");
+  fs::remove(prefix.string() + ".svg");
+  // 20, 80, 140, 200: four rows after the header.
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);
+  EXPECT_EQ(svg.rfind("<svg", 0) == 0 || svg.find("<svg") != std::string::npos, true);
+  EXPECT_NE(svg.find("</svg>"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace mofasim::test
