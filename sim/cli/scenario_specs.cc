@@ -124,10 +124,7 @@ scenario::LoadedScenario load_checked(const std::string& path, const std::vector
 }
 
 executor::SimulationInput simulation_input(const scenario::LoadedScenario& loaded) {
-  // The replay prices links from the topology, so mu_b (eq. 18) is applied there; the analytic
-  // model applies FeatureSpec::bandwidth_scale itself and gets an unscaled topology.
-  topology::TopologySpec topo = to_topology_spec(loaded.proto);
-  topo.bandwidth_scale = loaded.features.bandwidth_scale;
+  const topology::TopologySpec topo = to_topology_spec(loaded.proto);
   return executor::SimulationInput{.model = loaded.model,
                                    .hardware = loaded.hardware,
                                    .parallel = loaded.parallel,

@@ -17,7 +17,8 @@
 
 namespace mofasim::cli {
 
-// topology.* (bandwidth_scale left at 1: see simulation_input / analytic_input for mu_b, eq. 18).
+// topology.* with bandwidth_scale 1: mu_b (eq. 18) travels in FeatureSpec::bandwidth_scale, which
+// both the step simulation and the analytic model apply (applying it here too would count it twice).
 topology::TopologySpec to_topology_spec(const proto::Scenario& scenario);
 
 // fault_tolerance.* with the failure-unit count from topology.gpus; a failure_records CSV (a path

@@ -42,7 +42,10 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
                                         .features = in.features, .load_imbalance = in.load_imbalance,
                                         .position_layers = in.position_layers});
   check_acyclic(w);
-  const topology::Topology topo(in.topology);
+  // mu_b (MoFa eq. 18) is a feature of the run: it scales every network link the replay prices.
+  topology::TopologySpec topo_spec = in.topology;
+  topo_spec.bandwidth_scale *= in.features.bandwidth_scale;
+  const topology::Topology topo(topo_spec);
   const topology::Placement placement(
       {.tp = in.parallel.tp, .cp = in.parallel.cp, .ep = in.parallel.ep, .dp = in.parallel.dp, .pp = in.parallel.pp},
       topology::RankOrder::parse(in.rank_order));

@@ -183,3 +183,22 @@ TEST(CliSweep, WritesCsvAndSvgWithOneRowPerValue) {
 
 }  // namespace
 }  // namespace mofasim::test
+
+namespace mofasim::test {
+namespace {
+
+TEST(CliSimulate, BandwidthScaleEqualsScalingEveryLink) {
+  // MoFa eq. (18): mu_b = 2 must be exactly the same run as doubling every link class's bandwidth
+  // (and must be applied once: a double application would give the 4x run).
+  const auto scaled = nlohmann::json::parse(
+      run_mofasim("simulate scenarios/small.yaml --json --set optimizations.bandwidth_scale=2").out);
+  const auto doubled = nlohmann::json::parse(
+      run_mofasim("simulate scenarios/small.yaml --json --set 'topology.intra_node.bandwidth=740 GB/s' "
+                  "--set 'topology.inter_node.bandwidth=92 GB/s'").out);
+  const auto base = nlohmann::json::parse(run_mofasim("simulate scenarios/small.yaml --json").out);
+  EXPECT_EQ(scaled.at("step_time_s").get<double>(), doubled.at("step_time_s").get<double>());
+  EXPECT_LT(scaled.at("step_time_s").get<double>(), base.at("step_time_s").get<double>());
+}
+
+}  // namespace
+}  // namespace mofasim::test
