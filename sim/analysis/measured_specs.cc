@@ -103,6 +103,7 @@ MeasuredCase to_measured_case(const MeasuredRow& row, const MeasuredConditions& 
       .intra_node = conditions.intra_node,
       .inter_node = {.bandwidth = conditions.inter_node_bandwidth_per_node / conditions.gpus_per_node,
                      .latency = conditions.inter_node_latency},
+      .bandwidth_scale = conditions.bandwidth_scale,
   };
   try {
     model::validate_model(c.model);

@@ -26,6 +26,7 @@ struct MeasuredConditions {
   int vocab_size = 50257;                 // before padding
   int vocab_divisible_by = 128;           // Megatron's --make-vocab-size-divisible-by (times tp)
   int ffn_multiplier = 4;                 // f = ffn_multiplier * h
+  double bandwidth_scale = 1.0;           // μ_b of every link level (TopologySpec::bandwidth_scale)
 };
 
 // The hardware preset `preset` (a name under scenarios/presets/hardware/), loaded through the
