@@ -25,6 +25,7 @@ constexpr Command kCommands[] = {
     {"memory", "parameters, FLOPs and memory per pipeline stage", mofasim::cli::run_memory},
     {"ettr", "analytic and Monte Carlo ETTR and end-to-end time", mofasim::cli::run_ettr},
     {"sweep", "sweep one scenario field for ETTR; writes CSV and SVG", mofasim::cli::run_sweep},
+    {"tune", "search layouts and features for the fastest feasible configuration", mofasim::cli::run_tune},
     {"schema", "print the scenario reference generated from the schema", mofasim::cli::run_schema},
 };
 

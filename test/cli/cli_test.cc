@@ -202,3 +202,37 @@ TEST(CliSimulate, BandwidthScaleEqualsScalingEveryLink) {
 
 }  // namespace
 }  // namespace mofasim::test
+
+namespace mofasim::test {
+namespace {
+
+TEST(CliTune, ShardsMergedEqualTheUnshardedSearch) {
+  const std::string base = "tune scenarios/small.yaml -q --rerank 0 --threads 1 --json --top 3";
+  const auto whole = nlohmann::json::parse(run_mofasim(base).out);
+  const fs::path dir = fs::temp_directory_path();
+  const std::string a = (dir / ("mofasim_tune_a_" + std::to_string(::getpid()) + ".csv")).string();
+  const std::string b = (dir / ("mofasim_tune_b_" + std::to_string(::getpid()) + ".csv")).string();
+  ASSERT_EQ(run_mofasim(base + " --shard 0/2 --csv '" + a + "'").exit_code, 0);
+  ASSERT_EQ(run_mofasim(base + " --shard 1/2 --csv '" + b + "'").exit_code, 0);
+  const CliRun merged = run_mofasim(base + " --merge '" + a + "' '" + b + "'");
+  fs::remove(a);
+  fs::remove(b);
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  const auto m = nlohmann::json::parse(merged.out);
+  ASSERT_EQ(whole.at("top").size(), 3u) << whole.dump();
+  ASSERT_EQ(m.at("top").size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(m["top"][i].at("id"), whole["top"][i].at("id"));
+    EXPECT_DOUBLE_EQ(m["top"][i].at("step_time_s").get<double>(), whole["top"][i].at("step_time_s").get<double>());
+  }
+}
+
+TEST(CliTune, UnknownRuleIsAUsageError) {
+  const CliRun run = run_mofasim("tune scenarios/small.yaml --no-rule fastest-first");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("--no-rule 'fastest-first' is not a rule; allowed: tp-within-node"), std::string::npos)
+      << run.err;
+}
+
+}  // namespace
+}  // namespace mofasim::test

@@ -1,0 +1,182 @@
+// `mofasim tune SCENARIO`: searches TP, CP, PP, vpp, EP, DP, micro-batch, schedule and the
+// optimisation features for the scenario's model, hardware, GPU count and global batch (MoFa §4,
+// eq. 42-44); ranks every feasible configuration with the analytic model, re-ranks the best N with
+// the step simulation, and prints the top K like the paper's Table 6. --e2e adds the optimal
+// checkpoint interval, ETTR and total time and ranks by them. --shard i/n and --merge split a large
+// search into array jobs.
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "sim/cli/cli_common.h"
+#include "sim/cli/commands.h"
+#include "sim/cli/scenario_specs.h"
+#include "sim/scenario/loader.h"
+#include "sim/tuner/analytic_evaluator.h"
+#include "sim/tuner/merge.h"
+#include "sim/tuner/report.h"
+#include "sim/tuner/rerank.h"
+#include "sim/tuner/simulated_evaluator.h"
+#include "sim/tuner/tune.h"
+
+namespace mofasim::cli {
+namespace {
+
+tuner::Shard parse_shard(const std::string& text) {
+  const auto slash = text.find('/');
+  try {
+    if (slash != std::string::npos) {
+      std::size_t used = 0;
+      const int index = std::stoi(text.substr(0, slash), &used);
+      const std::string count_text = text.substr(slash + 1);
+      std::size_t used2 = 0;
+      const int count = std::stoi(count_text, &used2);
+      if (used == slash && used2 == count_text.size() && count >= 1 && index >= 0 && index < count) {
+        return {.index = index, .count = count};
+      }
+    }
+  } catch (const std::exception&) {
+  }
+  throw UsageError("mofasim tune: --shard must be i/n with 0 <= i < n, got '" + text + "'");
+}
+
+void switch_off_rule(tuner::PruneRules& rules, const std::string& name) {
+  if (name == "tp-within-node") rules.tp_within_node = false;
+  else if (name == "microbatches-cover-pipeline") rules.microbatches_cover_pipeline = false;
+  else if (name == "vpp-needs-pipeline") rules.vpp_needs_pipeline = false;
+  else if (name == "cp-needs-long-sequence") rules.cp_needs_long_sequence = false;
+  else if (name == "inert-feature") rules.inert_feature = false;
+  else if (name == "overlap-dominates") rules.overlap_dominates = false;
+  else if (name == "memory-saver-not-needed") rules.memory_saver_not_needed = false;
+  else if (name == "all") rules = tuner::PruneRules::none();
+  else {
+    throw UsageError("mofasim tune: --no-rule '" + name +
+                     "' is not a rule; allowed: tp-within-node, microbatches-cover-pipeline, vpp-needs-pipeline, "
+                     "cp-needs-long-sequence, inert-feature, overlap-dominates, memory-saver-not-needed, all");
+  }
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UsageError("mofasim tune: cannot read " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+int run_tune(const Args& args) {
+  CommonOptions common;
+  std::string path;
+  int top_k = 4;
+  int rerank_n = 8;
+  bool e2e = false;
+  bool quiet = false;
+  int threads = 0;
+  std::string csv_path;
+  std::string shard_text = "0/1";
+  std::vector<std::string> no_rules;
+  std::vector<std::string> merge_files;
+  po::options_description desc("options");
+  add_common_options(desc, common);
+  desc.add_options()("top,k", po::value<int>(&top_k)->default_value(top_k), "configurations to print")(
+      "rerank", po::value<int>(&rerank_n)->default_value(rerank_n),
+      "re-rank the best N with the step simulation (folded); 0 = analytic ranking only")(
+      "e2e", po::bool_switch(&e2e), "also choose the checkpoint interval (eq. 44) and rank by end-to-end time (eq. 40)")(
+      "csv", po::value<std::string>(&csv_path), "write every evaluated configuration to this CSV file")(
+      "shard", po::value<std::string>(&shard_text)->default_value(shard_text),
+      "evaluate slice i of n of the enumeration (array jobs); combine with --merge")(
+      "merge", po::value<std::vector<std::string>>(&merge_files)->multitoken(),
+      "combine shard outputs (CSV files from --csv, or JSON files from --json) instead of searching")(
+      "no-rule", po::value<std::vector<std::string>>(&no_rules)->composing(),
+      "switch a pruning rule off (repeatable; 'all' = brute force)")(
+      "threads", po::value<int>(&threads)->default_value(threads), "worker threads; 0 = all cores")(
+      "quiet,q", po::bool_switch(&quiet), "no progress on stderr")("scenario", po::value<std::string>(&path),
+                                                                   "scenario YAML file");
+  po::positional_options_description pos;
+  pos.add("scenario", 1);
+  po::variables_map vm;
+  parse_command_line("tune", args, desc, pos, vm);
+  if (common.help) {
+    print_command_help("tune", "SCENARIO.yaml [--top K] [--rerank N] [--e2e] [--csv FILE] [--json] [--shard i/n] [--merge FILES...]", desc);
+    return 0;
+  }
+  if (path.empty()) throw UsageError("mofasim tune: missing SCENARIO.yaml (see: mofasim tune --help)");
+  if (top_k < 1) throw UsageError("mofasim tune: --top must be >= 1");
+  if (rerank_n < 0) throw UsageError("mofasim tune: --rerank must be >= 0");
+  if (threads < 0) throw UsageError("mofasim tune: --threads must be >= 0");
+
+  const scenario::LoadedScenario loaded = load_checked(path, common.sets, e2e);
+  tuner::TuneProblem problem{.model = loaded.model,
+                             .hardware = loaded.hardware,
+                             .topology = to_topology_spec(loaded.proto),
+                             .global_batch = loaded.parallel.global_batch,
+                             .base_features = loaded.features};
+  tuner::TuneOptions options;
+  options.shard = parse_shard(shard_text);
+  options.threads = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  for (const std::string& rule : no_rules) switch_off_rule(options.rules, rule);
+  if (e2e) {
+    options.e2e = tuner::E2ESettings{.fault = to_fault_spec(loaded),
+                                     .n_steps = scenario::training_steps(loaded.proto),
+                                     .save_time_s = {}};
+  }
+  if (!quiet) {
+    options.progress = [](const tuner::Progress& p) {
+      std::cerr << "\rtune: " << p.layouts_done << "/" << p.layouts_total << " layouts, " << p.evaluated
+                << " evaluated" << (p.layouts_done == p.layouts_total ? "\n" : "") << std::flush;
+    };
+  }
+
+  tuner::TuneResult result;
+  if (!merge_files.empty()) {
+    std::vector<std::string> texts;
+    for (const std::string& f : merge_files) texts.push_back(read_text(f));
+    const bool json = merge_files.front().ends_with(".json");
+    result = json ? tuner::merge_json(texts) : tuner::merge_csv(texts);
+  } else {
+    result = tuner::tune(problem, options, tuner::analytic_evaluator(problem));
+  }
+  if (!csv_path.empty()) {
+    std::ofstream csv(csv_path);
+    if (!csv) throw std::runtime_error("cannot write " + csv_path);
+    tuner::write_csv(csv, result);
+  }
+  std::optional<tuner::RerankResult> reranked;
+  if (rerank_n > 0 && !result.ranking.empty()) {
+    reranked = tuner::rerank(result, problem, options, rerank_n, tuner::simulated_step(problem));
+  }
+  if (common.json) {
+    nlohmann::json j = tuner::to_json(result, top_k);
+    j["scenario"] = loaded.proto.name();
+    if (reranked) {
+      nlohmann::json entries = nlohmann::json::array();
+      for (const tuner::RerankEntry& e : reranked->entries) {
+        entries.push_back({{"analytic_rank", e.analytic_rank},
+                           {"simulated_rank", e.simulated_rank},
+                           {"simulated_step_time_s", e.simulated.step_time_s},
+                           {"configuration", tuner::to_json(result.rows[e.row])}});
+      }
+      j["rerank"] = {{"entries", entries}, {"moved", reranked->moved}};
+    }
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << "scenario   " << loaded.proto.name() << " (" << loaded.path << ")\n\n"
+            << tuner::format_stats(result.stats) << "\n";
+  if (result.ranking.empty()) {
+    std::cout << "no feasible configuration: every candidate was removed or is out of memory\n";
+    return 0;
+  }
+  std::cout << tuner::format_table(result, problem, top_k);
+  if (reranked) {
+    std::cout << "\nre-ranked by the step simulation (folded), best " << reranked->entries.size() << ": "
+              << reranked->moved << " moved\n"
+              << tuner::format_rerank(result, *reranked);
+  }
+  return 0;
+}
+
+}  // namespace mofasim::cli
