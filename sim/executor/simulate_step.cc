@@ -11,6 +11,7 @@
 #include "sim/executor/analyze.h"
 #include "sim/executor/plan_from_model.h"
 #include "sim/executor/replay.h"
+#include "sim/executor/timeline_writer.h"
 #include "sim/executor/trace.h"
 #include "topology/placement.h"
 #include "topology/rank_order.h"
@@ -114,6 +115,7 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
     res.peak_memory_bytes = std::max(res.peak_memory_bytes, m.peak_bytes);
     res.memory.push_back(m);
   }
+  if (options.timeline_path) write_timeline(*options.timeline_path, w, r, res, options.scenario_name);
   return res;
 }
 

@@ -31,6 +31,8 @@ struct SimulationInput {
 struct SimulateOptions {
   Fidelity fidelity = Fidelity::kFolded;
   std::optional<std::string> trace_path{};  // write a Chrome/Perfetto trace here
+  std::optional<std::string> timeline_path{};  // write a binary proto::Timeline here (timeline_writer.h)
+  std::string scenario_name{};  // the name the timeline records
   std::optional<std::uint64_t> shuffle_ties_seed{};  // debug: permute same-time events (style.md S9)
 };
 
