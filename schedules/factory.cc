@@ -1,6 +1,8 @@
 // Dispatch from ScheduleKind to the per-schedule builders and closed forms.
 #include "schedules/factory.h"
 
+#include <stdexcept>
+
 #include "schedules/dualpipe.h"
 #include "schedules/gpipe.h"
 #include "schedules/interleaved_1f1b.h"
@@ -9,6 +11,17 @@
 #include "sim/units/check.h"
 
 namespace mofasim::schedules {
+
+PipelineShape step_shape(const model::ModelSpec& model, const model::ParallelSpec& parallel,
+                         const model::FeatureSpec& features) {
+  if (parallel.micro_batch < 1 || parallel.dp < 1) {
+    throw std::invalid_argument("parallelism: micro_batch and dp must be >= 1 for a pipeline shape");
+  }
+  return {.stages = parallel.pp,
+          .microbatches = parallel.microbatches(),
+          .chunks = parallel.vpp,
+          .pair_steady_passes = features.ep_overlap.enabled && model.is_moe() && parallel.ep > 1};
+}
 
 Schedule build_schedule(ScheduleKind kind, const PipelineShape& shape) {
   switch (kind) {

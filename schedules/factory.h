@@ -7,7 +7,15 @@
 
 namespace mofasim::schedules {
 
-// shape.chunks is used by kInterleaved1F1B only. Throws std::invalid_argument on a shape the
+// The pipeline shape of a training step: p, m and v from `parallel`, and pair_steady_passes when
+// EP overlap (MoFa eq. 22) is on for an MoE model with expert parallelism (ep > 1), so 1F1B and
+// interleaved 1F1B run their paired variant (no all-to-all, nothing to hide: plain order).
+// Callers that build a run's schedule or ask for its in-flight activations take the shape here.
+PipelineShape step_shape(const model::ModelSpec& model, const model::ParallelSpec& parallel,
+                         const model::FeatureSpec& features);
+
+// shape.chunks is used by kInterleaved1F1B only; shape.pair_steady_passes by k1F1B and
+// kInterleaved1F1B (DualPipe always pairs; GPipe and ZB-H1 ignore it). Throws std::invalid_argument on a shape the
 // schedule does not support (see each schedule's header).
 Schedule build_schedule(ScheduleKind kind, const PipelineShape& shape);
 

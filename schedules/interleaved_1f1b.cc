@@ -1,4 +1,5 @@
-// Interleaved 1F1B in Megatron-LM's chunk order (see the header for the mapping).
+// Interleaved 1F1B in Megatron-LM's chunk order (see the header for the mapping), and its
+// EP-overlap variant with paired steady passes.
 #include "schedules/interleaved_1f1b.h"
 
 #include <algorithm>
@@ -20,9 +21,11 @@ void check_interleaved(const PipelineShape& shape) {
   }
 }
 
+// The paired variant warms up one chunk-forward more (Megatron's combined 1F1B).
 int warmup_chunks(const PipelineShape& shape, int stage) {
   const int total = shape.microbatches * shape.chunks;
-  return std::min(2 * (shape.stages - stage - 1) + (shape.chunks - 1) * shape.stages, total);
+  const int extra = shape.pair_steady_passes ? 1 : 0;
+  return std::min(2 * (shape.stages - stage - 1) + (shape.chunks - 1) * shape.stages + extra, total);
 }
 
 // The k-th forward (or backward) chunk pass on a stage, in Megatron's order.
@@ -44,6 +47,7 @@ Schedule build_interleaved_1f1b(const PipelineShape& shape) {
   check_interleaved(shape);
   Schedule schedule(ScheduleKind::kInterleaved1F1B,
                     ScheduleLayout::single_lane(shape.stages, shape.microbatches, shape.chunks));
+  schedule.set_pair_steady_passes(shape.pair_steady_passes);
   const int total = shape.microbatches * shape.chunks;
   for (int s = 0; s < shape.stages; ++s) {
     const int warmup = warmup_chunks(shape, s);
@@ -51,7 +55,9 @@ Schedule build_interleaved_1f1b(const PipelineShape& shape) {
     int next_b = 0;
     for (int i = 0; i < warmup; ++i) schedule.append(s, chunk_pass(shape, next_f++, true));
     for (int i = 0; i < total - warmup; ++i) {
-      schedule.append(s, chunk_pass(shape, next_f++, true));
+      Op forward = chunk_pass(shape, next_f++, true);
+      forward.overlaps_next = shape.pair_steady_passes;
+      schedule.append(s, forward);
       schedule.append(s, chunk_pass(shape, next_b++, false));
     }
     while (next_b < total) schedule.append(s, chunk_pass(shape, next_b++, false));

@@ -9,6 +9,15 @@
 //   bubble (idle per stage)  = (p − 1)(T_F + T_B + T_W)/v        (T_* per full stage; chunk = T/v)
 //   peak in-flight chunk activations on stage s = min(2(p − s − 1) + (v − 1)·p + 1, m·v),
 //   each 1/v of M_B; stage 0: (v·p + p − 1)/v·M_B = (p + (p − 1)/v)·M_B   (reference-formulas.md §3)
+//
+// EP-overlap variant (PipelineShape::pair_steady_passes; MoFa eq. 22, Megatron-Core's combined
+// 1F1B with virtual stages): one more warm-up chunk-forward per stage, then every steady
+// chunk-forward is paired with the chunk-backward after it (Op::overlaps_next on the F), so an
+// executor runs one's compute under the other's all-to-all. The warm-up already steps by 2 per
+// stage, so a pair never waits on a neighbour's pair that waits on it (see one_f_one_b.h): the
+// steady period stays one pair.
+//   bubble (no overlap credit) = (p − 1)(T_F + T_B + T_W)/v, as above
+//   peak in-flight chunk activations on stage s = min(2(p − s − 1) + (v − 1)·p + 2, m·v)
 #pragma once
 
 #include "schedules/pass_times.h"
@@ -20,7 +29,8 @@ namespace mofasim::schedules {
 Schedule build_interleaved_1f1b(const PipelineShape& shape);
 
 double interleaved_1f1b_bubble(const PipelineShape& shape, const PassTimes& t);
-// Chunk activations (each L/(p·v) layers of one micro-batch) held at the peak on `stage`.
+// Chunk activations (each L/(p·v) layers of one micro-batch) held at the peak on `stage`, for
+// either variant (shape.pair_steady_passes).
 int interleaved_1f1b_in_flight(const PipelineShape& shape, int stage);
 
 }  // namespace mofasim::schedules

@@ -58,6 +58,10 @@ struct PipelineShape {
   int stages = 1;        // p
   int microbatches = 1;  // m (per pipeline, per iteration)
   int chunks = 1;        // v, model chunks per stage (interleaved 1F1B only; others ignore it)
+  // EP-overlap variant of 1F1B and interleaved 1F1B (MoFa eq. 22): steady-state F/B pairs are
+  // marked Op::overlaps_next behind a longer warm-up (see one_f_one_b.h, interleaved_1f1b.h).
+  // Other schedules ignore it (DualPipe always pairs).
+  bool pair_steady_passes = false;
 };
 
 // Where each chunk and micro-batch lives. slots is stage-major: slots[stage * chunks + chunk].
@@ -88,6 +92,9 @@ class Schedule {
   [[nodiscard]] int chunks() const { return layout_.chunks; }
   [[nodiscard]] int lanes() const { return layout_.lanes; }
   [[nodiscard]] int positions_per_lane() const { return positions_per_lane_; }
+  // True when built with PipelineShape::pair_steady_passes (1F1B / interleaved EP-overlap variant).
+  [[nodiscard]] bool pair_steady_passes() const { return pair_steady_passes_; }
+  void set_pair_steady_passes(bool on) { pair_steady_passes_ = on; }
   [[nodiscard]] std::span<const Op> ops(int stage) const;
   [[nodiscard]] std::size_t total_ops() const;
 
@@ -99,6 +106,7 @@ class Schedule {
   ScheduleKind kind_;
   ScheduleLayout layout_;
   int positions_per_lane_ = 0;
+  bool pair_steady_passes_ = false;
   std::vector<StageChunk> by_slot_;  // [lane * positions_per_lane + position]
   std::vector<std::vector<Op>> ops_;
 };

@@ -1,6 +1,7 @@
 // One contract suite over every ScheduleKind and several (p, m, v): the per-stage op lists are
 // complete and ordered, and the evaluator's timeline honours every cross-stage dependency.
-// The checks below re-derive the rules from schedule.h instead of calling validate().
+// The checks below re-derive the rules from schedule.h instead of calling validate(). 1F1B and
+// interleaved 1F1B run both as planned and as their EP-overlap variant (pair_steady_passes).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -28,6 +29,7 @@ std::string label(const Case& c) {
   }
   std::string name = kind + "_p" + std::to_string(c.shape.stages) + "_m" + std::to_string(c.shape.microbatches);
   if (c.kind == ScheduleKind::kInterleaved1F1B) name += "_v" + std::to_string(c.shape.chunks);
+  if (c.shape.pair_steady_passes) name += "_paired";
   return name;
 }
 
@@ -61,7 +63,12 @@ std::vector<Case> all_cases() {
         return c.kind == kind && c.shape.stages == s.stages && c.shape.microbatches == s.microbatches &&
                c.shape.chunks == s.chunks;
       });
-      if (!duplicate) cases.push_back({kind, s});
+      if (duplicate) continue;
+      cases.push_back({kind, s});
+      if (kind == ScheduleKind::k1F1B || kind == ScheduleKind::kInterleaved1F1B) {
+        s.pair_steady_passes = true;
+        cases.push_back({kind, s});
+      }
     }
   }
   return cases;
@@ -161,6 +168,37 @@ TEST_P(ScheduleContract, ReplayHonoursStageOrderAndCrossStageDependencies) {
   const int passes_per_stage = s.kind() == ScheduleKind::kDualPipe ? s.microbatches() : s.microbatches() * s.chunks();
   for (const StageStats& st : r.stages) EXPECT_EQ(st.busy, passes_per_stage * Duration{3 + 5 + 2});
   EXPECT_EQ(busy_expected, s.stages() * passes_per_stage * Duration{3 + 5 + 2});
+}
+
+// Overlapped pairs (Op::overlaps_next) are a forward followed by a backward of another pass, and
+// only where the schedule pairs: DualPipe, and the steady state of the paired 1F1B variants, which
+// pair every forward after the warm-up: max(0, m·v − w_s) per stage with w_s = 2(p − s) − 1 for
+// 1F1B and 2(p − s − 1) + (v − 1)·p + 1 for interleaved (one_f_one_b.h, interleaved_1f1b.h).
+TEST_P(ScheduleContract, OverlappedPairsAreForwardThenBackwardOfAnotherPass) {
+  const Schedule& s = schedule_;
+  const bool paired_1f1b = GetParam().shape.pair_steady_passes;  // only 1F1B kinds get the flag
+  EXPECT_EQ(s.pair_steady_passes(), paired_1f1b);
+  for (int stage = 0; stage < s.stages(); ++stage) {
+    const auto ops = s.ops(stage);
+    int pairs = 0;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      if (!ops[i].overlaps_next) continue;
+      ++pairs;
+      ASSERT_LT(i + 1, ops.size()) << "stage " << stage << ": the last op cannot open a pair";
+      EXPECT_EQ(ops[i].phase, Phase::kForward) << "stage " << stage << " op " << i;
+      EXPECT_NE(ops[i + 1].phase, Phase::kForward) << "stage " << stage << " op " << i + 1;
+      EXPECT_FALSE(ops[i + 1].overlaps_next) << "stage " << stage << ": pairs do not chain";
+      EXPECT_FALSE(ops[i].microbatch == ops[i + 1].microbatch && ops[i].chunk == ops[i + 1].chunk)
+          << "stage " << stage << " pairs a pass with itself";
+    }
+    if (s.kind() == ScheduleKind::kDualPipe) continue;
+    const int p = s.stages();
+    const int total = s.microbatches() * s.chunks();
+    const int warmup = s.kind() == ScheduleKind::k1F1B ? 2 * (p - stage) - 1
+                                                        : 2 * (p - stage - 1) + (s.chunks() - 1) * p + 1;
+    const int expected = paired_1f1b ? std::max(0, total - warmup) : 0;
+    EXPECT_EQ(pairs, expected) << "stage " << stage;
+  }
 }
 
 // The evaluator's peak count of held forward activations equals the schedule's closed form.
