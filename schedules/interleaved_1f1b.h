@@ -18,6 +18,7 @@
 // steady period stays one pair.
 //   bubble (no overlap credit) = (p − 1)(T_F + T_B + T_W)/v, as above
 //   peak in-flight chunk activations on stage s = min(2(p − s − 1) + (v − 1)·p + 2, m·v)
+//   (counted per op; an upper bound for an executor that interleaves the pair layer by layer)
 #pragma once
 
 #include "schedules/pass_times.h"

@@ -18,6 +18,8 @@
 // Neighbouring pairs then depend on pairs two steps back and the steady period is one pair.
 //   bubble (no overlap credit, T_pair = T_F + T_B) = (p − 1)(T_F + T_B), as plain 1F1B
 //   peak in-flight activation on stage s = min(2(p − s), m)·M_B; stage 0: min(2p, m)·M_B
+//   (counted per op: the pair's F opens before its B frees. An executor that interleaves the
+//   pair layer by layer holds between w_s and w_s + 1 micro-batches, so this is an upper bound.)
 #pragma once
 
 #include "schedules/pass_times.h"

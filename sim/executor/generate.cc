@@ -584,12 +584,13 @@ class Generator {
     if (!f_.pp_overlap.enabled) out.blocking.push_back(send);
   }
 
-  // Two ops interleave (one's communication under the other's compute) when the schedule pairs
-  // them (DualPipe's F&B chunks, Op::overlaps_next) and ep_overlap is on. NOTE: pairing any
-  // adjacent F and B of a 1F1B order is not safe — stage s's pair can wait on stage s+1's pair
-  // that waits on it (a cycle the TaskGraph check reports); Megatron's combined-1F1B avoids it by
-  // one extra warm-up forward, which is a schedule's decision, so the executor pairs only what the
-  // schedule marks.
+  // Two ops interleave (one's communication under the other's compute, MoFa eq. 22) when the
+  // schedule pairs them (Op::overlaps_next: DualPipe's F&B chunks, the steady F/B pairs of 1F1B
+  // and interleaved 1F1B built with PipelineShape::pair_steady_passes) and ep_overlap is on.
+  // Pairing adjacent F and B of the plain 1F1B order is not safe — stage s's pair can wait on
+  // stage s+1's pair that waits on it (a cycle the TaskGraph check reports); the paired variants
+  // lengthen the warm-up so it cannot happen, which is the schedule's decision, so the executor
+  // pairs only what the schedule marks.
   bool pairable(const Op& a, const Op& /*b*/) const { return a.overlaps_next && f_.ep_overlap.enabled; }
 
   // Interleaves two ops' units: after each compute task of one, switch to the other.

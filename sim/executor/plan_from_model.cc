@@ -135,7 +135,7 @@ class Builder {
     }
     // Memory model with the schedule's in-flight activations (eq. 5-6).
     const schedules::PipelineShape shape{.stages = sched.stages(), .microbatches = sched.microbatches(),
-                                         .chunks = sched.chunks()};
+                                         .chunks = sched.chunks(), .pair_steady_passes = sched.pair_steady_passes()};
     std::vector<double> inflight;
     for (int s = 0; s < sched.stages(); ++s) inflight.push_back(schedules::peak_activation(sched.kind(), shape, s));
     const model::MemoryReport mem = model::memory_report(m, hw_, par, f_, inflight);

@@ -1,9 +1,11 @@
 // MoFa features as DAG transformations, replayed: CP ring overlap (eq. 21), expert load
 // imbalance, PP and DP overlap (eq. 23-24), activation offload (eq. 33-35), MoE with EP
-// all-to-all, EP overlap pairing and MemFine chunking.
+// all-to-all, EP overlap pairing (DualPipe, and the paired 1F1B variants worked by hand) and
+// MemFine chunking.
 #include <gtest/gtest.h>
 
 #include "schedules/factory.h"
+#include "sim/executor/plan_from_model.h"
 #include "sim/executor/simulate_step.h"
 #include "test/executor/test_plans.h"
 
@@ -133,17 +135,6 @@ TEST(ExecutorFeatures, MoeLayersRunAllToAllOverTheExpertGroup) {
   EXPECT_DOUBLE_EQ(r.step_time_s, full.step_time_s);
 }
 
-TEST(ExecutorFeatures, EpOverlapWithoutSchedulePairsKeepsTheDagAcyclic) {
-  // 1F1B marks no overlapped pairs: ep_overlap only sets the all-to-all's alpha/beta; the DAG must
-  // stay acyclic (pairing adjacent F/B of 1F1B would deadlock, see generate.cc) and the step is
-  // unchanged when alpha = beta = 1.
-  SimulationInput in = tiny_moe();
-  const StepResult off = simulate_step(in, {});
-  in.features.ep_overlap.enabled = true;
-  const StepResult on = simulate_step(in, {});
-  EXPECT_DOUBLE_EQ(on.step_time_s, off.step_time_s);
-}
-
 TEST(ExecutorFeatures, MemFineChunksLowerTheExpertActivationPeak) {
   // MemFine keeps only one chunk's routed-expert activation live: the peak drops, the
   // recompute adds time.
@@ -168,6 +159,113 @@ TEST(ExecutorFeatures, DualPipeOverlappedPairsHideAllToAll) {
   EXPECT_NEAR(on.breakdown.total(), on.step_time_s, 1e-9);
   EXPECT_LT(on.breakdown.ep, off.breakdown.ep);
   EXPECT_LE(on.step_time_s, off.step_time_s);
+}
+
+// ---------------------------------------------------------------- EP overlap in 1F1B (eq. 22)
+
+// One layer per stage, each pass an all-to-all sandwiched between two compute ops:
+//   F  = c1 (1 ms), dispatch a2a (2 ms), c2 (1 ms)           T_F = 4 ms
+//   B  = c2' (2 ms), a2a (2 ms), c1' (2 ms); no separate W    T_B = 6 ms
+// The a2a: 2 EP members inside one node, each sends half its 0.4 GB buffer over its 100 GB/s
+// NVLink: 0.2 GB / 100 GB/s = 2 ms. Activation 1 GB per layer per micro-batch; PP sends free.
+StepResult ep_pair_step(bool overlap) {
+  constexpr double kMs = 1e-3;
+  const PlanOp a2a{.name = "a2a", .is_comm = true, .scope = Scope::kEp, .collective = Collective::kAllToAll,
+                   .bytes = 0.4e9};
+  LayerPlan lp;
+  lp.forward.ops = {{.name = "c1", .seconds = 1 * kMs}, a2a, {.name = "c2", .seconds = 1 * kMs}};
+  lp.input_grad.ops = {{.name = "c2_grad", .seconds = 2 * kMs}, a2a, {.name = "c1_grad", .seconds = 2 * kMs}};
+  lp.activation_bytes = lp.activation_bytes_selective = lp.activation_bytes_full = 1e9;
+  StepPlan plan;
+  plan.layers = {lp, lp};
+  plan.stages.resize(2);
+  // p = 2, ep = 2 carved out of dp = 2, m = 8 / (1 * 2) = 4.
+  const model::ParallelSpec par{.pp = 2, .dp = 2, .ep = 2, .micro_batch = 1, .global_batch = 8};
+  const schedules::Schedule sched = schedules::build_schedule(
+      model::ScheduleKind::k1F1B, {.stages = 2, .microbatches = 4, .pair_steady_passes = overlap});
+  PlanSimulation sim;
+  sim.plan = &plan;
+  sim.schedule = &sched;
+  sim.position_layers = {{0, 1}, {1, 1}};
+  sim.parallel = par;
+  sim.features.ep_overlap.enabled = overlap;  // alpha = beta = 1
+  sim.topology = {.gpus = 4, .gpus_per_node = 4, .intra_node = {.bandwidth = 100e9, .latency = 0},
+                  .inter_node = {.bandwidth = 100e9, .latency = 0}};
+  return simulate_plan(sim, {});
+}
+
+TEST(ExecutorFeatures, EpOverlapPairedOneFOneBStepByHand) {
+  // Off: plain 1F1B, every pass runs alone: (m + p - 1)(T_F + T_B) = 5 * 10 = 50 ms.
+  const StepResult off = ep_pair_step(false);
+  EXPECT_NEAR(off.step_time_s, 50e-3, 1e-8);
+  // On: stage 0 runs F0 F1 F2 | F3+B0 | B1 B2 B3, stage 1 F0 | F1+B0 | F2+B1 | F3+B2 | B3. In a pair
+  // the generator interleaves c1(F), c2'(B), a2a(F), c2(F), a2a(B), c1'(B) on the two streams, so
+  // with both inputs there a pair takes (eq. 22 with alpha = beta = 1)
+  //   c1 + max(c2', a2a_F) + max(c2, a2a_B) + c1' = 1 + max(2, 2) + max(1, 2) + 2 = 7 ms  (< 10).
+  // Stage 0: F0..F2 in [0, 12]. Stage 1: F0 [4, 8]; its pairs start when the previous one ends and
+  // the forward input is there: [8, 15], [15, 22], [22, 29]; B3 [29, 35] (each B sends at its end).
+  // Stage 0's pair: c1(F3) [12, 13], then waits for B0 (15): c2' [15, 17], c2(F3) [17, 18],
+  // a2a(B0) [17, 19], c1' [19, 21]. B1 arrives 22: [22, 28]; B2 at 29: [29, 35]; B3 at 35: [35, 41].
+  const StepResult on = ep_pair_step(true);
+  EXPECT_NEAR(on.step_time_s, 41e-3, 1e-8);
+  EXPECT_LT(on.breakdown.ep, off.breakdown.ep);
+  // Memory: one_f_one_b.h's min(2(p - s), m) micro-batches in flight (plain: min(p - s, m)).
+  EXPECT_DOUBLE_EQ(on.memory[0].peak_activation_bytes, 4e9);
+  EXPECT_DOUBLE_EQ(on.memory[1].peak_activation_bytes, 2e9);
+  EXPECT_DOUBLE_EQ(off.memory[0].peak_activation_bytes, 2e9);
+  EXPECT_DOUBLE_EQ(off.memory[1].peak_activation_bytes, 1e9);
+}
+
+// The tiny MoE model with EP inside a slow node, for 1F1B and interleaved 1F1B, through
+// plan_from_model like simulate_step, on the step's own shape (schedules::step_shape pairs the
+// steady passes when ep_overlap is on) unless `plain_order` keeps the unpaired order.
+StepResult moe_step(model::ScheduleKind kind, bool overlap, bool plain_order = false) {
+  SimulationInput in = tiny_moe();
+  in.parallel = {.tp = 1, .pp = 2, .vpp = kind == model::ScheduleKind::kInterleaved1F1B ? 2 : 1, .dp = 4,
+                 .ep = 4, .micro_batch = 1, .global_batch = 32, .schedule = kind};
+  in.topology.intra_node.bandwidth = 10e9;  // all-to-all heavy
+  in.features.ep_overlap.enabled = overlap;
+  schedules::PipelineShape shape = schedules::step_shape(in.model, in.parallel, in.features);
+  EXPECT_EQ(shape.pair_steady_passes, overlap);
+  if (plain_order) shape.pair_steady_passes = false;
+  const schedules::Schedule sched = schedules::build_schedule(kind, shape);
+  const StepPlan plan = plan_from_model(
+      {.model = &in.model, .hardware = &in.hardware, .parallel = in.parallel, .features = in.features, .schedule = &sched});
+  return simulate_plan({.plan = &plan, .schedule = &sched, .position_layers = position_layers(in.model, in.parallel, sched),
+                        .hardware = in.hardware, .parallel = in.parallel, .features = in.features,
+                        .topology = in.topology},
+                       {});
+}
+
+TEST(ExecutorFeatures, EpOverlapWithoutSchedulePairsKeepsTheDagAcyclic) {
+  // An order that marks no pairs: ep_overlap only sets the all-to-all's alpha/beta; the DAG must
+  // stay acyclic (pairing adjacent F/B of plain 1F1B would deadlock, see generate.cc) and the step
+  // is unchanged when alpha = beta = 1.
+  const StepResult off = moe_step(model::ScheduleKind::k1F1B, false);
+  const StepResult on = moe_step(model::ScheduleKind::k1F1B, true, /*plain_order=*/true);
+  EXPECT_DOUBLE_EQ(on.step_time_s, off.step_time_s);
+}
+
+TEST(ExecutorFeatures, EpOverlapPairsMakeCommHeavyMoeStepsFaster) {
+  for (const model::ScheduleKind kind : {model::ScheduleKind::k1F1B, model::ScheduleKind::kInterleaved1F1B}) {
+    SCOPED_TRACE(schedules::to_string(kind));
+    const StepResult off = moe_step(kind, false);
+    const StepResult on = moe_step(kind, true);
+    EXPECT_GT(off.breakdown.ep, 0.1 * off.step_time_s);  // the plan is communication-heavy
+    EXPECT_LT(on.step_time_s, off.step_time_s);
+    EXPECT_LT(on.breakdown.ep, off.breakdown.ep);
+    EXPECT_NEAR(on.breakdown.total(), on.step_time_s, 1e-9);
+    // The memory model reads the paired variant's in-flight count (one_f_one_b.h: counted per
+    // op, the pair's F opening before its B frees). The replay interleaves the pair layer by
+    // layer, so the B frees its upper layers while the F fills its lower ones: it holds more than
+    // the plain order and at most the model's count.
+    for (std::size_t s = 0; s < on.memory.size(); ++s) {
+      const StageMemory& m = on.memory[s];
+      EXPECT_GT(m.model_activation_bytes, off.memory[s].model_activation_bytes) << "stage " << s;
+      EXPECT_GT(m.peak_activation_bytes, off.memory[s].peak_activation_bytes) << "stage " << s;
+      EXPECT_LE(m.peak_activation_bytes, 1.02 * m.model_activation_bytes) << "stage " << s;
+    }
+  }
 }
 
 }  // namespace
