@@ -1,6 +1,7 @@
 // `mofasim simulate SCENARIO`: expands one training step into its task DAG and replays it on the
 // modeled cluster; prints step time, the Table-6-style breakdown, TFLOPS/MFU/HFU, tokens/s, peak
-// memory per stage and the critical path by category. --trace writes a Perfetto trace.
+// memory per stage and the critical path by category. --trace writes a Perfetto trace, --timeline
+// the same spans as a binary protobuf Timeline (proto/timeline.proto) for programs.
 #include <iostream>
 
 #include "sim/cli/cli_common.h"
@@ -16,18 +17,21 @@ int run_simulate(const Args& args) {
   std::string path;
   std::string fidelity = "folded";
   std::string trace;
+  std::string timeline;
   po::options_description desc("options");
   add_common_options(desc, common);
   desc.add_options()("fidelity", po::value<std::string>(&fidelity)->default_value(fidelity),
                      "full (every rank) or folded (provably identical ranks simulated once)")(
       "trace", po::value<std::string>(&trace), "write a Chrome/Perfetto trace (JSON) to this file")(
+      "timeline", po::value<std::string>(&timeline),
+      "write the step's timeline as binary protobuf (proto/timeline.proto: mofasim.proto.Timeline) to this file")(
       "scenario", po::value<std::string>(&path), "scenario YAML file");
   po::positional_options_description pos;
   pos.add("scenario", 1);
   po::variables_map vm;
   parse_command_line("simulate", args, desc, pos, vm);
   if (common.help) {
-    print_command_help("simulate", "SCENARIO.yaml [--fidelity full|folded] [--trace FILE.json] [--json] [--set field.path=value ...]", desc);
+    print_command_help("simulate", "SCENARIO.yaml [--fidelity full|folded] [--trace FILE.json] [--timeline FILE.pb] [--json] [--set field.path=value ...]", desc);
     return 0;
   }
   if (path.empty()) throw UsageError("mofasim simulate: missing SCENARIO.yaml (see: mofasim simulate --help)");
@@ -38,8 +42,10 @@ int run_simulate(const Args& args) {
     throw UsageError("mofasim simulate: --fidelity must be full or folded, got '" + fidelity + "'");
   }
   if (!trace.empty()) options.trace_path = trace;
+  if (!timeline.empty()) options.timeline_path = timeline;
 
   const scenario::LoadedScenario loaded = load_checked(path, common.sets);
+  options.scenario_name = loaded.proto.name();
   const executor::StepResult result = executor::simulate_step(simulation_input(loaded), options);
   if (common.json) {
     nlohmann::json j = executor::to_json(result);
@@ -48,6 +54,7 @@ int run_simulate(const Args& args) {
   } else {
     std::cout << "scenario   " << loaded.proto.name() << " (" << loaded.path << ")\n\n" << executor::to_table(result);
     if (!trace.empty()) std::cout << "\ntrace written to " << trace << " (open it in https://ui.perfetto.dev)\n";
+    if (!timeline.empty()) std::cout << "\ntimeline written to " << timeline << " (mofasim.proto.Timeline, binary protobuf)\n";
   }
   return 0;
 }
