@@ -9,6 +9,7 @@
 // Elsewhere the closed form is an approximation, and each test states the sign of the
 // difference and why.
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,12 @@ constexpr char kGpuAdam[] = "optimizer: { placement: gpu, distributed: false }";
 
 ValidationReport run(const GridCase& c) {
   const scenario::LoadedScenario loaded = scenario::load_scenario_from_string(grid_yaml(c), c.label());
-  return validate_scenario(loaded, ValidateOptions{});
+  ValidationReport r = validate_scenario(loaded, ValidateOptions{});
+  // The numbers docs/validation.md quotes.
+  std::printf("  %-34s %-16s analytic %.9f s  simulated %.9f s  (sim - analytic) / analytic %+.3e\n", c.label().c_str(),
+              c.parallel_extra.c_str(), r.analytic.timing.step_time_s, r.simulated.step_time_s,
+              r.field("step_time_s").relative_difference);
+  return r;
 }
 
 // The optimizer tail. The analytic model adds the slowest rank's DP reduction + update after the
