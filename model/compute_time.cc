@@ -73,7 +73,8 @@ double phase_seconds(const PhaseCost& work, OpClass op_class, const HardwareSpec
       }
     }
   }
-  return seconds + hw.kernel_launch_seconds;
+  // A host-bound op phase waits for the host to issue it (the asynchronous launch queue is empty).
+  return std::max(seconds, hw.op_dispatch_seconds) + hw.kernel_launch_seconds;
 }
 
 LayerSeconds layer_compute_seconds(const LayerOps& ops, const HardwareSpec& hw, const FeatureSpec& features) {

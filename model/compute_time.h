@@ -4,7 +4,8 @@
 //   kModifiedRoofline attained = min(P * eta_class, slope * AI + intercept) * mu_c, t = FLOPs / attained
 //                     (MoFa §5.7: a linear fit of measured points, AI = FLOPs / HBM byte)
 // P is the dense peak of the compute dtype (bf16/fp16, fp8, fp32). Elementwise ops carry no FLOPs
-// and are memory-bound under every model: t = bytes / (eta_m * BW). Each op phase with work adds
+// and are memory-bound under every model: t = bytes / (eta_m * BW). An op phase with work takes at
+// least HardwareSpec::op_dispatch_seconds (the host issuing it: t = max(t, t_dispatch)), then adds
 // HardwareSpec::kernel_launch_seconds once.
 #pragma once
 

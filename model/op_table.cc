@@ -33,6 +33,10 @@ struct Ctx {
 Ctx make_ctx(const ModelSpec& model, const ParallelSpec& parallel) {
   validate_model(model);
   validate_parallel(model, parallel);
+  if (!(model.attention_dropout >= 0 && model.attention_dropout < 1)) {
+    throw std::invalid_argument("model.attention_dropout must be in [0, 1), got " +
+                                std::to_string(model.attention_dropout));
+  }
   Ctx c{.model = model, .parallel = parallel};
   c.h = model.hidden_size;
   c.t = parallel.tp;
@@ -112,6 +116,97 @@ void add_tp_pair(LayerOps& ops, const Ctx& c, OpKind first, OpKind last, CommGro
   add_collective(ops, Collective::kAllGather, group, n, Phase::kBackwardWeight, first, true, bytes);
 }
 
+// Flash attention (one fused kernel per pass): QK^T and PV count causal-halved FLOPs over all s
+// keys, backward twice the forward; the softmax keeps only fp32 log-sum-exp statistics.
+void add_fused_core(LayerOps& ops, const Ctx& c, double heads, double kv, double d_qk, double d_v) {
+  // QK^T over all s keys, causal: 2*T*s*d*heads/2 forward; backward (dQ, dK) twice that.
+  const double map_flops = c.tokens * c.seq * d_qk * heads;
+  const double map_bytes = kAct * (c.tokens * heads * d_qk + c.seq * kv * d_qk);
+  OpCost map;
+  map.op = OpKind::kAttentionMap;
+  map.op_class = OpClass::kAttention;
+  map.forward = {map_flops, map_bytes};
+  map.backward_input = {2 * map_flops, 2 * map_bytes};
+  map.activation_bytes = kAct * c.tokens * (heads + kv) * d_qk;  // Q and K
+  map.recomputed_by_selective = true;
+  ops.add(map);
+
+  const double stats = kStatBytes * c.tokens * heads;
+  OpCost softmax;  // fused into the attention kernels: no work of its own
+  softmax.op = OpKind::kSoftmax;
+  softmax.op_class = OpClass::kElementwise;
+  softmax.activation_bytes = stats;
+  softmax.selective_dropped_bytes = stats;
+  softmax.recomputed_by_selective = true;
+  ops.add(softmax);
+
+  const double pv_flops = c.tokens * c.seq * d_v * heads;
+  const double pv_bytes = kAct * (c.seq * kv * d_v + c.tokens * heads * d_v);
+  OpCost pv;
+  pv.op = OpKind::kAttentionValue;
+  pv.op_class = OpClass::kAttention;
+  pv.forward = {pv_flops, pv_bytes};
+  pv.backward_input = {2 * pv_flops, 2 * pv_bytes};
+  pv.activation_bytes = kAct * c.tokens * kv * d_v;  // V
+  pv.recomputed_by_selective = true;
+  ops.add(pv);
+}
+
+// Megatron-LM's non-flash attention (CoreAttention), per GPU with E = T*s*heads score elements:
+//   QK^T: torch.baddbmm over the full s x s matrix (the causal mask is applied afterwards, so no
+//     causal halving): 2*T*s*d*heads FLOPs; writes the fp16 scores (2E bytes). Backward dQ = dS K and
+//     dK = dS^T Q: twice the FLOPs, reads dS twice (4E).
+//   softmax: FusedScaleMaskSoftmax, one pass reading the scores and writing the probabilities
+//     (4E); backward reads the output gradient and the probabilities and writes the input gradient (6E).
+//   attention dropout (p > 0; Megatron-LM's default --attention-dropout is 0.1): torch dropout reads
+//     the probabilities, writes the output and a 1-byte mask (5E); backward reads gradient and mask and
+//     writes the gradient (5E). Charged to the softmax op (OpKind::kSoftmax stands for both).
+//   PV: torch.bmm reading the (dropped-out) probabilities (2E); backward dP = dO V^T writes 2E and
+//     dV = P^T dO reads P again (2E).
+// Stored for the backward (Korthikanti et al. 2022, "Reducing activation recomputation", sec. 4.1):
+// softmax output 2E, dropout mask E and dropout output 2E, i.e. 5E with dropout and 2E without;
+// selective recompute drops all of them. The batched GEMMs keep the attention op class; their s x s
+// traffic makes them memory-bound on most devices under ComputeModelKind::kRoofline.
+void add_unfused_core(LayerOps& ops, const Ctx& c, double heads, double kv, double d_qk, double d_v) {
+  const double T = c.tokens;
+  const double scores = T * c.seq * heads;  // E
+  const bool dropout = c.model.attention_dropout > 0;
+
+  const double map_flops = 2 * T * c.seq * d_qk * heads;
+  const double qk_bytes = kAct * (T * heads * d_qk + c.seq * kv * d_qk);
+  OpCost map;
+  map.op = OpKind::kAttentionMap;
+  map.op_class = OpClass::kAttention;
+  map.forward = {map_flops, qk_bytes + kAct * scores};
+  map.backward_input = {2 * map_flops, 2 * (qk_bytes + kAct * scores)};
+  map.activation_bytes = kAct * T * (heads + kv) * d_qk;  // Q and K
+  map.recomputed_by_selective = true;
+  ops.add(map);
+
+  const double kept = (dropout ? 2 * kAct + 1 : kAct) * scores;
+  OpCost softmax;
+  softmax.op = OpKind::kSoftmax;
+  softmax.op_class = OpClass::kElementwise;
+  softmax.forward = {0, (2 * kAct + (dropout ? 2 * kAct + 1 : 0)) * scores};
+  softmax.backward_input = {0, (3 * kAct + (dropout ? 2 * kAct + 1 : 0)) * scores};
+  softmax.activation_bytes = kept;
+  softmax.selective_dropped_bytes = kept;
+  softmax.recomputed_by_selective = true;
+  softmax.model_flops = false;
+  ops.add(softmax);
+
+  const double pv_flops = 2 * T * c.seq * d_v * heads;
+  const double v_bytes = kAct * (c.seq * kv * d_v + T * heads * d_v);
+  OpCost pv;
+  pv.op = OpKind::kAttentionValue;
+  pv.op_class = OpClass::kAttention;
+  pv.forward = {pv_flops, v_bytes + kAct * scores};
+  pv.backward_input = {2 * pv_flops, 2 * (v_bytes + kAct * scores)};
+  pv.activation_bytes = kAct * T * kv * d_v;  // V
+  pv.recomputed_by_selective = true;
+  ops.add(pv);
+}
+
 void add_attention(LayerOps& ops, const Ctx& c) {
   const ModelSpec& m = c.model;
   const double heads = m.num_attention_heads / c.t;  // a/t per GPU
@@ -142,37 +237,11 @@ void add_attention(LayerOps& ops, const Ctx& c) {
     ops.add(gemm_op(OpKind::kQkvProjection, T, n, c.h, 1, kAct * c.tokens_sp * c.h));
   }
 
-  // QK^T over all s keys, causal: 2*T*s*d*heads/2 forward; backward (dQ, dK) twice that.
-  const double map_flops = T * c.seq * d_qk * heads;
-  const double map_bytes = kAct * (T * heads * d_qk + c.seq * kv * d_qk);
-  OpCost map;
-  map.op = OpKind::kAttentionMap;
-  map.op_class = OpClass::kAttention;
-  map.forward = {map_flops, map_bytes};
-  map.backward_input = {2 * map_flops, 2 * map_bytes};
-  map.activation_bytes = kAct * T * (heads + kv) * d_qk;  // Q and K
-  map.recomputed_by_selective = true;
-  ops.add(map);
-
-  const double stats = kStatBytes * T * heads;
-  OpCost softmax;  // fused into the attention kernels: no work of its own
-  softmax.op = OpKind::kSoftmax;
-  softmax.op_class = OpClass::kElementwise;
-  softmax.activation_bytes = stats;
-  softmax.selective_dropped_bytes = stats;
-  softmax.recomputed_by_selective = true;
-  ops.add(softmax);
-
-  const double pv_flops = T * c.seq * d_v * heads;
-  const double pv_bytes = kAct * (c.seq * kv * d_v + T * heads * d_v);
-  OpCost pv;
-  pv.op = OpKind::kAttentionValue;
-  pv.op_class = OpClass::kAttention;
-  pv.forward = {pv_flops, pv_bytes};
-  pv.backward_input = {2 * pv_flops, 2 * pv_bytes};
-  pv.activation_bytes = kAct * T * kv * d_v;  // V
-  pv.recomputed_by_selective = true;
-  ops.add(pv);
+  if (m.attention_impl == AttentionImpl::kUnfused) {  // Megatron's CoreAttention path
+    add_unfused_core(ops, c, heads, kv, d_qk, d_v);
+  } else {
+    add_fused_core(ops, c, heads, kv, d_qk, d_v);
+  }
 
   ops.add(gemm_op(OpKind::kOutputProjection, T, c.h, heads * d_v, 1, kAct * T * heads * d_v));
   ops.add(elementwise_op(OpKind::kPostAttentionNorm, c.tokens_sp * c.h, c.tokens_sp * c.h, kAct * c.tokens_sp * c.h));

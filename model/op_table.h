@@ -19,6 +19,10 @@
 //   softmax is fused into them (no HBM traffic) and keeps fp32 log-sum-exp statistics (4 B per
 //   head and token); no s^2 tensor is stored. Elementwise ops carry HBM bytes and no FLOPs
 //   (Megatron's model FLOPs do not count them); OpCost::model_flops marks the ops Megatron counts.
+//   ModelSpec::attention_impl == kUnfused instead costs Megatron's non-flash path: QK^T and PV as
+//   batched GEMMs over the full s x s scores (no causal halving) that write / read the scores in
+//   HBM, and the softmax (plus attention dropout when ModelSpec::attention_dropout > 0) as
+//   memory-bound passes over them, storing the s^2 tensors for the backward (see op_table.cc).
 //   Stored activations follow the LLaMA-style accounting (reference-formulas.md §2.5): per token
 //   12h + 4h*g/a + 6f bytes for a dense SwiGLU/GQA layer without TP, plus the softmax statistics.
 //   Each tensor is charged to the op whose backward reads it (a norm keeps its input, a GEMM its

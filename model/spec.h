@@ -15,6 +15,11 @@ enum class MlpKind { kSwiglu, kGelu };
 enum class NormKind { kRmsNorm, kLayerNorm };
 enum class PositionKind { kRope, kLearned };
 enum class DType { kBf16, kFp16, kFp8, kFp32 };
+// How the attention core (QK^T, softmax, PV) runs. kFused: one flash-attention kernel, no s x s
+// tensor in HBM. kUnfused: the non-flash path of Megatron-LM (CoreAttention): QK^T and PV as
+// batched GEMMs over the full s x s score matrix (the causal mask is applied after the product),
+// the fused scale-mask-softmax and the attention dropout as memory-bound passes over that matrix.
+enum class AttentionImpl { kFused, kUnfused };
 
 inline double dtype_bytes(DType t) {
   switch (t) {
@@ -66,6 +71,9 @@ struct ModelSpec {
   bool linear_bias = false;      // biases on linear layers (GPT-style)
   MoeSpec moe{};
   int mtp_depth = 0;             // multi-token-prediction modules (DeepSeek-V3: 1)
+  AttentionImpl attention_impl = AttentionImpl::kFused;
+  double attention_dropout = 0;  // dropout probability on the attention probabilities; only the
+                                 // unfused path pays for it (a pass writing the output and a 1-byte mask)
 
   [[nodiscard]] bool is_moe() const { return moe.num_experts > 0; }
   [[nodiscard]] bool is_moe_layer(int layer) const { return is_moe() && layer >= moe.first_k_dense_layers; }
@@ -100,6 +108,10 @@ struct HardwareSpec {
   double disk_read_bandwidth = 0;   // bytes/s
   double disk_write_bandwidth = 0;  // bytes/s
   double kernel_launch_seconds = 0; // fixed cost per kernel
+  // Host time to issue one op phase (framework + launches of its kernels). Eager frameworks launch
+  // asynchronously, so this is hidden behind longer device work but bounds short ops from below:
+  // an op phase takes max(device time, op_dispatch_seconds). 0 = the device is never host-bound.
+  double op_dispatch_seconds = 0;
   ComputeModelKind compute_model = ComputeModelKind::kFixedEfficiency;
   EfficiencySpec efficiency{};
   double roofline_slope = 0;      // modified roofline: FLOP/s per (FLOP/byte)
