@@ -157,6 +157,8 @@ const char* calibration_parameter_name(CalibrationParameter p) {
     case CalibrationParameter::kRooflineSlope: return "roofline_slope";
     case CalibrationParameter::kRooflineIntercept: return "roofline_intercept";
     case CalibrationParameter::kBandwidthFactor: return "bandwidth_factor";
+    case CalibrationParameter::kKernelLaunchSeconds: return "kernel_launch_seconds";
+    case CalibrationParameter::kOpDispatchSeconds: return "op_dispatch_seconds";
   }
   return "?";
 }
@@ -171,6 +173,8 @@ void apply_parameter(model::AnalyticInput& input, CalibrationParameter parameter
     case CalibrationParameter::kRooflineSlope: hw.roofline_slope = value; return;
     case CalibrationParameter::kRooflineIntercept: hw.roofline_intercept = value; return;
     case CalibrationParameter::kBandwidthFactor: input.features.bandwidth_scale *= value; return;
+    case CalibrationParameter::kKernelLaunchSeconds: hw.kernel_launch_seconds = value; return;
+    case CalibrationParameter::kOpDispatchSeconds: hw.op_dispatch_seconds = value; return;
   }
 }
 

@@ -22,6 +22,8 @@ enum class CalibrationParameter {
   kRooflineSlope,        // roofline_slope (FLOP/s per FLOP/byte), modified roofline
   kRooflineIntercept,    // roofline_intercept (FLOP/s)
   kBandwidthFactor,      // multiplies FeatureSpec::bandwidth_scale (μ_b) of every point
+  kKernelLaunchSeconds,  // HardwareSpec::kernel_launch_seconds (fixed cost per op phase, seconds)
+  kOpDispatchSeconds,    // HardwareSpec::op_dispatch_seconds (host floor per op phase, seconds)
 };
 const char* calibration_parameter_name(CalibrationParameter p);
 
