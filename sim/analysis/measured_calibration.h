@@ -3,7 +3,7 @@
 // for vTrain's A100 measurements, so a report can use one parameter set for every row.
 //
 // The vTrain fit (vtrain_a100_fit) was made ONCE on the 1,440 single-node rows only, with the
-// A100 preset's peaks and kernel launch cost fixed; the 109 multi-node rows are held out. How it
+// A100 preset's peaks fixed; the 109 multi-node rows are held out. How it
 // was made, and the values, are in docs/validation-measured.md; regenerate with the
 // validation_measured_report program's --fit mode.
 #pragma once
@@ -36,12 +36,13 @@ MeasuredConditions apply_fit(const MeasuredConditions& conditions, std::span<con
 struct DeviceFit {
   model::EfficiencySpec efficiency;
   double kernel_launch_seconds = 0;
+  double op_dispatch_seconds = 0;  // HardwareSpec::op_dispatch_seconds (host floor per op phase)
   double bandwidth_scale = 1.0;
 };
 DeviceFit vtrain_a100_fit();
 
-// The parameters and ranges the vTrain fit uses (gemm, attention, memory efficiency and a
-// bandwidth factor), starting from the preset's values.
+// The parameters and ranges the vTrain fit uses (gemm, attention and memory efficiency and the
+// host dispatch floor per op phase), starting from the preset's values (dispatch: 50 us).
 CalibrationOptions vtrain_a100_fit_options(const model::HardwareSpec& preset);
 
 // vtrain_a100_conditions on the A100 preset with vtrain_a100_fit() applied.

@@ -31,8 +31,10 @@ model::HardwareSpec hardware_from_preset(const std::string& preset) {
 }
 
 MeasuredConditions vtrain_a100_conditions(const model::HardwareSpec& hardware) {
+  model::HardwareSpec device = hardware;
+  device.compute_model = model::ComputeModelKind::kRoofline;
   return MeasuredConditions{
-      .hardware = hardware,
+      .hardware = device,
       .gpus_per_node = 8,
       .intra_node = {.bandwidth = 150e9, .latency = 2e-6},
       .inter_node_bandwidth_per_node = 800e9 / 8,  // 800 Gb/s = 100 GB/s per node
@@ -80,6 +82,8 @@ MeasuredCase to_measured_case(const MeasuredRow& row, const MeasuredConditions& 
       .position = model::PositionKind::kLearned,
       .untie_embeddings = false,
       .linear_bias = true,
+      .attention_impl = conditions.attention_impl,
+      .attention_dropout = conditions.attention_dropout,
   };
   c.hardware = conditions.hardware;
   c.parallel = model::ParallelSpec{

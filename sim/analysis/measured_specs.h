@@ -5,7 +5,8 @@
 // 150 GB/s intra-node, 800 Gb/s inter-node per node, Megatron-DeepSpeed GPT (learned positions,
 // MHA, 4h GeLU MLP, LayerNorm, biases, tied embeddings, GPT-2 vocabulary of 50,257 padded as
 // Megatron pads it), full activation recompute, 1F1B, no sequence parallelism, no distributed
-// optimizer, one gradient all-reduce after the backward (no bucketing, no overlap).
+// optimizer, one gradient all-reduce after the backward (no bucketing, no overlap), and the
+// non-flash (unfused) attention of Megatron-LM with attention dropout.
 #pragma once
 
 #include <string>
@@ -26,6 +27,11 @@ struct MeasuredConditions {
   int vocab_size = 50257;                 // before padding
   int vocab_divisible_by = 128;           // Megatron's --make-vocab-size-divisible-by (times tp)
   int ffn_multiplier = 4;                 // f = ffn_multiplier * h
+  // Megatron-DeepSpeed's GPT of these runs predates flash attention: CoreAttention's unfused path
+  // (baddbmm / fused scale-mask-softmax / dropout / bmm), with Megatron-LM's default
+  // --attention-dropout 0.1.
+  model::AttentionImpl attention_impl = model::AttentionImpl::kUnfused;
+  double attention_dropout = 0.1;
   double bandwidth_scale = 1.0;           // μ_b of every link level (TopologySpec::bandwidth_scale)
 };
 
@@ -37,7 +43,9 @@ model::HardwareSpec hardware_from_preset(const std::string& preset);
 // vTrain's conditions on `hardware` (usually hardware_from_preset("a100-80gb") or a calibrated copy):
 // 8 GPUs per node; intra-node 150 GB/s per GPU, 2 us per step (latency: an assumption, NVLink-class);
 // inter-node 800 Gb/s = 100 GB/s per node, i.e. 12.5 GB/s per GPU with one NIC per GPU, 5 us per
-// step (latency: an assumption, InfiniBand-class).
+// step (latency: an assumption, InfiniBand-class). The device is timed with the roofline model
+// (MoFa eq. (19)): the unfused attention's batched GEMMs stream the s x s scores and are memory-bound
+// on an A100 (head dim 64-128 FLOP per score byte, below its 312e12 / 2.04e12 = 153 FLOP/byte ridge).
 MeasuredConditions vtrain_a100_conditions(const model::HardwareSpec& hardware);
 
 // Megatron's padded vocabulary: the smallest multiple of divisible_by * tp that is >= vocab

@@ -84,7 +84,9 @@ TEST(MeasuredCalibration, TheStoredVtrainFitIsWhatTheCalibratedConditionsUse) {
   EXPECT_DOUBLE_EQ(c.hardware.efficiency.attention, fit.efficiency.attention);
   EXPECT_DOUBLE_EQ(c.hardware.efficiency.memory, fit.efficiency.memory);
   EXPECT_DOUBLE_EQ(c.hardware.kernel_launch_seconds, fit.kernel_launch_seconds);
+  EXPECT_DOUBLE_EQ(c.hardware.op_dispatch_seconds, fit.op_dispatch_seconds);
   EXPECT_DOUBLE_EQ(c.bandwidth_scale, fit.bandwidth_scale);
+  EXPECT_EQ(c.hardware.compute_model, model::ComputeModelKind::kRoofline);  // the conditions' choice
   EXPECT_DOUBLE_EQ(c.hardware.peak_flops_bf16, 312e12);  // the preset's peak is not fitted
 }
 

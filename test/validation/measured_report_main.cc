@@ -3,8 +3,8 @@
 // DIR defaults to ../shared/validation/vtrain beside the source tree. Prints the subset tables of
 // the step simulation (calibrated), the analytic model (calibrated) and the uncalibrated A100
 // preset; writes the simulated scatter SVG and per-row CSV when asked. --fit re-runs the
-// single-node calibration (sim/analysis/calibrate.h) for each kernel launch cost 0, 10, ..., 150 us
-// and prints the fitted values and the single-node objective of each.
+// single-node calibration (sim/analysis/calibrate.h, vtrain_a100_fit_options) and prints the fitted
+// values and the single-node objective.
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -23,20 +23,14 @@ using namespace mofasim::analysis;
 
 void fit(const std::vector<MeasuredRow>& single) {
   const mofasim::model::HardwareSpec preset = hardware_from_preset("a100-80gb");
-  for (int step = 0; step <= 15; ++step) {
-    const double launch_us = 10.0 * step;  // 0, 10, ..., 150 us
-    mofasim::model::HardwareSpec hw = preset;
-    hw.kernel_launch_seconds = launch_us * 1e-6;
-    const CalibrationOptions options = vtrain_a100_fit_options(hw);
-    const CalibrationResult r = fit_measured(single, vtrain_a100_conditions(hw), options);
-    std::printf("kernel_launch %.0f us: single-node objective (MAPE) %.4f after %d evaluations%s;", launch_us,
-                r.objective, r.evaluations, r.converged ? "" : " (not converged)");
-    for (std::size_t i = 0; i < r.values.size(); ++i) {
-      std::printf(" %s=%.4f", calibration_parameter_name(options.parameters[i].parameter), r.values[i]);
-    }
-    std::printf("\n");
-    std::fflush(stdout);
+  const CalibrationOptions options = vtrain_a100_fit_options(preset);
+  const CalibrationResult r = fit_measured(single, vtrain_a100_conditions(preset), options);
+  std::printf("single-node objective (MAPE) %.4f after %d evaluations%s;", r.objective, r.evaluations,
+              r.converged ? "" : " (not converged)");
+  for (std::size_t i = 0; i < r.values.size(); ++i) {
+    std::printf(" %s=%.6g", calibration_parameter_name(options.parameters[i].parameter), r.values[i]);
   }
+  std::printf("\n");
 }
 
 }  // namespace
