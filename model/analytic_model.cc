@@ -326,9 +326,7 @@ AnalyticModel::AnalyticModel(const AnalyticInput& input) : input_(input), hardwa
   }
 
   // Memory (eq. (4)-(6), (25)-(35)) with the schedule's in-flight micro-batches per rank.
-  const schedules::PipelineShape shape{.stages = p_, .microbatches = m_, .chunks = par.vpp};
-  std::vector<double> inflight(static_cast<std::size_t>(p_));
-  for (int r = 0; r < p_; ++r) inflight[static_cast<std::size_t>(r)] = schedules::peak_activation(par.schedule, shape, r);
+  const std::vector<double> inflight = schedules::stage_inflight_microbatches(model, par, feat);
   memory_ = memory_report(model, input_.hardware, par, feat, inflight);
   const int copies = schedules::parameter_copies(par.schedule);
   if (copies > 1) {

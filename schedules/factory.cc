@@ -23,6 +23,14 @@ PipelineShape step_shape(const model::ModelSpec& model, const model::ParallelSpe
           .pair_steady_passes = features.ep_overlap.enabled && model.is_moe() && parallel.ep > 1};
 }
 
+std::vector<double> stage_inflight_microbatches(const model::ModelSpec& model, const model::ParallelSpec& parallel,
+                                                const model::FeatureSpec& features) {
+  const PipelineShape shape = step_shape(model, parallel, features);
+  std::vector<double> inflight(static_cast<std::size_t>(parallel.pp));
+  for (int s = 0; s < parallel.pp; ++s) inflight[static_cast<std::size_t>(s)] = peak_activation(parallel.schedule, shape, s);
+  return inflight;
+}
+
 Schedule build_schedule(ScheduleKind kind, const PipelineShape& shape) {
   switch (kind) {
     case ScheduleKind::kGpipe: return build_gpipe(shape);

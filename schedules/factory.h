@@ -2,6 +2,8 @@
 // generator, the analytic model, the tuner) never switch on the kind themselves.
 #pragma once
 
+#include <vector>
+
 #include "schedules/pass_times.h"
 #include "schedules/schedule.h"
 
@@ -13,6 +15,12 @@ namespace mofasim::schedules {
 // Callers that build a run's schedule or ask for its in-flight activations take the shape here.
 PipelineShape step_shape(const model::ModelSpec& model, const model::ParallelSpec& parallel,
                          const model::FeatureSpec& features);
+
+// MoFa eq. (5)'s n_inflight for every pipeline rank of the step a scenario describes, in units of
+// M_B (one micro-batch's activation of L/p layers): peak_activation() over step_shape(). The
+// memory model, the analytic model, the tuner and the executor all read it from here.
+std::vector<double> stage_inflight_microbatches(const model::ModelSpec& model, const model::ParallelSpec& parallel,
+                                                const model::FeatureSpec& features);
 
 // shape.chunks is used by kInterleaved1F1B only; shape.pair_steady_passes by k1F1B and
 // kInterleaved1F1B (DualPipe always pairs; GPipe and ZB-H1 ignore it). Throws std::invalid_argument on a shape the

@@ -7,6 +7,7 @@
 #include "model/flops.h"
 #include "model/memory.h"
 #include "model/params.h"
+#include "schedules/factory.h"
 #include "sim/cli/cli_common.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/format.h"
@@ -34,7 +35,7 @@ int run_memory(const Args& args) {
   const scenario::LoadedScenario s = load_checked(path, common.sets);
   const model::ModelParams params = model::model_params(s.model);
   const double flops = model::model_flops_per_step(s.model, s.parallel);
-  const std::vector<double> inflight = stage_inflight_microbatches(s.parallel);
+  const std::vector<double> inflight = schedules::stage_inflight_microbatches(s.model, s.parallel, s.features);
   const model::MemoryReport report = model::memory_report(s.model, s.hardware, s.parallel, s.features, inflight);
 
   if (common.json) {

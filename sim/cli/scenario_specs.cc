@@ -90,14 +90,6 @@ model::FaultSpec to_fault_spec(const scenario::LoadedScenario& loaded) {
   return spec;
 }
 
-std::vector<double> stage_inflight_microbatches(const model::ParallelSpec& parallel) {
-  const schedules::PipelineShape shape{.stages = parallel.pp, .microbatches = parallel.microbatches(), .chunks = parallel.vpp};
-  std::vector<double> inflight(static_cast<std::size_t>(parallel.pp));
-  for (int s = 0; s < parallel.pp; ++s) {
-    inflight[static_cast<std::size_t>(s)] = schedules::peak_activation(parallel.schedule, shape, s);
-  }
-  return inflight;
-}
 
 void check_scenario_specs(const scenario::LoadedScenario& loaded, bool with_faults) {
   auto locate = [&](const std::invalid_argument& e) {

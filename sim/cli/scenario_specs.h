@@ -27,10 +27,6 @@ topology::TopologySpec to_topology_spec(const proto::Scenario& scenario);
 // fault_tolerance section.
 model::FaultSpec to_fault_spec(const scenario::LoadedScenario& loaded);
 
-// Whole-stage micro-batches each pipeline rank holds at its activation peak under the scenario's
-// schedule (MoFa eq. 5's n_inflight, in units of one micro-batch of L/p layers).
-std::vector<double> stage_inflight_microbatches(const model::ParallelSpec& parallel);
-
 // Runs the validators of the layer specs that the loader's own rules do not cover (e.g. topology's
 // supernode shape) and turns their std::invalid_argument into a ScenarioError located at the field
 // the message names ("topology.nodes_per_supernode: ..." -> file:line:col of that field), so every

@@ -126,13 +126,12 @@ StepResult simulate_step(const SimulationInput& in, const SimulateOptions& optio
                                 ") must be a multiple of micro_batch * dp (" +
                                 std::to_string(par.micro_batch * par.dp) + ")");
   }
-  const schedules::Schedule schedule = schedules::build_schedule(
-      par.schedule, {.stages = par.pp, .microbatches = par.microbatches(), .chunks = par.vpp});
+  // EP overlap pairs steady-state passes of 1F1B / interleaved (MoFa eq. 22): step_shape says when.
+  const schedules::Schedule schedule =
+      schedules::build_schedule(par.schedule, schedules::step_shape(in.model, par, in.features));
   model::FeatureSpec features = in.features;
   if (features.memfine && features.memfine_chunks == 0) {
-    const schedules::PipelineShape shape{.stages = par.pp, .microbatches = par.microbatches(), .chunks = par.vpp};
-    std::vector<double> inflight;
-    for (int s = 0; s < par.pp; ++s) inflight.push_back(schedules::peak_activation(par.schedule, shape, s));
+    const std::vector<double> inflight = schedules::stage_inflight_microbatches(in.model, par, features);
     features.memfine_chunks = model::memfine_min_chunks(in.model, in.hardware, par, features, inflight).value_or(64);
   }
   const StepPlan plan = plan_from_model(

@@ -30,9 +30,7 @@ MemoryVerdict analytic_memory(const TuneProblem& problem, const ConfigView& conf
   const model::ParallelSpec& par = config.parallel;
   // NOTE: mirrors AnalyticModel's memory step (in-flight activations from the schedule, a second
   // copy of weights and gradients for DualPipe); analytic_tune_test checks the two agree.
-  const schedules::PipelineShape shape{.stages = par.pp, .microbatches = par.microbatches(), .chunks = par.vpp};
-  std::vector<double> inflight(static_cast<std::size_t>(par.pp));
-  for (int r = 0; r < par.pp; ++r) inflight[static_cast<std::size_t>(r)] = schedules::peak_activation(par.schedule, shape, r);
+  const std::vector<double> inflight = schedules::stage_inflight_microbatches(problem.model, par, config.features);
   const model::MemoryReport report = model::memory_report(problem.model, problem.hardware, par, config.features, inflight);
   const int copies = schedules::parameter_copies(par.schedule);
   double peak = 0;
