@@ -86,6 +86,8 @@ model::ModelSpec to_model_spec(const proto::Model& m) {
       .linear_bias = m.linear_bias(),
       .moe = {},
       .mtp_depth = m.mtp_depth(),
+      .attention_impl = m.attention_impl() == proto::UNFUSED ? model::AttentionImpl::kUnfused : model::AttentionImpl::kFused,
+      .attention_dropout = m.attention_dropout(),
   };
   if (m.has_mla()) {
     const proto::MlaConfig& a = m.mla();
@@ -126,6 +128,7 @@ model::HardwareSpec to_hardware_spec(const proto::Hardware& h) {
       .disk_read_bandwidth = h.disk_read_bandwidth(),
       .disk_write_bandwidth = h.disk_write_bandwidth(),
       .kernel_launch_seconds = h.kernel_launch(),
+      .op_dispatch_seconds = h.op_dispatch(),
       .compute_model = compute_model_kind(h.compute_model()),
       .efficiency = {.gemm = h.efficiency().gemm(),
                      .attention = h.efficiency().attention(),

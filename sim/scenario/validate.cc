@@ -24,7 +24,7 @@ std::string num(double v) {
 
 std::string num(std::int64_t v) { return std::to_string(v); }
 
-constexpr std::array<std::string_view, 46> kRules = {
+constexpr std::array<std::string_view, 48> kRules = {
     "model: num_layers, hidden_size, num_attention_heads, vocab_size and seq_length are required and >= 1; "
     "ffn_hidden_size is required unless every layer is MoE (moe given and first_k_dense_layers = 0)",
     "model: num_kv_heads (if given) divides num_attention_heads",
@@ -34,10 +34,12 @@ constexpr std::array<std::string_view, 46> kRules = {
     "model.mla: kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim and v_head_dim are required and >= 1",
     "model.moe: num_experts, top_k and expert_ffn_hidden_size are required and >= 1; top_k <= num_experts",
     "model.moe: first_k_dense_layers < num_layers; load_imbalance >= 1; bytes per element > 0",
+    "model: attention_dropout in [0, 1)",
     "hardware: peak_bf16, gpu_memory and hbm_bandwidth are required; every peak, size and bandwidth given is > 0",
     "hardware: memory_reserved < gpu_memory",
     "hardware.efficiency: every fraction is in (0, 1]",
     "hardware: compute_model modified-roofline needs roofline_slope > 0",
+    "topology: nodes_per_supernode (if > 0) divides the node count gpus / gpus_per_node",
     "topology: gpus, intra_node.bandwidth and inter_node.bandwidth are required; bandwidths > 0",
     "topology: gpus_per_node >= 1 and, when gpus > gpus_per_node, divides gpus; nics_per_node >= 1",
     "topology: inter_supernode (if given) has a bandwidth > 0",
@@ -197,6 +199,9 @@ class Validator {
       at_least(a.has_qk_rope_head_dim(), a.qk_rope_head_dim(), 1, q + ".qk_rope_head_dim");
       at_least(a.has_v_head_dim(), a.v_head_dim(), 1, q + ".v_head_dim");
     }
+    if (!(m.attention_dropout() >= 0 && m.attention_dropout() < 1)) {
+      fail("model.attention_dropout", "must be in [0, 1), got " + num(m.attention_dropout()));
+    }
     if (m.has_moe()) check_moe(m);
   }
 
@@ -276,6 +281,13 @@ class Validator {
                             num(std::int64_t{t.gpus_per_node()}));
     }
     at_least(t.has_nics_per_node(), t.nics_per_node(), 1, p + ".nics_per_node");
+    if (gpus_ok && per_node_ok && t.nodes_per_supernode() > 0) {
+      const std::int64_t nodes = std::max(1, t.gpus() / t.gpus_per_node());
+      if (nodes % t.nodes_per_supernode() != 0) {
+        fail(p + ".nodes_per_supernode", "must divide the node count (" + num(nodes) + "), got " +
+                                             num(std::int64_t{t.nodes_per_supernode()}));
+      }
+    }
     check_link(t.has_intra_node(), t.intra_node(), "intra_node");
     check_link(t.has_inter_node(), t.inter_node(), "inter_node");
     if (t.has_inter_supernode()) check_link(true, t.inter_supernode(), "inter_supernode");

@@ -232,6 +232,16 @@ std::vector<BadCase> cases() {
            .text(),
        {},
        {"bad.yaml:3:38: topology.bandwidth_decay: must be in (0, 1], got 1.5"}},
+      {"SupernodeMustDivideTheNodes",  // 16 GPUs = 2 nodes of 8; 3 nodes per supernode cannot divide them
+       Lines{.topology = R"(topology: {gpus: 16, nodes_per_supernode: 3, intra_node: {bandwidth: "400 GB/s"}, )"
+                         R"(inter_node: {bandwidth: "50 GB/s"}})"}
+           .text(),
+       {},
+       {"bad.yaml:3:43: topology.nodes_per_supernode: must divide the node count (2), got 3",
+        "bad.yaml:4:14: parallelism: tp*cp*pp*dp = 2*1*2*2 = 8 but topology.gpus = 16"}},
+      {"AttentionDropoutBelowOne",
+       Lines{.model = "model: {preset: test-model, attention_impl: unfused, attention_dropout: 1.0}"}.text(), {},
+       {"bad.yaml:1:73: model.attention_dropout: must be in [0, 1), got 1"}},
       {"OversubscriptionAtLeastOne",
        Lines{.topology = R"(topology: {gpus: 8, oversubscription: 0.5, intra_node: {bandwidth: "400 GB/s"}, )"
                          R"(inter_node: {bandwidth: "50 GB/s"}})"}
