@@ -175,4 +175,19 @@ nlohmann::json to_json(const ValidationReport& report) {
                         {"fields", std::move(fields)}};
 }
 
+executor::SimulationInput to_simulation_input(const model::AnalyticInput& input) {
+  return executor::SimulationInput{.model = input.model,
+                                   .hardware = input.hardware,
+                                   .parallel = input.parallel,
+                                   .features = input.features,
+                                   .topology = input.topology,
+                                   .rank_order = input.rank_order.to_string()};
+}
+
+std::function<double(const model::AnalyticInput&)> simulated_step_evaluator() {
+  return [](const model::AnalyticInput& input) {
+    return executor::simulate_step(to_simulation_input(input), executor::SimulateOptions{}).step_time_s;
+  };
+}
+
 }  // namespace mofasim::analysis

@@ -23,6 +23,7 @@
 // They are the same rank on uniform pipelines.
 #pragma once
 
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -81,6 +82,13 @@ ValidationReport compare_results(const model::AnalyticResult& analytic, const ex
 // Builds both inputs from one loaded scenario (cli::analytic_input, cli::simulation_input), runs
 // the analytic model and the step simulation, and compares them.
 ValidationReport validate_scenario(const scenario::LoadedScenario& loaded, const ValidateOptions& options);
+
+// The step simulation's input for the same run as an analytic input (the two carry the same specs).
+executor::SimulationInput to_simulation_input(const model::AnalyticInput& input);
+
+// The step simulation (folded) as a calibration evaluator (sim/analysis/calibrate.h): the step
+// time of simulate_step for the given input.
+std::function<double(const model::AnalyticInput&)> simulated_step_evaluator();
 
 // Human side-by-side table: one row per field (analytic, simulated, relative difference, a "!"
 // where flagged), then a one-line verdict.

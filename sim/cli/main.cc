@@ -26,6 +26,8 @@ constexpr Command kCommands[] = {
     {"ettr", "analytic and Monte Carlo ETTR and end-to-end time", mofasim::cli::run_ettr},
     {"sweep", "sweep one scenario field for ETTR; writes CSV and SVG", mofasim::cli::run_sweep},
     {"tune", "search layouts and features for the fastest feasible configuration", mofasim::cli::run_tune},
+    {"validate", "analytic MoFa model against the simulated timeline, or against measurements", mofasim::cli::run_validate},
+    {"calibrate", "fit device efficiencies to measured step times", mofasim::cli::run_calibrate},
     {"schema", "print the scenario reference generated from the schema", mofasim::cli::run_schema},
 };
 

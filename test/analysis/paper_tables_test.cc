@@ -91,18 +91,6 @@ const std::vector<Row>& table6() {
 
 void set_gemm(scenario::LoadedScenario& s, double gemm) { s.hardware.efficiency.gemm = gemm; }
 
-executor::SimulationInput to_simulation(const model::AnalyticInput& a) {
-  executor::SimulationInput s{.model = a.model, .hardware = a.hardware, .parallel = a.parallel, .features = a.features,
-                              .topology = a.topology, .rank_order = a.rank_order.to_string()};
-  s.topology.bandwidth_scale = a.features.bandwidth_scale;  // as cli::simulation_input does (eq. 18)
-  return s;
-}
-
-// The simulator as the calibration's evaluator.
-StepEvaluator simulated_step_evaluator() {
-  return [](const model::AnalyticInput& in) { return executor::simulate_step(to_simulation(in), {}).step_time_s; };
-}
-
 double fit_gemm(const std::string& file, double measured, const StepEvaluator& evaluator, int evaluations) {
   const scenario::LoadedScenario s = scenario::load_scenario(scenario_path(file));
   const std::vector<CalibrationPoint> points = {
@@ -138,8 +126,8 @@ TEST(AnalysisPaperTables, CalibrateOneColumnPerDeviceThenPredictTables5And6) {
   const double a_ana = fit_gemm("table5-llama2-70b-128", 27.94, analytic_step_evaluator(), 200);
   const double b_ana = fit_gemm("table5-llama3-405b-64", 24.77, analytic_step_evaluator(), 200);
   // One parameter: 40 simulated steps pin it to ~1e-4 (each LLaMA2-70B step replays in ~1 s).
-  const double a_sim = fit_gemm("table5-llama2-70b-128", 27.94, simulated_step_evaluator(), 40);
-  const double b_sim = fit_gemm("table5-llama3-405b-64", 24.77, simulated_step_evaluator(), 40);
+  const double a_sim = fit_gemm("table5-llama2-70b-128", 27.94, analysis::simulated_step_evaluator(), 40);
+  const double b_sim = fit_gemm("table5-llama3-405b-64", 24.77, analysis::simulated_step_evaluator(), 40);
   std::printf("\nGEMM efficiency: device A preset %.3f, fitted %.4f (analytic) / %.4f (simulated) on "
               "LLaMA2-70B 128 GPUs (27.94 s measured)\n",
               preset_a, a_ana, a_sim);

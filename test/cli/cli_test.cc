@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -232,6 +233,71 @@ TEST(CliTune, UnknownRuleIsAUsageError) {
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.err.find("--no-rule 'fastest-first' is not a rule; allowed: tp-within-node"), std::string::npos)
       << run.err;
+}
+
+}  // namespace
+}  // namespace mofasim::test
+
+namespace mofasim::test {
+namespace {
+
+TEST(CliValidate, JsonFieldsCarryTheirRelativeDifference) {
+  const CliRun run = run_mofasim("validate scenarios/small.yaml --json --tolerance 0.5");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto j = nlohmann::json::parse(run.out);
+  bool saw_step = false;
+  for (const auto& f : j.at("fields")) {
+    const double a = f.at("analytic").get<double>();
+    const double s = f.at("simulated").get<double>();
+    if (f.at("name") == "step_time_s") {
+      saw_step = true;
+      // relative difference = (simulated - analytic) / analytic
+      EXPECT_DOUBLE_EQ(f.at("relative_difference").get<double>(), (s - a) / a);
+      EXPECT_FALSE(f.at("flagged").get<bool>());  // within the 50% tolerance asked for
+    }
+  }
+  EXPECT_TRUE(saw_step);
+}
+
+TEST(CliCalibrate, OneColumnFitReproducesItsMeasuredStepTime) {
+  // A single measurement and one free parameter: the fit must hit the measured 27.94 s.
+  const CliRun run = run_mofasim("calibrate scenarios/mofa/measured-device-a.csv --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto j = nlohmann::json::parse(run.out);
+  const double gemm = j.at("fitted").at("gemm").get<double>();
+  EXPECT_GT(gemm, 0.05);
+  EXPECT_LE(gemm, 1.0);
+  ASSERT_EQ(j.at("residuals").size(), 1u);
+  EXPECT_NEAR(j["residuals"][0].at("predicted_step_s").get<double>(), 27.94, 27.94 * 1e-6);
+  // And the fitted value, set back through --set, predicts the same step with the analytic model.
+  const CliRun check = run_mofasim("validate scenarios/mofa/table5-llama2-70b-128.yaml --json --set hardware.efficiency.gemm=" +
+                                   std::to_string(gemm));
+  ASSERT_EQ(check.exit_code, 0) << check.err;
+  for (const auto& f : nlohmann::json::parse(check.out).at("fields")) {
+    if (f.at("name") == "step_time_s") {
+      EXPECT_NEAR(f.at("analytic").get<double>(), 27.94, 27.94 * 1e-5);
+    }
+  }
+}
+
+TEST(CliValidate, MeasuredCsvIsReadWithItsColumnMapping) {
+  // Two runs in a user's own column names, mapped onto the default fields.
+  const fs::path csv = fs::temp_directory_path() / ("mofasim_measured_" + std::to_string(::getpid()) + ".csv");
+  {
+    std::ofstream out(csv);
+    out << "gpus,gbs,mbs,h,heads,layers,seq,tp,dp,pp,ms\n"
+           "2,16,8,1024,16,24,1024,1,1,2,372.16\n"
+           "8,32,4,1024,16,24,1024,2,2,2,219.73\n";
+  }
+  std::string mapping;
+  for (const char* m : {"gpus=gpus", "gbs=global_batch", "mbs=micro_batch", "h=hidden_size", "heads=attention_heads",
+                        "layers=layers", "seq=seq_length", "tp=tp", "dp=dp", "pp=pp", "ms=iteration_time_ms"}) {
+    mapping += std::string(" --mapping '") + m + "'";
+  }
+  const CliRun run = run_mofasim("validate --measured '" + csv.string() + "'" + mapping + " --predictor analytic");
+  fs::remove(csv);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("| all | 2 |"), std::string::npos) << run.out;
 }
 
 }  // namespace

@@ -1,0 +1,84 @@
+// `mofasim validate SCENARIO...`: the analytic MoFa model and the step simulation side by side,
+// field by field, with the relative difference and a flag beyond --tolerance. With
+// `--measured FILE.csv` it instead compares predictions with measured iteration times (one row per
+// run; see docs/validation-measured.md for the column mapping).
+#include <iostream>
+
+#include "sim/analysis/compare.h"
+#include "sim/analysis/measured_validate.h"
+#include "sim/cli/cli_common.h"
+#include "sim/cli/commands.h"
+#include "sim/cli/scenario_specs.h"
+
+namespace mofasim::cli {
+
+int run_validate(const Args& args) {
+  CommonOptions common;
+  std::vector<std::string> paths;
+  double tolerance = 0.01;
+  std::string fidelity = "folded";
+  std::vector<std::string> measured;
+  std::vector<std::string> mapping;
+  std::string predictor = "simulated";
+  std::string csv_path;
+  std::string svg_path;
+  po::options_description desc("options");
+  add_common_options(desc, common);
+  desc.add_options()("tolerance", po::value<double>(&tolerance)->default_value(tolerance),
+                     "flag fields whose relative difference exceeds this (0.01 = 1%)")(
+      "fidelity", po::value<std::string>(&fidelity)->default_value(fidelity), "simulation fidelity: full or folded")(
+      "measured", po::value<std::vector<std::string>>(&measured)->composing(),
+      "compare with measured iteration times in this CSV instead (repeatable)")(
+      "mapping", po::value<std::vector<std::string>>(&mapping)->composing(),
+      "with --measured: 'column=field' for a CSV whose headers differ (repeatable)")(
+      "predictor", po::value<std::string>(&predictor)->default_value(predictor),
+      "with --measured: simulated (step simulation) or analytic (closed form)")(
+      "csv", po::value<std::string>(&csv_path), "with --measured: write one row per run to this CSV")(
+      "svg", po::value<std::string>(&svg_path), "with --measured: write the predicted-vs-measured scatter")(
+      "scenario", po::value<std::vector<std::string>>(&paths), "scenario YAML files");
+  po::positional_options_description pos;
+  pos.add("scenario", -1);
+  po::variables_map vm;
+  parse_command_line("validate", args, desc, pos, vm);
+  if (common.help) {
+    print_command_help("validate", "SCENARIO.yaml... [--tolerance X] [--json]  |  --measured FILE.csv [--csv OUT] [--svg OUT]", desc);
+    return 0;
+  }
+
+  if (!measured.empty()) {
+    if (!paths.empty()) throw UsageError("mofasim validate: give scenarios or --measured, not both");
+    analysis::MeasuredValidateOptions options{.measured = measured, .mapping = mapping};
+    if (predictor == "analytic") {
+      options.predictor = analysis::MeasuredPredictorKind::kAnalytic;
+    } else if (predictor != "simulated") {
+      throw UsageError("mofasim validate: --predictor must be simulated or analytic, got '" + predictor + "'");
+    }
+    if (!csv_path.empty()) options.csv_path = csv_path;
+    if (!svg_path.empty()) options.svg_path = svg_path;
+    return analysis::validate_measured_command(options, std::cout);
+  }
+
+  if (paths.empty()) throw UsageError("mofasim validate: missing SCENARIO.yaml (see: mofasim validate --help)");
+  if (!(tolerance >= 0)) throw UsageError("mofasim validate: --tolerance must be >= 0");
+  analysis::ValidateOptions options{.compare = {.tolerance = tolerance}};
+  if (fidelity == "full") {
+    options.fidelity = executor::Fidelity::kFull;
+  } else if (fidelity != "folded") {
+    throw UsageError("mofasim validate: --fidelity must be full or folded, got '" + fidelity + "'");
+  }
+  std::vector<analysis::ValidationReport> reports;
+  for (const std::string& path : paths) {
+    reports.push_back(analysis::validate_scenario(load_checked(path, common.sets), options));
+  }
+  if (common.json) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& r : reports) j.push_back(analysis::to_json(r));
+    std::cout << (reports.size() == 1 ? j[0] : j).dump(2) << "\n";
+  } else {
+    for (const auto& r : reports) std::cout << analysis::to_table(r) << "\n";
+    if (reports.size() > 1) std::cout << analysis::summary_table(reports);
+  }
+  return 0;
+}
+
+}  // namespace mofasim::cli
