@@ -174,10 +174,12 @@ LayerTime time_block(const AnalyticModel::Block& block, const Ctx& x, bool trans
             if (ops[i].op != c.op || !gemm || op_s[ph][i] <= 0 || (paired[ph] >> i & 1U) != 0) continue;
             paired[ph] |= 1U << i;
             const double gemm_s = op_s[ph][i];
-            // MoFa eq. (20): the exposed part beyond the GEMM itself.
-            extra = tp_overlap_seconds(gemm_s, total, std::max(1, x.f.tp_overlap.chunks), x.f.tp_overlap.alpha,
-                                       x.f.tp_overlap.beta) -
-                    gemm_s;
+            // MoFa eq. (20): the exposed part beyond the GEMM itself. The collective split into s
+            // pieces is s collectives of 1/s of the bytes, each paying the full α latency, so the
+            // comm side is s·α + β·S (C/s per piece = α + β·S/s).
+            const int pieces = std::max(1, x.f.tp_overlap.chunks);
+            const double split = c.count * (pieces * block.comm[j].latency + block.comm[j].bandwidth * x.inv_mub);
+            extra = tp_overlap_seconds(gemm_s, split, pieces, x.f.tp_overlap.alpha, x.f.tp_overlap.beta) - gemm_s;
             break;
           }
         }
@@ -229,6 +231,89 @@ LayerTime time_block(const AnalyticModel::Block& block, const Ctx& x, bool trans
                     b_total;
   }
   return lt;
+}
+
+// Per-stage scratch on the stack for up to kInlineStages stages (the heap beyond that), zeroed.
+class StageBuffer {
+ public:
+  static constexpr int kInlineStages = 128;
+  explicit StageBuffer(int n) : n_(n) {
+    if (n > kInlineStages) {
+      heap_.assign(static_cast<std::size_t>(n), 0.0);
+    } else {
+      std::fill_n(inline_.begin(), n, 0.0);
+    }
+  }
+  double& operator[](int i) { return data()[i]; }
+  double operator[](int i) const { return data()[i]; }
+
+ private:
+  [[nodiscard]] double* data() { return n_ > kInlineStages ? heap_.data() : inline_.data(); }
+  [[nodiscard]] const double* data() const { return n_ > kInlineStages ? heap_.data() : inline_.data(); }
+  int n_;
+  std::array<double, kInlineStages> inline_;  // NOLINT: only the first n_ are used, zeroed above
+  std::vector<double> heap_;
+};
+
+// MoFa eq. (9)-(12), exact for per-stage pass costs: the replay of the 1F1B schedule
+// (schedules/one_f_one_b.h: min(p−1−r, m) warm-up forwards on stage r, then F/B pairs, then the
+// drain) with stage r's forward costing f[r] and its backward b[r], and `hop` seconds on every
+// dependency between stages. Step i runs F(r, i) on every stage (top down) and then
+// B(r, i − w_r) (bottom up, w_r the warm-up count), which is each stage's own order, so the
+// state between steps is the end of each stage's last backward: `last_end[r]` on return (the
+// pipeline's makespan is its maximum). O(p) memory; O(p·(p + transient)) time: once the steady
+// steps repeat with one period on every stage (a max-plus system with constant costs), the rest
+// of the steady phase is added in one go.
+void one_f_one_b_stage_ends(int p, int m, const StageBuffer& f, const StageBuffer& b, double hop,
+                            StageBuffer& last_end) {
+  StageBuffer b_end_even(p);  // end of stage r's backward in the latest even / odd step
+  StageBuffer b_end_odd(p);
+  StageBuffer stage_free(p);  // end of the last op on stage r
+  StageBuffer prev_free(p);
+  auto warmup = [&](int r) { return std::min(p - 1 - r, m); };
+  auto b_end_at = [&](int r, int step) -> double& { return (step & 1) != 0 ? b_end_odd[r] : b_end_even[r]; };
+  const int last_step = m - 1 + warmup(0);
+  for (int i = 0; i <= last_step; ++i) {
+    if (i < m) {
+      double prev_f = 0;
+      for (int r = 0; r < p; ++r) {  // F(r, i) after F(r−1, i)
+        const double start = std::max(stage_free[r], r > 0 ? prev_f + hop : 0.0);
+        prev_f = start + f[r];
+        stage_free[r] = prev_f;
+      }
+    }
+    for (int r = p - 1; r >= 0; --r) {  // B(r, k) after B(r+1, k), which ran at step k + w_{r+1}
+      const int k = i - warmup(r);
+      if (k < 0 || k >= m) continue;
+      const double after = r + 1 < p ? b_end_at(r + 1, k + warmup(r + 1)) + hop : 0.0;
+      const double end = std::max(stage_free[r], after) + b[r];
+      b_end_at(r, i) = end;
+      stage_free[r] = end;
+    }
+    // Steady steps (every stage runs one F and one B) all apply the same max-plus map; when two
+    // in a row advance every stage by the same period, so will the rest.
+    const bool steady = i >= p && i + 1 < m;
+    if (steady) {
+      const double period = stage_free[0] - prev_free[0];
+      bool periodic = true;
+      for (int r = 1; r < p && periodic; ++r) {
+        periodic = std::abs(stage_free[r] - prev_free[r] - period) <= 1e-12 * stage_free[r];
+      }
+      if (periodic) {
+        const int skip = m - 2 - i;  // steady steps left after this one, minus the last
+        for (int r = 0; r < p && skip > 0; ++r) {
+          const double now = b_end_at(r, i) + skip * period;
+          const double before = b_end_at(r, i - 1) + skip * period;
+          b_end_at(r, i + skip) = now;
+          b_end_at(r, i + skip - 1) = before;
+          stage_free[r] += skip * period;
+        }
+        i += std::max(skip, 0);
+      }
+    }
+    for (int r = 0; r < p; ++r) prev_free[r] = stage_free[r];
+  }
+  for (int r = 0; r < p; ++r) last_end[r] = stage_free[r];
 }
 
 void require(bool ok, const std::string& message) {
@@ -508,43 +593,105 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
   out.backward_chunk_s = rank_b.total() / v_;
 
   const double hops = 2.0 * (p_ - 1) * t_pp;  // warm-up and cool-down hops, exposed
-  if (k == ScheduleKind::k1F1B || k == ScheduleKind::kInterleaved1F1B) {
-    // MoFa eq. (9)-(12): the first micro-batch's forward down virtual stages 0..p-2, the steady
-    // pairs of the busiest rank, the last micro-batch's backward back up through p-2..0.
-    double warm = 0;
-    double cool = 0;
-    for (int j = 0; j + 1 < p_; ++j) {  // virtual stage j: rank j, its first local chunk
-      const ChunkTime ct = chunk_time(chunks_[static_cast<std::size_t>(j * v_)]);
-      warm += ct.t.f.total();
-      cool += ct.t.backward().total();
-    }
-    out.warmup_s = warm + (p_ - 1) * t_pp;
-    out.cooldown_s = cool + (p_ - 1) * t_pp;
-    bd.pp_bubble = warm + cool;
-  } else {
-    // Other schedules: busy + the schedule's closed-form bubble (per full stage) + exposed hops.
-    const double stage_chunks = k == ScheduleKind::kDualPipe ? 2.0 : 1.0;
-    const schedules::PassTimes times{.forward = rank_sum.f.total() / stage_chunks,
-                                     .input_grad = rank_sum.b.total() / stage_chunks,
-                                     .weight_grad = rank_sum.w.total() / stage_chunks};
-    const schedules::PipelineShape shape{.stages = p_, .microbatches = m_, .chunks = 1};
-    if (k == ScheduleKind::kDualPipe) {
-      const double pair = f.ep_overlap.enabled ? rank_pair / stage_chunks : -1;
-      bd.pp_bubble = schedules::dualpipe_bubble(shape, times, pair);
-    } else {
-      bd.pp_bubble = schedules::bubble_time(k, shape, times);
-    }
+  // Each rank's pass costs as the replays below see them: a blocking send is part of its pass
+  // (and the receiver has the data when the pass ends); with PP overlap a pass costs eq. (23) and
+  // the data arrives one hop after it.
+  const bool blocking = !f.pp_overlap.enabled;
+  const double edge = p_ > 1 && !blocking ? t_pp : 0.0;
+  StageBuffer pass_f(p_);  // [rank], first local chunk
+  StageBuffer pass_b(p_);
+  for (int r = 0; r < p_; ++r) {
+    const LayerTime t = chunk_time(chunks_[static_cast<std::size_t>(r * v_)]).t;
+    const double fwd = t.f.total();
+    const double bwd = t.backward().total();
+    const bool sends = p_ > 1;
+    pass_f[r] = !sends ? fwd : blocking ? fwd + t_pp : pp_overlap_seconds(fwd, t_pp, f.pp_overlap.alpha, f.pp_overlap.beta);
+    pass_b[r] = !sends ? bwd : blocking ? bwd + t_pp : pp_overlap_seconds(bwd, t_pp, f.pp_overlap.alpha, f.pp_overlap.beta);
   }
-  bd.pp_exposed += hops;
-  out.pipeline_s = busiest_busy + bd.pp_bubble + hops;  // eq. (12)
-  if (k != ScheduleKind::k1F1B && k != ScheduleKind::kInterleaved1F1B) {
-    out.warmup_s = 0;
-    out.cooldown_s = 0;
+  // End of each rank's last pass, from the step's start: where its DP reduction and update begin.
+  StageBuffer last_end(p_);
+  const bool replay_1f1b = k == ScheduleKind::k1F1B && moe_pair_delta == 0;
+  const bool gpipe = k == ScheduleKind::kGpipe;
+  if (replay_1f1b || gpipe) {
+    if (replay_1f1b) {
+      one_f_one_b_stage_ends(p_, m_, pass_f, pass_b, edge, last_end);
+    } else {
+      // GPipe: m forwards then m backwards per stage, each phase a flow shop of identical jobs,
+      // whose makespan over stages j..p−1 is Σ_j T + (m − 1)·max_j T (plus a hop per boundary).
+      // The backwards start on the last stage when its last forward ends (every other stage
+      // finished its forwards earlier) and run back up to stage 0.
+      double forwards = (p_ - 1) * edge;
+      double slowest_f = 0;
+      for (int r = 0; r < p_; ++r) {
+        forwards += pass_f[r];
+        slowest_f = std::max(slowest_f, pass_f[r]);
+      }
+      forwards += (m_ - 1) * slowest_f;
+      double below = 0;  // Σ_{j≥r} B_j
+      double slowest_b = 0;
+      for (int r = p_ - 1; r >= 0; --r) {
+        below += pass_b[r];
+        slowest_b = std::max(slowest_b, pass_b[r]);
+        last_end[r] = forwards + below + (p_ - 1 - r) * edge + (m_ - 1) * slowest_b;
+      }
+    }
+    double pipeline = 0;
+    for (int r = 0; r < p_; ++r) pipeline = std::max(pipeline, last_end[r]);
+    const double idle = pipeline - busiest_busy;
+    const double exposed_hops = std::clamp(hops, 0.0, std::max(idle, 0.0));
+    bd.pp_exposed += exposed_hops;
+    bd.pp_bubble = idle - exposed_hops;
+    out.pipeline_s = pipeline;
+    if (replay_1f1b) {  // eq. (9): the first micro-batch's forward down to the busiest rank
+      for (int j = 0; j < busiest; ++j) out.warmup_s += pass_f[j] + edge;
+      out.cooldown_s = pipeline - busiest_busy - out.warmup_s;
+    }
+  } else {
+    if (k == ScheduleKind::k1F1B || k == ScheduleKind::kInterleaved1F1B) {
+      // MoFa eq. (9)-(12): the first micro-batch's forward down virtual stages 0..p-2, the steady
+      // pairs of the busiest rank, the last micro-batch's backward back up through p-2..0.
+      double warm = 0;
+      double cool = 0;
+      for (int j = 0; j + 1 < p_; ++j) {  // virtual stage j: rank j, its first local chunk
+        const ChunkTime ct = chunk_time(chunks_[static_cast<std::size_t>(j * v_)]);
+        warm += ct.t.f.total();
+        cool += ct.t.backward().total();
+      }
+      out.warmup_s = warm + (p_ - 1) * t_pp;
+      out.cooldown_s = cool + (p_ - 1) * t_pp;
+      bd.pp_bubble = warm + cool;
+    } else {
+      // Other schedules: busy + the schedule's closed-form bubble (per full stage) + exposed hops.
+      const double stage_chunks = k == ScheduleKind::kDualPipe ? 2.0 : 1.0;
+      const schedules::PassTimes times{.forward = rank_sum.f.total() / stage_chunks,
+                                       .input_grad = rank_sum.b.total() / stage_chunks,
+                                       .weight_grad = rank_sum.w.total() / stage_chunks};
+      const schedules::PipelineShape shape{.stages = p_, .microbatches = m_, .chunks = 1};
+      if (k == ScheduleKind::kDualPipe) {
+        const double pair = f.ep_overlap.enabled ? rank_pair / stage_chunks : -1;
+        bd.pp_bubble = schedules::dualpipe_bubble(shape, times, pair);
+      } else {
+        bd.pp_bubble = schedules::bubble_time(k, shape, times);
+      }
+    }
+    bd.pp_exposed += hops;
+    out.pipeline_s = busiest_busy + bd.pp_bubble + hops;  // eq. (12)
+    // Where each rank's last pass ends: 1F1B-family schedules drain through the first chunks,
+    // rank r finishing Σ_{j<r} (B_j + hop) before rank 0 (an upper bound when the drain waits);
+    // ZB-H1 and DualPipe end every rank together.
+    const bool drains = k == ScheduleKind::k1F1B || k == ScheduleKind::kInterleaved1F1B;
+    double before = 0;
+    for (int r = 0; r < p_; ++r) {
+      last_end[r] = out.pipeline_s - before;
+      if (drains) before += pass_b[r] + edge;
+    }
   }
 
-  // Optimizer (eq. (13), (24)-(28)): the slowest rank after the pipeline.
+  // Optimizer (eq. (13), (24)-(28)): each rank reduces and updates after its own last pass; the
+  // step ends with the last rank to finish (eq. 14).
   const int mb_group = std::min(m_, p_);
-  double worst_opt = -1;
+  double step = -1;
+  double tail_update = 0;
   for (int r = 0; r < p_; ++r) {
     const RankDp& d = dp_[static_cast<std::size_t>(r)];
     const double grad = seconds(d.grad, x.inv_mub);
@@ -565,14 +712,17 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
     } else if (d.update_bytes > 0) {  // eq. (13), (26): memory-bound Adam
       update = phase_seconds(PhaseCost{0, d.update_bytes}, OpClass::kElementwise, hw, f);
     }
-    if (exposed + update > worst_opt) {
-      worst_opt = exposed + update;
-      bd.dp_exposed = exposed;
-      bd.optimizer = update;
+    if (last_end[r] + exposed + update > step) {
+      step = last_end[r] + exposed + update;
+      tail_update = update;
     }
   }
-  out.optimizer_s = bd.dp_exposed + bd.optimizer;
-  out.step_time_s = out.pipeline_s + out.optimizer_s;  // eq. (14)
+  // What runs after the pipeline's end: the update last, the DP reduction before it.
+  step = std::max(step, out.pipeline_s);
+  out.optimizer_s = step - out.pipeline_s;
+  bd.optimizer = std::min(tail_update, out.optimizer_s);
+  bd.dp_exposed = out.optimizer_s - bd.optimizer;
+  out.step_time_s = step;  // eq. (14)
 
   const double gpus = input_.parallel.gpus();
   const double peak = peak_flops(hw, f.compute_dtype);

@@ -2,6 +2,9 @@
 // the step model against critical paths assembled from model/'s own per-op times.
 #include "model/analytic_model.h"
 
+#include <algorithm>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "model/analytic_overlap.h"
@@ -10,6 +13,9 @@
 #include "model/memory.h"
 #include "model/op_table.h"
 #include "model/params.h"
+#include "schedules/evaluate.h"
+#include "schedules/one_f_one_b.h"
+#include "sim/units/time.h"
 #include "test/model/model_presets_for_test.h"
 
 namespace mofasim::model {
@@ -115,25 +121,54 @@ double adam_seconds(const AnalyticInput& in, double params) {
 TEST(AnalyticModel, OneFOneBCriticalPathWithFreeCommunication) {
   // p = 2, m = 4, one GPU per stage: no TP/CP/EP/DP communication; the PP hop crosses NVLink and
   // is priced separately below. Critical path: F of stage 0 (warm-up), m pairs on the busier
-  // stage 1 (it holds the head), B of stage 0 (cool-down), + 2 exposed hops, + the optimizer.
+  // stage 1 (it holds the head), B of stage 0 (cool-down). Each rank updates after its own last
+  // backward: stage 1's ends T_B,0 before stage 0's, so step = max(end + o_0, end − T_B,0 + o_1).
   AnalyticInput in = input(Layout{.pp = 2, .global_batch = 4}, ScheduleKind::k1F1B, 4);
   in.topology.intra_node.bandwidth = 1e30;  // free PP hops
   const AnalyticResult r = evaluate_mofa(in);
   const Pass s0 = chunk_seconds(in, 2, true, false);
   const Pass s1 = chunk_seconds(in, 2, false, true);
   ASSERT_GT(s1.f + s1.b, s0.f + s0.b);
-  const double params0 = stage_gpu_params(in.model, in.parallel, 0).total();
-  const double params1 = stage_gpu_params(in.model, in.parallel, 1).total();
-  const double opt = adam_seconds(in, std::max(params0, params1));
-  const double expected = s0.f + 4 * (s1.f + s1.b) + s0.b + opt;
+  const double o0 = adam_seconds(in, stage_gpu_params(in.model, in.parallel, 0).total());
+  const double o1 = adam_seconds(in, stage_gpu_params(in.model, in.parallel, 1).total());
+  const double pipeline = s0.f + 4 * (s1.f + s1.b) + s0.b;
+  const double expected = std::max(pipeline + o0, pipeline - s0.b + o1);
+  EXPECT_NEAR(r.timing.pipeline_s, pipeline, 1e-9 * expected);
   EXPECT_NEAR(r.timing.step_time_s, expected, 1e-9 * expected);
   EXPECT_NEAR(r.timing.breakdown.total(), r.timing.step_time_s, 1e-9 * expected);
   EXPECT_NEAR(r.timing.breakdown.pp_bubble, s0.f + s0.b, 1e-12);
-  EXPECT_NEAR(r.timing.breakdown.optimizer, opt, 1e-12);
+  EXPECT_NEAR(r.timing.optimizer_s, expected - pipeline, 1e-12);
   // eq. (15): TFLOPS = F_step / (T_step · N).
   EXPECT_NEAR(r.timing.tflops_per_gpu, model_flops_per_step(in.model, in.parallel) / (r.timing.step_time_s * 2) / 1e12,
               1e-9);
   EXPECT_NEAR(r.timing.mfu, r.timing.tflops_per_gpu * 1e12 / 1000e12, 1e-12);
+}
+
+TEST(AnalyticModel, UnevenOneFOneBStagesMatchTheScheduleReplay) {
+  // 1F1B with uneven stages (p = 4, m = 8; 5, 1, 1, 1 layers and then 1, 1, 1, 5): the closed
+  // form's pipeline against schedules::evaluate() replaying build_one_f_one_b with each stage's
+  // own pass times from model/ (whole nanoseconds there: up to 2·(m + p) rounded passes).
+  for (const std::vector<int>& layers : {std::vector<int>{5, 1, 1, 1}, std::vector<int>{1, 1, 1, 5}}) {
+    AnalyticInput in = input(Layout{.pp = 4, .global_batch = 8}, ScheduleKind::k1F1B, 8);
+    in.parallel.stage_layers = layers;
+    in.topology.intra_node.bandwidth = 1e30;
+    const double pipeline = evaluate_mofa(in).timing.pipeline_s;
+    const schedules::PipelineShape shape{.stages = 4, .microbatches = 8, .chunks = 1};
+    schedules::CostTable costs = schedules::CostTable::uniform(4, 1, {});
+    for (int r = 0; r < 4; ++r) {
+      const Pass s = chunk_seconds(in, layers[static_cast<std::size_t>(r)], r == 0, r == 3);
+      costs.set(r, 0, schedules::PassCosts{.forward = from_seconds(s.f), .input_grad = from_seconds(s.b)});
+    }
+    const double replay = to_seconds(schedules::evaluate(schedules::build_one_f_one_b(shape), costs).makespan);
+    EXPECT_NEAR(pipeline, replay, 24e-9) << layers[0] << "," << layers[3];
+    // With 5 layers first, the replay is well below the earlier reading m·(busiest pair) +
+    // Σ_{j<p−1} (T_F,j + T_B,j), which counted the busiest stage 0's own passes as idle time.
+    if (layers[0] == 5) {
+      const Pass s0 = chunk_seconds(in, 5, true, false);
+      const Pass s1 = chunk_seconds(in, 1, false, false);
+      EXPECT_LT(pipeline, 8 * (s0.f + s0.b) + (s0.f + s0.b) + 2 * (s1.f + s1.b) - 0.5 * (s0.f + s0.b));
+    }
+  }
 }
 
 TEST(AnalyticModel, UniformStagesGiveTheClosedForm) {
@@ -244,15 +279,20 @@ TEST(AnalyticModel, RetimingMatchesAFreshPrepare) {
   EXPECT_DOUBLE_EQ(prepared.time_step(knobs).step_time_s, evaluate_mofa(in).timing.step_time_s);
 }
 
-TEST(AnalyticModel, OtherSchedulesUseTheirBubble) {
-  // GPipe and 1F1B share the bubble (p−1)(T_F + T_B); with one chunk per stage and free hops the
-  // phase-wise 1F1B path and busy + bubble agree only when stages are uniform, so compare
-  // GPipe's bubble against the schedules' formula on the busiest stage.
+TEST(AnalyticModel, GpipeIsTwoFlowShops) {
+  // GPipe, p = 2, m = 4, free hops: all forwards then all backwards, each a flow shop of
+  // identical jobs: Σ_r T_F,r + (m − 1)·max_r T_F,r, then Σ_r T_B,r + (m − 1)·max_r T_B,r. Stage 1
+  // (the head) is the slower in both phases, so the busy time is m·(T_F,1 + T_B,1) and the idle
+  // time is stage 0's passes, T_F,0 + T_B,0 — not (p − 1)·(T_F + T_B) of the busiest stage.
   AnalyticInput in = input(Layout{.pp = 2, .global_batch = 4}, ScheduleKind::kGpipe, 4);
   in.topology.intra_node.bandwidth = 1e30;
   const AnalyticResult r = evaluate_mofa(in);
+  const Pass s0 = chunk_seconds(in, 2, true, false);
   const Pass s1 = chunk_seconds(in, 2, false, true);
-  EXPECT_NEAR(r.timing.breakdown.pp_bubble, s1.f + s1.b, 1e-12);
+  ASSERT_GT(s1.f, s0.f);
+  ASSERT_GT(s1.b, s0.b);
+  EXPECT_NEAR(r.timing.pipeline_s, s0.f + s1.f + 3 * s1.f + s0.b + s1.b + 3 * s1.b, 1e-9 * r.timing.pipeline_s);
+  EXPECT_NEAR(r.timing.breakdown.pp_bubble, s0.f + s0.b, 1e-12);
 }
 
 TEST(AnalyticModel, ZeroBubbleH1BubbleIsFPlusBMinusW) {
