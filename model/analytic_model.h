@@ -14,21 +14,27 @@
 // Readings chosen where the paper is vague (each is also stated where it is implemented):
 //   * Layer (7)–(8): compute of every op (compute-time model) plus its TP/CP/EP collectives, each
 //     exposed unless the matching overlap feature hides it (20)–(22). A GEMM pairs with at most
-//     one TP collective for (20); expert-TP collectives count as TP.
-//   * Pipeline (9)–(12), 1F1B and interleaved 1F1B, uniform or not: the critical path runs the
-//     first micro-batch's forward down virtual stages 0..p−2 (warm-up, p−1 exposed PP hops), the
-//     busiest pipeline rank's m·v forward+backward pairs (steady), and the last micro-batch's
-//     backward back through virtual stages p−2..0 (cool-down, p−1 exposed hops). With uniform
-//     stages and free hops this is (m·v + p − 1)(T_F,c + T_B,c).
-//   * Steady phase: without PP overlap every pass adds its hop (T + t_pp); with it (23) applies per
-//     pass, max(α·T, β·t_pp). With EP overlap a steady forward+backward pair of each MoE layer
-//     costs (22) (warm-up forwards and cool-down backwards run alone and expose their all-to-all).
-//   * GPipe, ZB-H1 and DualPipe: busiest rank's busy time + the schedule's closed-form bubble
+//     one TP collective for (20); expert-TP collectives count as TP. A collective split into s
+//     pieces is s collectives, each paying the full α latency (s·α + β·S on the comm side).
+//   * Pipeline (9)–(12), 1F1B: the schedule's own recurrence with each rank's pass times (the
+//     replay of schedules/one_f_one_b.h, O(p) state, the repeating steady phase added at once),
+//     exact for uneven stages; with uniform stages and free hops it is (m + p − 1)(T_F + T_B).
+//     GPipe: two flow shops of identical jobs, Σ_r T_F,r + (m−1)·max_r T_F,r for the forwards and
+//     likewise for the backwards. A blocking send is part of its pass (T + t_pp); with PP overlap
+//     a pass costs (23), max(α·T, β·t_pp), and its data arrives t_pp later.
+//   * Interleaved 1F1B, and 1F1B with EP overlap: the first micro-batch's forward down virtual
+//     stages 0..p−2 (warm-up, p−1 exposed hops), the busiest rank's m·v pairs (steady), the last
+//     micro-batch's backward back up (cool-down); exact for uniform chunks only. With EP overlap a
+//     steady forward+backward pair of each MoE layer costs (22) (warm-up forwards and cool-down
+//     backwards run alone and expose their all-to-all).
+//   * ZB-H1 and DualPipe: busiest rank's busy time + the schedule's closed-form bubble
 //     (schedules/factory.h; DualPipe's F&B pair with the EP overlap credit) + 2(p−1) exposed hops.
-//   * Optimizer (13): per pipeline rank, DP reduction (all-reduce of gradients, or reduce-scatter
-//     of gradients + all-gather of parameters with the distributed optimizer (25)–(26)), in
-//     dp_bucket_bytes buckets, plus the update (GPU Adam as a memory-bound pass over the optimizer
-//     bytes, or D2H + CPU update + H2D (27)–(28)); the step waits for the slowest rank (14).
+//   * Optimizer (13)–(14): per pipeline rank, DP reduction (all-reduce of gradients, or
+//     reduce-scatter of gradients + all-gather of parameters with the distributed optimizer
+//     (25)–(26)), in dp_bucket_bytes buckets, plus the update (GPU Adam as a memory-bound pass
+//     over the optimizer bytes, or D2H + CPU update + H2D (27)–(28)). Each rank starts its own
+//     when its last pass ends; the step ends with the last rank (14). Interleaved 1F1B takes rank
+//     r's end as Σ_{j<r}(T_B,j + hop) before rank 0's (the drain), ZB-H1 and DualPipe the pipeline's.
 //     DP overlap (24): the reduction of chunk i hides under the cool-down backward of one
 //     micro-batch group (min(m, p) chunk backwards), the all-gather under the warm-up forwards; the
 //     last chunk's part stays exposed (so v = 1 hides nothing).
@@ -75,7 +81,7 @@ struct StepBreakdown {
   double tp_exposed = 0;  // TP (and expert-TP) communication not hidden by compute
   double cp_exposed = 0;
   double ep_exposed = 0;
-  double pp_bubble = 0;   // idle time of the busiest rank (warm-up and cool-down)
+  double pp_bubble = 0;   // idle time of the busiest rank (pipeline − its busy time − exposed hops)
   double pp_exposed = 0;  // PP send/recv on the critical path
   double dp_exposed = 0;
   double optimizer = 0;   // parameter update (GPU, or D2H + CPU + H2D)
@@ -89,11 +95,11 @@ struct StepBreakdown {
 struct StepTiming {
   double step_time_s = 0;  // eq. (14)
   StepBreakdown breakdown;
-  double warmup_s = 0;     // eq. (9)  (1F1B / interleaved; 0 for the other schedules)
+  double warmup_s = 0;     // eq. (9)  (1F1B: until the busiest rank's first forward; interleaved; 0 otherwise)
   double steady_s = 0;     // eq. (10) (the busy time for the other schedules)
-  double cooldown_s = 0;   // eq. (11)
+  double cooldown_s = 0;   // eq. (11) (1F1B: the rest of the pipeline beyond warm-up and steady)
   double pipeline_s = 0;   // eq. (12)
-  double optimizer_s = 0;  // eq. (13): dp_exposed + optimizer
+  double optimizer_s = 0;  // eq. (13): dp_exposed + optimizer, what runs after the pipeline's end
   double forward_chunk_s = 0;   // T_F,c of the busiest rank's chunks (mean), alone
   double backward_chunk_s = 0;  // T_B,c likewise (recompute included)
   double tflops_per_gpu = 0;    // eq. (15), in TFLOP/s (1e12)
