@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/analysis/calibrate.h"
+#include "sim/analysis/compare.h"
 #include "sim/cli/scenario_specs.h"
 #include "sim/executor/simulate_step.h"
 #include "sim/scenario/loader.h"
