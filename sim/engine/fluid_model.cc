@@ -217,14 +217,15 @@ void FluidModel::request_resolve() {
 void FluidModel::collect_component() {
   ++epoch_;
   comp_activities_.clear();
-  comp_resources_.clear();
+  solve_activities_.clear();
+  solve_resources_.clear();
   comp_domains_.clear();
   stack_.clear();
+  // Pushes the unvisited running members of a resource; returns false if it was visited already.
   auto visit_resource = [this](std::uint32_t r) {
     Resource& res = resources_[r];
-    if (res.mark == epoch_) return;
+    if (res.mark == epoch_) return false;
     res.mark = epoch_;
-    comp_resources_.push_back(r);
     for (const Member& m : res.members) {
       Activity& a = activities_[m.slot];
       if (a.mark != epoch_) {
@@ -232,6 +233,7 @@ void FluidModel::collect_component() {
         stack_.push_back(m.slot);
       }
     }
+    return true;
   };
   auto visit_domain = [this](std::uint32_t d) {
     Domain& dom = domains_[d];
@@ -246,14 +248,33 @@ void FluidModel::collect_component() {
       }
     }
   };
-  for (const std::uint32_t r : seed_resources_) visit_resource(r);
-  for (const std::uint32_t d : seed_domains_) visit_domain(d);
+  // Part 1: the closure of the seeds through shared resources only. Only these activities' max-min
+  // shares can have changed (a share depends on its resource-connected part alone), so only they
+  // are re-solved.
+  for (const std::uint32_t r : seed_resources_) {
+    if (visit_resource(r)) solve_resources_.push_back(r);
+  }
   for (const ActivityId id : seed_activities_) {
     const Activity* a = find(id);  // may have been cancelled since it was seeded
     if (a != nullptr && a->phase == Phase::kRunning && a->mark != epoch_) {
       activities_[id.slot].mark = epoch_;
       stack_.push_back(id.slot);
     }
+  }
+  while (!stack_.empty()) {
+    const std::uint32_t slot = stack_.back();
+    stack_.pop_back();
+    solve_activities_.push_back(slot);
+    for (const Use& u : activities_[slot].uses) {
+      if (visit_resource(u.resource)) solve_resources_.push_back(u.resource);
+    }
+  }
+  // Part 2: extend through shared domains (and from there through resources again): contention
+  // changes these activities' rates, and every member of the component is brought up to date.
+  comp_activities_.assign(solve_activities_.begin(), solve_activities_.end());
+  for (const std::uint32_t d : seed_domains_) visit_domain(d);
+  for (const std::uint32_t slot : solve_activities_) {
+    if (activities_[slot].domain != kInvalidIndex) visit_domain(activities_[slot].domain);
   }
   seed_resources_.clear();
   seed_domains_.clear();
@@ -274,23 +295,23 @@ void FluidModel::resolve() {
   collect_component();
   const std::int64_t now = ns_of(queue_.now());
 
-  // Solve in start order and resource-id order: the result never depends on list order.
-  std::sort(comp_activities_.begin(), comp_activities_.end(),
-            [this](std::uint32_t x, std::uint32_t y) { return activities_[x].seq < activities_[y].seq; });
-  std::sort(comp_resources_.begin(), comp_resources_.end());
-
-  solver_.clear();
-  for (const std::uint32_t r : comp_resources_) resources_[r].local = solver_.add_resource(resources_[r].capacity);
-  for (const std::uint32_t slot : comp_activities_) {
-    Activity& a = activities_[slot];
-    // Lazy update: bring remaining work up to now at the old rate.
-    const double elapsed = to_seconds(Duration{now - a.last_update_ns});
-    a.remaining = std::max(0.0, a.remaining - a.rate * elapsed);
-    a.last_update_ns = now;
-    a.local = solver_.add_variable(a.bound);
-    for (const Use& u : a.uses) solver_.add_use(a.local, resources_[u.resource].local, u.weight);
+  // Re-solve the shares of the changed part, in start order and resource-id order: the result
+  // never depends on list order, and a resource-connected part gets the same shares whether it is
+  // solved alone or with other parts (progressive filling never mixes disjoint parts).
+  if (!solve_activities_.empty()) {
+    std::sort(solve_activities_.begin(), solve_activities_.end(),
+              [this](std::uint32_t x, std::uint32_t y) { return activities_[x].seq < activities_[y].seq; });
+    std::sort(solve_resources_.begin(), solve_resources_.end());
+    solver_.clear();
+    for (const std::uint32_t r : solve_resources_) resources_[r].local = solver_.add_resource(resources_[r].capacity);
+    for (const std::uint32_t slot : solve_activities_) {
+      Activity& a = activities_[slot];
+      a.local = solver_.add_variable(a.bound);
+      for (const Use& u : a.uses) solver_.add_use(a.local, resources_[u.resource].local, u.weight);
+    }
+    solver_.solve();
+    for (const std::uint32_t slot : solve_activities_) activities_[slot].share = solver_.rate(activities_[slot].local);
   }
-  solver_.solve();
 
   // Contention coefficients per domain (all running members of a touched domain are in the component).
   for (const std::uint32_t d : comp_domains_) {
@@ -311,17 +332,25 @@ void FluidModel::resolve() {
     dom.alpha = alpha;
   }
 
+  // Every member of the component: lazy update of the remaining work at the old rate, new rate,
+  // new completion (each activity independently, so the visiting order does not matter).
   for (const std::uint32_t slot : comp_activities_) {
     Activity& a = activities_[slot];
-    double rate = solver_.rate(a.local);
+    const double elapsed = to_seconds(Duration{now - a.last_update_ns});
+    a.remaining = std::max(0.0, a.remaining - a.rate * elapsed);
+    a.last_update_ns = now;
+    double rate = a.share;
     if (a.domain != kInvalidIndex && domains_[a.domain].overlap) {
       rate /= a.kind == ActivityKind::kCompute ? domains_[a.domain].alpha : a.coefficients.beta;  // MoFa §3.3 α, β
     }
     MOFASIM_CHECK(rate > 0 && std::isfinite(rate), "fluid: activity rate is zero or not finite");
     a.rate = rate;
+    const std::int64_t completion = now + from_seconds(a.remaining / rate).count();
+    if (!a.solved || completion != a.completion_ns) {  // a solved running activity is in the heap
+      a.completion_ns = completion;
+      completions_.set(slot, completion, a.seq);
+    }
     a.solved = true;
-    a.completion_ns = now + from_seconds(a.remaining / rate).count();
-    completions_.set(slot, a.completion_ns, a.seq);
   }
   rate_updates_ += comp_activities_.size();
   reschedule_wake();

@@ -29,9 +29,13 @@
 // Incremental updates: when the set of running activities changes (start after latency, finish,
 // cancel), the resources and domains involved are marked and, in one resolve event at the current
 // time, only the connected component reachable from them (through shared resources and shared
-// domains) is re-solved. Remaining work is updated lazily: each activity stores (remaining, rate,
-// last update time) and is brought up to date only when its component is re-solved. All changes
-// made at one instant are solved together.
+// domains) is updated. Within it, only the part reachable from the changes through shared
+// resources alone has its max-min shares re-solved: a share depends only on its resource-connected
+// part, and progressive filling gives a part the same shares whether it is solved alone or with
+// others, so the other members keep their stored share and get only the contention coefficients
+// of their domains re-applied. Remaining work is updated lazily: each activity stores (remaining,
+// rate, last update time) and is brought up to date only when its component is updated. All
+// changes made at one instant are solved together.
 //
 // Time rounding: an activity's completion is scheduled at now + from_seconds(remaining / rate),
 // i.e. rounded to the nearest nanosecond (the project's single rounding rule); when it fires, its
@@ -135,6 +139,7 @@ class FluidModel {
     ActivityKind kind = ActivityKind::kCompute;
     double remaining = 0;
     double rate = 0;
+    double share = 0;  // max-min share before contention, kept until its resource part changes
     double bound = std::numeric_limits<double>::infinity();
     ContentionCoefficients coefficients;
     std::int64_t last_update_ns = 0;
@@ -191,7 +196,8 @@ class FluidModel {
   // Resolve scratch (kept to avoid allocation).
   std::vector<std::uint32_t> seed_resources_, seed_domains_;
   std::vector<ActivityId> seed_activities_;  // newly running (covers activities with no resource)
-  std::vector<std::uint32_t> comp_activities_, comp_resources_, comp_domains_, stack_;
+  std::vector<std::uint32_t> comp_activities_, comp_domains_, stack_;
+  std::vector<std::uint32_t> solve_activities_, solve_resources_;  // the part whose shares change
   std::vector<Action> done_callbacks_;
   std::uint32_t epoch_ = 0;
   MaxMinSolver solver_;
