@@ -1,6 +1,7 @@
 // Group construction for Placement: one pass over the ranks per group kind.
 #include "topology/placement.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -14,6 +15,51 @@ void check_size(const char* name, int v) {
 }
 
 int axis_coord(int rank, int stride, int size) { return (rank / stride) % size; }
+
+void check_sizes(const ParallelSizes& sizes) {
+  check_size("tp", sizes.tp);
+  check_size("cp", sizes.cp);
+  check_size("ep", sizes.ep);
+  check_size("dp", sizes.dp);
+  check_size("pp", sizes.pp);
+  if ((sizes.cp * sizes.dp) % sizes.ep != 0) {
+    throw std::invalid_argument("parallelism.ep: must divide cp*dp = " + std::to_string(sizes.cp * sizes.dp) +
+                                " (experts are carved out of the cp*dp ranks), got " + std::to_string(sizes.ep));
+  }
+}
+
+// Size of dimension d in the dense or the expert layout; 0 when the layout leaves it out (ep in
+// the dense layout, cp in the expert one). The expert layout's dp is edp = cp·dp/ep.
+int axis_size(const ParallelSizes& sizes, ParallelDim d, bool expert) {
+  switch (d) {
+    case ParallelDim::kTp: return sizes.tp;
+    case ParallelDim::kPp: return sizes.pp;
+    case ParallelDim::kCp: return expert ? 0 : sizes.cp;
+    case ParallelDim::kEp: return expert ? sizes.ep : 0;
+    case ParallelDim::kDp: return expert ? sizes.cp * sizes.dp / sizes.ep : sizes.dp;
+  }
+  MOFASIM_UNREACHABLE("unknown ParallelDim");
+}
+
+// The layout a group kind lives in and the dimensions its members differ in.
+struct KindAxes {
+  bool expert = false;
+  std::array<ParallelDim, 2> varying{};
+  int count = 1;
+};
+
+KindAxes kind_axes(GroupKind k) {
+  switch (k) {
+    case GroupKind::kTp: return {.expert = false, .varying = {ParallelDim::kTp}, .count = 1};
+    case GroupKind::kCp: return {.expert = false, .varying = {ParallelDim::kCp}, .count = 1};
+    case GroupKind::kDp: return {.expert = false, .varying = {ParallelDim::kDp}, .count = 1};
+    case GroupKind::kPp: return {.expert = false, .varying = {ParallelDim::kPp}, .count = 1};
+    case GroupKind::kDpCp: return {.expert = false, .varying = {ParallelDim::kCp, ParallelDim::kDp}, .count = 2};
+    case GroupKind::kEp: return {.expert = true, .varying = {ParallelDim::kEp}, .count = 1};
+    case GroupKind::kExpertDp: return {.expert = true, .varying = {ParallelDim::kDp}, .count = 1};
+  }
+  MOFASIM_UNREACHABLE("unknown GroupKind");
+}
 
 }  // namespace
 
@@ -31,29 +77,13 @@ std::string_view group_kind_name(GroupKind k) {
 }
 
 Placement::Placement(const ParallelSizes& sizes, const RankOrder& order) : sizes_(sizes), order_(order) {
-  check_size("tp", sizes.tp);
-  check_size("cp", sizes.cp);
-  check_size("ep", sizes.ep);
-  check_size("dp", sizes.dp);
-  check_size("pp", sizes.pp);
-  if ((sizes.cp * sizes.dp) % sizes.ep != 0) {
-    throw std::invalid_argument("parallelism.ep: must divide cp*dp = " + std::to_string(sizes.cp * sizes.dp) +
-                                " (experts are carved out of the cp*dp ranks), got " + std::to_string(sizes.ep));
-  }
+  check_sizes(sizes);
   world_ = sizes.world();
-  const int edp = sizes.cp * sizes.dp / sizes.ep;
   int dense_stride = 1;
   int expert_stride = 1;
   for (ParallelDim d : order.dims()) {
-    int dense_size = 0;
-    int expert_size = 0;
-    switch (d) {
-      case ParallelDim::kTp: dense_size = expert_size = sizes.tp; break;
-      case ParallelDim::kPp: dense_size = expert_size = sizes.pp; break;
-      case ParallelDim::kCp: dense_size = sizes.cp; break;
-      case ParallelDim::kEp: expert_size = sizes.ep; break;
-      case ParallelDim::kDp: dense_size = sizes.dp; expert_size = edp; break;
-    }
+    const int dense_size = axis_size(sizes, d, /*expert=*/false);
+    const int expert_size = axis_size(sizes, d, /*expert=*/true);
     if (dense_size > 0) {
       dense_.push_back({d, dense_size, dense_stride});
       dense_stride *= dense_size;
@@ -130,6 +160,40 @@ int Placement::coordinate(ParallelDim d, int rank) const {
     if (a.dim == d) return axis_coord(rank, a.stride, a.size);
   }
   MOFASIM_UNREACHABLE("every dimension is in its layout");
+}
+
+std::vector<int> group_members_of(const ParallelSizes& sizes, const RankOrder& order, GroupKind k, int rank) {
+  check_sizes(sizes);
+  const int world = sizes.world();
+  if (rank < 0 || rank >= world) {
+    throw std::invalid_argument("rank " + std::to_string(rank) + " is outside the world [0, " + std::to_string(world) + ")");
+  }
+  const KindAxes kind = kind_axes(k);
+  // The varying axes' sizes and strides; the rank's own coordinates along them are cleared to
+  // give the group's smallest member.
+  std::array<int, 2> size{1, 1};
+  std::array<int, 2> stride{0, 0};
+  int base = rank;
+  int stride_so_far = 1;
+  for (ParallelDim d : order.dims()) {
+    const int n = axis_size(sizes, d, kind.expert);
+    if (n == 0) continue;
+    for (int v = 0; v < kind.count; ++v) {
+      if (kind.varying[static_cast<std::size_t>(v)] != d) continue;
+      size[static_cast<std::size_t>(v)] = n;
+      stride[static_cast<std::size_t>(v)] = stride_so_far;
+      base -= axis_coord(rank, stride_so_far, n) * stride_so_far;
+    }
+    stride_so_far *= n;
+  }
+  MOFASIM_CHECK(stride_so_far == world, "the layout must cover the world");
+  std::vector<int> members;
+  members.reserve(static_cast<std::size_t>(size[0] * size[1]));
+  for (int j = 0; j < size[1]; ++j) {
+    for (int i = 0; i < size[0]; ++i) members.push_back(base + i * stride[0] + j * stride[1]);
+  }
+  if (!std::is_sorted(members.begin(), members.end())) std::sort(members.begin(), members.end());
+  return members;
 }
 
 }  // namespace mofasim::topology

@@ -93,4 +93,10 @@ class Placement {
   std::array<Kind, kGroupKindCount> kinds_;
 };
 
+// The members of the group of kind k that holds `rank`, ascending: what
+// Placement(sizes, order).members_of(k, rank) returns, computed in O(group size · log) from the
+// rank's coordinates without building every group (the analytic model needs rank 0's groups only).
+// Throws std::invalid_argument like Placement's constructor, and for a rank outside the world.
+std::vector<int> group_members_of(const ParallelSizes& sizes, const RankOrder& order, GroupKind k, int rank);
+
 }  // namespace mofasim::topology
