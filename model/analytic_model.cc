@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "model/analytic_overlap.h"
 #include "model/compute_time.h"
@@ -83,15 +85,20 @@ AnalyticModel::CommCost comm_cost(const Communicator& group, CollectiveKind kind
 double seconds(const AnalyticModel::CommCost& c, double inv_mub) { return c.latency + c.bandwidth * inv_mub; }
 
 // The slowest of the send/recv hops between consecutive members of `members` (wrapping around
-// when `ring`), for S = bytes.
+// when `ring`), for S = bytes. A hop's cost depends only on the link class it crosses, so only the
+// first hop of each class is priced (the same hop the full scan would keep).
 AnalyticModel::CommCost slowest_hop(const topology::Topology& topo, std::span<const int> members, bool ring,
                                     double bytes) {
   AnalyticModel::CommCost worst;
+  std::array<bool, topology::kLinkClassCount> priced{};
   const int n = static_cast<int>(members.size());
   const int hops = ring ? n : n - 1;
   for (int i = 0; i < hops && n > 1; ++i) {
     const std::array<int, 2> pair{members[static_cast<std::size_t>(i)],
                                   members[static_cast<std::size_t>((i + 1) % n)]};
+    bool& seen = priced[static_cast<std::size_t>(topo.link_class(pair[0], pair[1]))];
+    if (seen) continue;
+    seen = true;
     const Communicator g(topo, pair);
     const AnalyticModel::CommCost c = comm_cost(g, CollectiveKind::kSendRecv, bytes);
     if (c.latency + c.bandwidth > worst.latency + worst.bandwidth) worst = c;
@@ -99,16 +106,134 @@ AnalyticModel::CommCost slowest_hop(const topology::Topology& topo, std::span<co
   return worst;
 }
 
+// One of rank 0's groups on a cluster holding just its GPUs, laid out like the full one: the same
+// spec but for its size, GPUs of one node on one node, nodes of one supernode in one supernode,
+// GPUs of one rail (one NIC) on one rail, and GPU ids in the same order; supernodes, nodes, rails
+// and the GPUs of a rail are renumbered densely. A group's shape, the α–β cost of its collectives
+// and the link class of each hop between two members depend on nothing else (the bandwidths,
+// latencies and NIC and spine capacities come from the spec and the GPUs per NIC, both kept), so
+// they are the full cluster's, without building the full cluster's link list (two entries per GPU
+// and four per NIC).
+class CompactGroup {
+ public:
+  // gpus: ascending distinct GPU ids of the full cluster `spec` (already validated).
+  CompactGroup(const topology::TopologySpec& spec, std::span<const int> gpus)
+      : gpus_(gpus.size()), topology_(compact_spec(spec, gpus, gpus_)) {}
+  CompactGroup(const CompactGroup&) = delete;
+  CompactGroup& operator=(const CompactGroup&) = delete;
+
+  [[nodiscard]] const topology::Topology& topology() const { return topology_; }
+  [[nodiscard]] std::span<const int> gpus() const { return gpus_; }  // compact ids, in the order given
+
+ private:
+  static topology::TopologySpec compact_spec(const topology::TopologySpec& spec, std::span<const int> gpus,
+                                             std::vector<int>& compact) {
+    const int per_node = spec.gpus_per_node;
+    const int per_nic = per_node / spec.nics();
+    const int per_supernode = spec.nodes_per_supernode == 0 ? spec.nodes() : spec.nodes_per_supernode;
+    // Each GPU's supernode, node in it, rail on the node and place on the rail, renumbered densely
+    // in ascending order; then the compact id on a cluster of supernodes × widest nodes, each of
+    // `rails` rails × per_nic GPUs.
+    struct Slot {
+      int supernode;
+      int node;
+      int rail;
+      int place;
+    };
+    std::vector<Slot> slots(gpus.size());
+    int widest = 1;  // most nodes in one supernode
+    int rails = 1;   // most rails used on one node
+    Slot at{.supernode = -1, .node = 0, .rail = 0, .place = 0};
+    int prev_node = -1;
+    int prev_supernode = -1;
+    int prev_rail = -1;
+    for (std::size_t i = 0; i < gpus.size(); ++i) {
+      MOFASIM_CHECK(i == 0 || gpus[i] > gpus[i - 1], "group GPUs are ascending and distinct");
+      const int node = gpus[i] / per_node;
+      const int rail = (gpus[i] - node * per_node) / per_nic;
+      const int supernode = node / per_supernode;
+      if (supernode != prev_supernode) {
+        at = {.supernode = at.supernode + 1, .node = 0, .rail = 0, .place = 0};
+      } else if (node != prev_node) {
+        at = {.supernode = at.supernode, .node = at.node + 1, .rail = 0, .place = 0};
+      } else if (rail != prev_rail) {
+        at = {.supernode = at.supernode, .node = at.node, .rail = at.rail + 1, .place = 0};
+      } else {
+        ++at.place;
+      }
+      slots[i] = at;
+      widest = std::max(widest, at.node + 1);
+      rails = std::max(rails, at.rail + 1);
+      prev_node = node;
+      prev_supernode = supernode;
+      prev_rail = rail;
+    }
+    const int supernodes = at.supernode + 1;
+    for (std::size_t i = 0; i < gpus.size(); ++i) {
+      const Slot& x = slots[i];
+      compact[i] = ((x.supernode * widest + x.node) * rails + x.rail) * per_nic + x.place;
+    }
+    topology::TopologySpec out = spec;
+    out.gpus_per_node = rails * per_nic;
+    out.nics_per_node = rails;
+    out.gpus = supernodes * widest * out.gpus_per_node;
+    out.nodes_per_supernode = supernodes > 1 ? widest : 0;
+    return out;
+  }
+
+  std::vector<int> gpus_;
+  topology::Topology topology_;
+};
+
 // The groups rank 0 belongs to (all groups of a kind have the same shape on the uniform clusters
-// TopologySpec describes; rank 0's is taken as the representative).
+// TopologySpec describes; rank 0's is taken as the representative), each distinct member list
+// placed once: groups of one (all {0}), etp = tp, or the expert-DP group equal to the dense one
+// share theirs. Entries never move, so the references handed out stay valid.
+class RankZeroGroups {
+ public:
+  RankZeroGroups(const topology::TopologySpec& spec, const topology::ParallelSizes& sizes,
+                 const topology::RankOrder& order)
+      : spec_(&spec), sizes_(sizes), order_(order) {}
+
+  [[nodiscard]] std::vector<int> members(GroupKind kind) const {
+    return topology::group_members_of(sizes_, order_, kind, 0);
+  }
+  // The group's GPUs on its compact cluster.
+  const CompactGroup& compact(std::vector<int> members) { return entry(std::move(members)).group; }
+  // A communicator over the whole group.
+  const Communicator& communicator(std::vector<int> members) {
+    Entry& e = entry(std::move(members));
+    if (!e.comm) e.comm.emplace(e.group.topology(), e.group.gpus());
+    return *e.comm;
+  }
+
+ private:
+  struct Entry {
+    Entry(const topology::TopologySpec& spec, std::vector<int> m) : members(std::move(m)), group(spec, members) {}
+    std::vector<int> members;
+    CompactGroup group;
+    std::optional<Communicator> comm;
+  };
+  Entry& entry(std::vector<int> members) {
+    for (int i = 0; i < used_; ++i) {
+      if (entries_[static_cast<std::size_t>(i)]->members == members) return *entries_[static_cast<std::size_t>(i)];
+    }
+    MOFASIM_CHECK(used_ < static_cast<int>(entries_.size()), "more distinct groups than group kinds");
+    return entries_[static_cast<std::size_t>(used_++)].emplace(*spec_, std::move(members));
+  }
+
+  const topology::TopologySpec* spec_;
+  topology::ParallelSizes sizes_;
+  topology::RankOrder order_;
+  std::array<std::optional<Entry>, topology::kGroupKindCount + 1> entries_{};  // + the expert-TP prefix
+  int used_ = 0;
+};
+
 struct Groups {
-  const topology::Topology* topo;
-  const topology::Placement* placement;
-  Communicator tp;
-  Communicator ep;
-  std::vector<int> etp_members;
-  Communicator etp;
-  std::span<const int> cp_members;
+  const Communicator* tp;
+  const Communicator* ep;
+  const Communicator* etp;
+  const CompactGroup* cp;
 };
 
 void price_block(AnalyticModel::Block& block, const Groups& g, int etp) {
@@ -117,15 +242,15 @@ void price_block(AnalyticModel::Block& block, const Groups& g, int etp) {
     const CommOp& c = comms[j];
     const CollectiveKind kind = to_topology(c.collective);
     switch (c.group) {
-      case CommGroup::kTp: block.comm[j] = comm_cost(g.tp, kind, c.bytes); break;
+      case CommGroup::kTp: block.comm[j] = comm_cost(*g.tp, kind, c.bytes); break;
       case CommGroup::kEtp:
         MOFASIM_CHECK(c.group_size == etp, "expert-TP collective with a group size other than etp");
-        block.comm[j] = comm_cost(g.etp, kind, c.bytes);
+        block.comm[j] = comm_cost(*g.etp, kind, c.bytes);
         break;
-      case CommGroup::kEp: block.comm[j] = comm_cost(g.ep, kind, c.bytes); break;
+      case CommGroup::kEp: block.comm[j] = comm_cost(*g.ep, kind, c.bytes); break;
       case CommGroup::kCp:
         // One ring step: every member sends to its successor at once; the slowest hop bounds it.
-        block.comm[j] = slowest_hop(*g.topo, g.cp_members, /*ring=*/true, c.bytes);
+        block.comm[j] = slowest_hop(g.cp->topology(), g.cp->gpus(), /*ring=*/true, c.bytes);
         break;
       case CommGroup::kPp: MOFASIM_UNREACHABLE("a layer carries no pipeline send/recv");
     }
@@ -233,27 +358,30 @@ LayerTime time_block(const AnalyticModel::Block& block, const Ctx& x, bool trans
   return lt;
 }
 
-// Per-stage scratch on the stack for up to kInlineStages stages (the heap beyond that), zeroed.
-class StageBuffer {
+// Scratch on the stack for up to kInline entries (the heap beyond that); the first n are
+// value-initialised (zero for double).
+template <typename T>
+class InlineBuffer {
  public:
-  static constexpr int kInlineStages = 128;
-  explicit StageBuffer(int n) : n_(n) {
-    if (n > kInlineStages) {
-      heap_.assign(static_cast<std::size_t>(n), 0.0);
+  static constexpr int kInline = 128;
+  explicit InlineBuffer(int n) : n_(n) {
+    if (n > kInline) {
+      heap_.assign(static_cast<std::size_t>(n), T{});
     } else {
-      std::fill_n(inline_.begin(), n, 0.0);
+      std::fill_n(inline_.begin(), n, T{});
     }
   }
-  double& operator[](int i) { return data()[i]; }
-  double operator[](int i) const { return data()[i]; }
+  T& operator[](int i) { return data()[i]; }
+  const T& operator[](int i) const { return data()[i]; }
 
  private:
-  [[nodiscard]] double* data() { return n_ > kInlineStages ? heap_.data() : inline_.data(); }
-  [[nodiscard]] const double* data() const { return n_ > kInlineStages ? heap_.data() : inline_.data(); }
+  [[nodiscard]] T* data() { return n_ > kInline ? heap_.data() : inline_.data(); }
+  [[nodiscard]] const T* data() const { return n_ > kInline ? heap_.data() : inline_.data(); }
   int n_;
-  std::array<double, kInlineStages> inline_;  // NOLINT: only the first n_ are used, zeroed above
-  std::vector<double> heap_;
+  std::array<T, kInline> inline_;  // NOLINT: only the first n_ are used, initialised above
+  std::vector<T> heap_;
 };
+using StageBuffer = InlineBuffer<double>;  // per pipeline stage
 
 // MoFa eq. (9)-(12), exact for per-stage pass costs: the replay of the 1F1B schedule
 // (schedules/one_f_one_b.h: min(p−1−r, m) warm-up forwards on stage r, then F/B pairs, then the
@@ -346,22 +474,18 @@ AnalyticModel::AnalyticModel(const AnalyticInput& input) : input_(input), hardwa
   const bool dualpipe = par.schedule == ScheduleKind::kDualPipe;
   v_ = dualpipe ? 2 : par.vpp;
 
-  // Groups on the cluster.
-  const topology::Topology topo(input_.topology);
-  const topology::Placement placement(
-      topology::ParallelSizes{.tp = par.tp, .cp = par.cp, .ep = par.ep, .dp = par.dp, .pp = par.pp},
-      input_.rank_order);
-  std::span<const int> tp_members = placement.members_of(GroupKind::kTp, 0);
+  // Rank 0's groups (rank r runs on GPU r), each priced on a cluster holding just its GPUs.
   require(par.etp == 1 || par.etp == par.tp || (par.etp < par.tp && par.tp % par.etp == 0),
           "parallel.etp must be 1 or divide tp, got " + std::to_string(par.etp));
+  RankZeroGroups groups(input_.topology,
+                        topology::ParallelSizes{.tp = par.tp, .cp = par.cp, .ep = par.ep, .dp = par.dp, .pp = par.pp},
+                        input_.rank_order);
+  std::vector<int> tp_members = groups.members(GroupKind::kTp);
   std::vector<int> etp_members(tp_members.begin(), tp_members.begin() + par.etp);
-  Groups g{.topo = &topo,
-           .placement = &placement,
-           .tp = Communicator(topo, tp_members),
-           .ep = Communicator(topo, placement.members_of(GroupKind::kEp, 0)),
-           .etp_members = etp_members,
-           .etp = Communicator(topo, etp_members),
-           .cp_members = placement.members_of(GroupKind::kCp, 0)};
+  const Groups g{.tp = &groups.communicator(std::move(tp_members)),
+                 .ep = &groups.communicator(groups.members(GroupKind::kEp)),
+                 .etp = &groups.communicator(std::move(etp_members)),
+                 .cp = &groups.compact(groups.members(GroupKind::kCp))};
 
   // Layer types and their collectives.
   for (int l = 0; l < model.num_layers && !(has_dense_ && has_moe_); ++l) {
@@ -384,7 +508,8 @@ AnalyticModel::AnalyticModel(const AnalyticInput& input) : input_(input), hardwa
   // PP hop: the slowest boundary between consecutive virtual stages (wrapping for interleaved).
   const LayerOps pp = pp_boundary_comm(model, par);
   if (!pp.comms().empty()) {
-    pp_hop_ = slowest_hop(topo, placement.members_of(GroupKind::kPp, 0), v_ > 1 && !dualpipe, pp.comms()[0].bytes);
+    const CompactGroup& pp_group = groups.compact(groups.members(GroupKind::kPp));
+    pp_hop_ = slowest_hop(pp_group.topology(), pp_group.gpus(), v_ > 1 && !dualpipe, pp.comms()[0].bytes);
   }
 
   // Chunks per rank.
@@ -412,7 +537,13 @@ AnalyticModel::AnalyticModel(const AnalyticInput& input) : input_(input), hardwa
 
   // Memory (eq. (4)-(6), (25)-(35)) with the schedule's in-flight micro-batches per rank.
   const std::vector<double> inflight = schedules::stage_inflight_microbatches(model, par, feat);
-  memory_ = memory_report(model, input_.hardware, par, feat, inflight);
+  const bool last_moe = model.is_moe_layer(model.num_layers - 1);
+  const MemoryOpTotals op_totals{.dense = has_dense_ ? dense_.ops.totals() : LayerTotals{},
+                                 .moe = last_moe ? moe_.ops.totals() : dense_.ops.totals(),
+                                 .embedding = embedding_.ops.totals(),
+                                 .head = head_.ops.totals(),
+                                 .mtp_projection = mtp_projection_.ops.totals()};
+  memory_ = memory_report(model, input_.hardware, par, feat, inflight, op_totals);
   const int copies = schedules::parameter_copies(par.schedule);
   if (copies > 1) {
     // DualPipe keeps a second copy of its stage's weights and gradients (NOTE: the optimizer
@@ -434,8 +565,8 @@ AnalyticModel::AnalyticModel(const AnalyticInput& input) : input_(input), hardwa
   // DP reduction and optimizer per rank (eq. (13), (24)-(28)).
   const BytesPerParam bpp = bytes_per_param(feat);
   const ShardGroups shards = optimizer_shard_groups(par);
-  const Communicator dense_dp(topo, placement.members_of(par.cp > 1 ? GroupKind::kDpCp : GroupKind::kDp, 0));
-  const Communicator expert_dp(topo, placement.members_of(GroupKind::kExpertDp, 0));
+  const Communicator& dense_dp = groups.communicator(groups.members(par.cp > 1 ? GroupKind::kDpCp : GroupKind::kDp));
+  const Communicator& expert_dp = groups.communicator(groups.members(GroupKind::kExpertDp));
   const double bucket = feat.dp_bucket_bytes > 0 ? feat.dp_bucket_bytes : 0;
   auto bucketed = [&](const Communicator& group, CollectiveKind kind, double bytes) {
     if (bytes <= 0 || group.size() == 1) return CommCost{};
@@ -480,8 +611,8 @@ AnalyticModel::AnalyticModel(const AnalyticInput& input) : input_(input), hardwa
   model_flops_ = model_flops_per_step(model, par);
   hardware_flops_ = hardware_flops_per_step(model, par, feat.recompute);
   tokens_ = tokens_per_step(model, par);
-  // Price once so that a bad hardware spec fails here, not in the hot path.
-  (void)time_step(rates());
+  // Price once so that a bad hardware spec fails here, not in the hot path; evaluate() returns it.
+  timing_ = time_step(rates());
 }
 
 RateKnobs AnalyticModel::rates() const {
@@ -556,6 +687,9 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
     }
     return ct;
   };
+  // Every chunk's times, once: [rank * v + local chunk].
+  InlineBuffer<ChunkTime> chunk_times(p_ * v_);
+  for (int i = 0; i < p_ * v_; ++i) chunk_times[i] = chunk_time(chunks_[static_cast<std::size_t>(i)]);
 
   // Busiest rank: the largest steady busy time.
   const double mb_per_chunk = k == ScheduleKind::kDualPipe ? m_ / 2.0 : m_;
@@ -564,7 +698,7 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
   for (int r = 0; r < p_; ++r) {
     double busy = 0;
     for (int c = 0; c < v_; ++c) {
-      const ChunkTime ct = chunk_time(chunks_[static_cast<std::size_t>(r * v_ + c)]);
+      const ChunkTime& ct = chunk_times[r * v_ + c];
       busy += mb_per_chunk * (ct.pair + ct.pp_extra);
     }
     if (busy > busiest_busy) {
@@ -577,7 +711,7 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
   LayerTime rank_sum;  // one micro-batch through every chunk of the busiest rank
   double rank_pair = 0;
   for (int c = 0; c < v_; ++c) {
-    const ChunkTime ct = chunk_time(chunks_[static_cast<std::size_t>(busiest * v_ + c)]);
+    const ChunkTime& ct = chunk_times[busiest * v_ + c];
     rank_sum += ct.t;
     rank_pair += ct.pair;
     bd.ep_exposed += mb_per_chunk * ct.ep_delta;
@@ -601,7 +735,7 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
   StageBuffer pass_f(p_);  // [rank], first local chunk
   StageBuffer pass_b(p_);
   for (int r = 0; r < p_; ++r) {
-    const LayerTime t = chunk_time(chunks_[static_cast<std::size_t>(r * v_)]).t;
+    const LayerTime& t = chunk_times[r * v_].t;
     const double fwd = t.f.total();
     const double bwd = t.backward().total();
     const bool sends = p_ > 1;
@@ -653,7 +787,7 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
       double warm = 0;
       double cool = 0;
       for (int j = 0; j + 1 < p_; ++j) {  // virtual stage j: rank j, its first local chunk
-        const ChunkTime ct = chunk_time(chunks_[static_cast<std::size_t>(j * v_)]);
+        const ChunkTime& ct = chunk_times[j * v_];
         warm += ct.t.f.total();
         cool += ct.t.backward().total();
       }
@@ -692,6 +826,8 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
   const int mb_group = std::min(m_, p_);
   double step = -1;
   double tail_update = 0;
+  double last_update_bytes = -1;
+  double last_update_s = 0;
   for (int r = 0; r < p_; ++r) {
     const RankDp& d = dp_[static_cast<std::size_t>(r)];
     const double grad = seconds(d.grad, x.inv_mub);
@@ -699,7 +835,7 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
     double exposed = grad + params;
     if (f.dp_overlap.enabled && v_ > 1) {
       LayerTime per;  // mean chunk of rank r
-      for (int c = 0; c < v_; ++c) per += chunk_time(chunks_[static_cast<std::size_t>(r * v_ + c)]).t;
+      for (int c = 0; c < v_; ++c) per += chunk_times[r * v_ + c].t;
       const double bwd = mb_group * per.backward().total() / v_;
       const double fwd = mb_group * per.f.total() / v_;
       exposed = dp_overlap_exposed_seconds(grad / v_, bwd, v_, f.dp_overlap.alpha, f.dp_overlap.beta) +
@@ -710,7 +846,11 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
       update = d.d2h_bytes / hw.d2h_bandwidth + d.cpu_params / hw.cpu_optimizer_params_per_second +
                d.h2d_bytes / hw.h2d_bandwidth;
     } else if (d.update_bytes > 0) {  // eq. (13), (26): memory-bound Adam
-      update = phase_seconds(PhaseCost{0, d.update_bytes}, OpClass::kElementwise, hw, f);
+      if (d.update_bytes != last_update_bytes) {  // ranks laid out alike update the same bytes
+        last_update_bytes = d.update_bytes;
+        last_update_s = phase_seconds(PhaseCost{0, d.update_bytes}, OpClass::kElementwise, hw, f);
+      }
+      update = last_update_s;
     }
     if (last_end[r] + exposed + update > step) {
       step = last_end[r] + exposed + update;
@@ -733,13 +873,22 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
   return out;
 }
 
-AnalyticResult AnalyticModel::evaluate() const {
-  AnalyticResult r{.timing = time_step(rates()), .memory = memory_, .fits = memory_.fits(), .memory_excess_bytes = 0};
+namespace {
+
+AnalyticResult make_result(const StepTiming& timing, MemoryReport memory) {
+  AnalyticResult r{.timing = timing, .memory = std::move(memory), .fits = true, .memory_excess_bytes = 0};
+  r.fits = r.memory.fits();
   if (!r.fits) {
-    for (const StageMemory& s : memory_.stages) r.memory_excess_bytes = std::max(r.memory_excess_bytes, s.excess_bytes);
+    for (const StageMemory& s : r.memory.stages) r.memory_excess_bytes = std::max(r.memory_excess_bytes, s.excess_bytes);
   }
   return r;
 }
+
+}  // namespace
+
+AnalyticResult AnalyticModel::evaluate() const& { return make_result(timing_, memory_); }
+
+AnalyticResult AnalyticModel::evaluate() && { return make_result(timing_, std::move(memory_)); }
 
 AnalyticResult evaluate_mofa(const AnalyticInput& input) { return AnalyticModel(input).evaluate(); }
 

@@ -127,8 +127,10 @@ class AnalyticModel {
 
   // The step re-timed with `knobs`. No heap allocation.
   [[nodiscard]] StepTiming time_step(const RateKnobs& knobs) const;
-  // time_step(rates()) plus the memory report.
-  [[nodiscard]] AnalyticResult evaluate() const;
+  // time_step(rates()) (timed once, when prepared) plus the memory report; the rvalue overload
+  // moves the report out instead of copying it.
+  [[nodiscard]] AnalyticResult evaluate() const&;
+  [[nodiscard]] AnalyticResult evaluate() &&;
 
   // Prepared per-layer-type data (public for the implementation's helpers; read-only).
   struct CommCost {
@@ -171,6 +173,7 @@ class AnalyticModel {
   std::vector<Chunk> chunks_;           // [rank * v + local chunk]
   std::vector<RankDp> dp_;              // per rank
   MemoryReport memory_;
+  StepTiming timing_;                   // time_step(rates()), what evaluate() reports
   double model_flops_ = 0;
   double hardware_flops_ = 0;
   double tokens_ = 0;

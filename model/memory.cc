@@ -8,6 +8,7 @@
 #include "model/op_table.h"
 #include "model/shape.h"
 #include "model/stage_layout.h"
+#include "sim/units/check.h"
 
 namespace mofasim::model {
 namespace {
@@ -54,28 +55,50 @@ void validate_inflight(const ParallelSpec& parallel, std::span<const double> inf
 }
 
 MemoryReport report_with_chunks(const ModelSpec& model, const HardwareSpec& hw, const ParallelSpec& parallel,
-                                const FeatureSpec& features, std::span<const double> inflight, int memfine_chunks) {
+                                const FeatureSpec& features, std::span<const double> inflight, int memfine_chunks,
+                                const MemoryOpTotals& totals) {
   const ShardGroups shards = optimizer_shard_groups(parallel);
-  // Dense and MoE layers each cost the same wherever they sit: build each op table once.
-  const LayerMemory dense =
-      model.is_moe() && model.moe.first_k_dense_layers == 0
-          ? LayerMemory{}
-          : layer_memory(ops_for_layer(model, parallel, 0).totals(), features, memfine_chunks);
-  const LayerMemory moe =
-      model.is_moe() ? layer_memory(ops_for_layer(model, parallel, model.num_layers - 1).totals(), features,
-                                    memfine_chunks)
-                     : LayerMemory{};
-  const double embedding = ops_for_embedding(model, parallel).totals().activation_bytes;
-  const double head = ops_for_head(model, parallel).totals().activation_bytes;
-  const double mtp_projection = model.mtp_depth > 0 ? ops_for_mtp_projection(model, parallel).totals().activation_bytes : 0;
+  // Dense and MoE layers each cost the same wherever they sit: one op table each.
+  const LayerMemory dense = model.is_moe() && model.moe.first_k_dense_layers == 0
+                                ? LayerMemory{}
+                                : layer_memory(totals.dense, features, memfine_chunks);
+  const LayerMemory moe = model.is_moe() ? layer_memory(totals.moe, features, memfine_chunks) : LayerMemory{};
+  const double embedding = totals.embedding.activation_bytes;
+  const double head = totals.head.activation_bytes;
+  const double mtp_projection = model.mtp_depth > 0 ? totals.mtp_projection.activation_bytes : 0;
   const LayerMemory& mtp_layer = model.is_moe_layer(model.num_layers - 1) ? moe : dense;
 
   MemoryReport report;
   report.memfine_chunks = memfine_chunks;
+  report.stages.reserve(static_cast<std::size_t>(parallel.pp));
+  const std::vector<ChunkLayers> chunks = chunk_layers(model, parallel);  // rank r's: r, r + pp, ...
+  // A rank's parameters depend only on the kinds of its layers in order (every dense layer, and
+  // every MoE layer, holds the same) and on whether it is the first or last rank: a middle rank
+  // laid out like the middle rank before it reuses its count (bit for bit the same sums).
+  std::vector<bool> kinds;       // is_moe_layer of this rank's layers, in order
+  std::vector<bool> prev_kinds;  // the same for the last middle rank counted
+  GpuParams prev_params;
+  bool have_prev = false;
   for (int rank = 0; rank < parallel.pp; ++rank) {
     StageMemory st;
     st.rank = rank;
-    st.params = stage_gpu_params(model, parallel, rank);
+    kinds.clear();
+    for (std::size_t j = static_cast<std::size_t>(rank); j < chunks.size(); j += static_cast<std::size_t>(parallel.pp)) {
+      const ChunkLayers& c = chunks[j];
+      MOFASIM_DCHECK(c.rank == rank, "chunk j runs on rank j % pp");
+      for (int i = c.first_layer; i < c.first_layer + c.num_layers; ++i) kinds.push_back(model.is_moe_layer(i));
+    }
+    const bool middle = rank != 0 && rank != parallel.pp - 1;
+    if (middle && have_prev && kinds == prev_kinds) {
+      st.params = prev_params;
+    } else {
+      st.params = stage_gpu_params(model, parallel, rank);
+      if (middle) {
+        prev_kinds.swap(kinds);
+        prev_params = st.params;
+        have_prev = true;
+      }
+    }
     st.static_bytes = static_memory(st.params, features, shards);
 
     double layers_stored = 0;  // one micro-batch, offloadable
@@ -86,7 +109,9 @@ MemoryReport report_with_chunks(const ModelSpec& model, const HardwareSpec& hw, 
       largest_stored = std::max(largest_stored, lm.stored);
       working = std::max(working, lm.working);
     };
-    for (const ChunkLayers& c : rank_chunks(model, parallel, rank)) {
+    for (std::size_t j = static_cast<std::size_t>(rank); j < chunks.size(); j += static_cast<std::size_t>(parallel.pp)) {
+      const ChunkLayers& c = chunks[j];
+      MOFASIM_DCHECK(c.rank == rank, "chunk j runs on rank j % pp");
       for (int i = c.first_layer; i < c.first_layer + c.num_layers; ++i) add_layer(model.is_moe_layer(i) ? moe : dense);
     }
     double extras = 0;  // embedding / head / MTP activations, never offloaded
@@ -189,32 +214,49 @@ std::vector<double> one_f_one_b_inflight(const ParallelSpec& parallel) {
   return out;
 }
 
+MemoryOpTotals memory_op_totals(const ModelSpec& model, const ParallelSpec& parallel) {
+  MemoryOpTotals t;
+  if (!(model.is_moe() && model.moe.first_k_dense_layers == 0)) t.dense = ops_for_layer(model, parallel, 0).totals();
+  if (model.is_moe()) t.moe = ops_for_layer(model, parallel, model.num_layers - 1).totals();
+  t.embedding = ops_for_embedding(model, parallel).totals();
+  t.head = ops_for_head(model, parallel).totals();
+  if (model.mtp_depth > 0) t.mtp_projection = ops_for_mtp_projection(model, parallel).totals();
+  return t;
+}
+
 MemoryReport memory_report(const ModelSpec& model, const HardwareSpec& hw, const ParallelSpec& parallel,
                            const FeatureSpec& features, std::span<const double> inflight) {
+  validate_memory_inputs(model, hw, parallel, inflight);
+  return memory_report(model, hw, parallel, features, inflight, memory_op_totals(model, parallel));
+}
+
+MemoryReport memory_report(const ModelSpec& model, const HardwareSpec& hw, const ParallelSpec& parallel,
+                           const FeatureSpec& features, std::span<const double> inflight, const MemoryOpTotals& totals) {
   validate_memory_inputs(model, hw, parallel, inflight);
   if (features.memfine_chunks < 0) {
     throw std::invalid_argument("features.memfine_chunks must be >= 0, got " + std::to_string(features.memfine_chunks));
   }
-  if (!features.memfine || !model.is_moe()) return report_with_chunks(model, hw, parallel, features, inflight, 0);
+  if (!features.memfine || !model.is_moe()) return report_with_chunks(model, hw, parallel, features, inflight, 0, totals);
   if (features.memfine_chunks > 0) {
-    return report_with_chunks(model, hw, parallel, features, inflight, features.memfine_chunks);
+    return report_with_chunks(model, hw, parallel, features, inflight, features.memfine_chunks, totals);
   }
   const std::optional<int> chunks = memfine_min_chunks(model, hw, parallel, features, inflight);
-  return report_with_chunks(model, hw, parallel, features, inflight, chunks.value_or(kDefaultMaxMemfineChunks));
+  return report_with_chunks(model, hw, parallel, features, inflight, chunks.value_or(kDefaultMaxMemfineChunks), totals);
 }
 
 std::optional<int> memfine_min_chunks(const ModelSpec& model, const HardwareSpec& hw, const ParallelSpec& parallel,
                                       const FeatureSpec& features, std::span<const double> inflight, int max_chunks) {
   validate_memory_inputs(model, hw, parallel, inflight);
   if (max_chunks < 1) throw std::invalid_argument("max_chunks must be >= 1, got " + std::to_string(max_chunks));
+  const MemoryOpTotals totals = memory_op_totals(model, parallel);
   if (!model.is_moe()) {
-    if (report_with_chunks(model, hw, parallel, features, inflight, 0).fits()) return 1;
+    if (report_with_chunks(model, hw, parallel, features, inflight, 0, totals).fits()) return 1;
     return std::nullopt;
   }
   // Peak memory falls monotonically with the chunk count: binary search would do, but the
   // linear scan is already cheap (a report is a handful of op tables) and simpler to read.
   for (int n = 1; n <= max_chunks; ++n) {
-    if (report_with_chunks(model, hw, parallel, features, inflight, n).fits()) return n;
+    if (report_with_chunks(model, hw, parallel, features, inflight, n, totals).fits()) return n;
   }
   return std::nullopt;
 }

@@ -18,6 +18,7 @@
 #include <span>
 #include <vector>
 
+#include "model/op_table.h"
 #include "model/params.h"
 #include "model/spec.h"
 
@@ -86,11 +87,27 @@ struct MemoryReport {
 // min(p - k, m) for rank k. The schedules module supplies these for other schedules.
 std::vector<double> one_f_one_b_inflight(const ParallelSpec& parallel);
 
+// The op-table totals a report is built from, for a caller that holds the tables already (the
+// analytic model): dense / moe are any dense / the last layer's ops_for_layer totals (layer tables
+// differ only by is_moe_layer), then ops_for_embedding, ops_for_head and, with mtp_depth > 0,
+// ops_for_mtp_projection. memory_op_totals builds them.
+struct MemoryOpTotals {
+  LayerTotals dense;           // unused when no layer is dense
+  LayerTotals moe;             // the last layer's; unused for dense models
+  LayerTotals embedding;
+  LayerTotals head;
+  LayerTotals mtp_projection;  // unused when mtp_depth == 0
+};
+MemoryOpTotals memory_op_totals(const ModelSpec& model, const ParallelSpec& parallel);
+
 // The full report. `inflight` has one entry per pipeline rank (>= 0). With features.memfine and
 // memfine_chunks == 0 the smallest chunk count that fits is chosen (64 when none does).
 // Throws std::invalid_argument on invalid specs or a wrong-sized `inflight`.
 MemoryReport memory_report(const ModelSpec& model, const HardwareSpec& hw, const ParallelSpec& parallel,
                            const FeatureSpec& features, std::span<const double> inflight);
+// The same from prebuilt totals (memory_op_totals(model, parallel) or the same tables).
+MemoryReport memory_report(const ModelSpec& model, const HardwareSpec& hw, const ParallelSpec& parallel,
+                           const FeatureSpec& features, std::span<const double> inflight, const MemoryOpTotals& totals);
 
 // MemFine: the smallest chunk count in [1, max_chunks] for which every stage fits, or nullopt.
 // Dense models (no routed experts) need 1 chunk if they fit at all.

@@ -3,6 +3,9 @@
 #include "model/analytic_model.h"
 
 #include <algorithm>
+#include <array>
+#include <random>
+#include <span>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -16,6 +19,9 @@
 #include "schedules/evaluate.h"
 #include "schedules/one_f_one_b.h"
 #include "sim/units/time.h"
+#include "topology/comm_group.h"
+#include "topology/placement.h"
+#include "topology/topology.h"
 #include "test/model/model_presets_for_test.h"
 
 namespace mofasim::model {
@@ -319,6 +325,86 @@ TEST(AnalyticModel, ReportsMemoryFeasibility) {
   const AnalyticResult r = evaluate_mofa(in);  // 69B parameters on one 80 GB GPU
   EXPECT_FALSE(r.fits);
   EXPECT_GT(r.memory_excess_bytes, 1e12);
+}
+
+// ---------------------------------------------------------------- rank 0's groups without a Placement
+TEST(AnalyticGroups, GroupMembersOfMatchesThePlacement) {
+  // group_members_of computes one rank's group from its coordinates; Placement builds every group
+  // by walking all ranks. They must agree for every kind, on random sizes, orders and ranks.
+  const std::array<const char*, 6> orders = {"tp-cp-ep-dp-pp", "tp-pp-cp-ep-dp", "pp-tp-dp-ep-cp",
+                                             "tp-ep-dp-cp-pp", "cp-dp-ep-tp-pp", "dp-cp-ep-pp-tp"};
+  std::mt19937 rng(7);
+  auto pick = [&](std::initializer_list<int> v) {
+    return *(v.begin() + std::uniform_int_distribution<int>(0, static_cast<int>(v.size()) - 1)(rng));
+  };
+  int checked = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    topology::ParallelSizes sizes{.tp = pick({1, 2, 4}), .cp = pick({1, 2, 3}), .ep = 1, .dp = pick({1, 2, 4, 6}),
+                                  .pp = pick({1, 2, 3})};
+    sizes.ep = pick({1, 2, 3, 4});
+    if ((sizes.cp * sizes.dp) % sizes.ep != 0) sizes.ep = 1;
+    const topology::RankOrder order = topology::RankOrder::parse(orders[static_cast<std::size_t>(trial) % orders.size()]);
+    const topology::Placement placement(sizes, order);
+    for (int k = 0; k < topology::kGroupKindCount; ++k) {
+      const auto kind = static_cast<topology::GroupKind>(k);
+      for (int rank : {0, sizes.world() - 1, std::uniform_int_distribution<int>(0, sizes.world() - 1)(rng)}) {
+        const std::span<const int> want = placement.members_of(kind, rank);
+        EXPECT_EQ(topology::group_members_of(sizes, order, kind, rank), std::vector<int>(want.begin(), want.end()))
+            << topology::group_kind_name(kind) << " of rank " << rank << " with " << order.to_string();
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(checked, 200 * topology::kGroupKindCount * 3);
+  const topology::ParallelSizes sizes{.tp = 2, .cp = 1, .ep = 1, .dp = 2, .pp = 1};
+  EXPECT_THROW((void)topology::group_members_of(sizes, topology::RankOrder{}, topology::GroupKind::kTp, 4),
+               std::invalid_argument);
+  EXPECT_THROW((void)topology::group_members_of({.tp = 1, .cp = 1, .ep = 3, .dp = 2, .pp = 1}, topology::RankOrder{},
+                                                topology::GroupKind::kEp, 0),
+               std::invalid_argument);
+}
+
+TEST(AnalyticGroups, DpReductionIsPricedAsOnTheFullCluster) {
+  // The analytic model prices rank 0's groups on a cluster holding just their GPUs. Here the DP
+  // group (tp = 4 on 8-GPU nodes: two members per node, on rails 0 and 2 of 4 NICs) spans 4 nodes
+  // in 2 supernodes behind an oversubscribed, slower spine. With p = 1, no overlap and one bucket,
+  // the exposed DP time is the ring all-reduce of the gradients, S = dense params × 4 B (fp32),
+  // which a CommGroup over Placement's DP group on the whole 32-GPU cluster prices independently.
+  for (const char* order : {"tp-cp-ep-dp-pp", "tp-dp-ep-cp-pp"}) {
+    AnalyticInput in = input(Layout{.tp = 4, .dp = 8, .global_batch = 8}, ScheduleKind::k1F1B, 4);
+    in.rank_order = topology::RankOrder::parse(order);
+    in.features.dp_bucket_bytes = 0;
+    in.topology.nodes_per_supernode = 2;
+    in.topology.nics_per_node = 4;
+    in.topology.inter_supernode = topology::LinkSpec{.bandwidth = 20e9, .latency = 30e-6};
+    in.topology.oversubscription = 2;
+    const AnalyticResult r = evaluate_mofa(in);
+    const double grad_bytes = r.memory.stages[0].params.dense() * 4;
+
+    const topology::Topology full(in.topology);
+    const topology::Placement placement({.tp = 4, .cp = 1, .ep = 1, .dp = 8, .pp = 1}, in.rank_order);
+    const topology::CommGroup dp(full, placement.members_of(topology::GroupKind::kDp, 0));
+    ASSERT_EQ(dp.shape().supernodes, 2);
+    const double want = dp.seconds(topology::CollectiveKind::kAllReduce, topology::CollectiveAlgorithm::kRing,
+                                   Bytes{grad_bytes});
+    EXPECT_NEAR(r.timing.breakdown.dp_exposed, want, 1e-9 * want) << order;
+    EXPECT_GT(r.timing.breakdown.dp_exposed, 0);
+  }
+}
+
+TEST(AnalyticGroups, EvaluateMatchesThePreparedModel) {
+  // evaluate() (copying the memory report) and evaluate_mofa (moving it out) give the same result,
+  // and the timing a prepared model reports is time_step(rates()).
+  const AnalyticInput in = input(Layout{.tp = 2, .pp = 2, .dp = 2, .global_batch = 8}, ScheduleKind::k1F1B, 4);
+  const AnalyticModel model(in);
+  const AnalyticResult a = model.evaluate();
+  const AnalyticResult b = evaluate_mofa(in);
+  EXPECT_EQ(a.timing.step_time_s, model.time_step(model.rates()).step_time_s);
+  EXPECT_EQ(a.timing.step_time_s, b.timing.step_time_s);
+  ASSERT_EQ(a.memory.stages.size(), 2U);
+  ASSERT_EQ(b.memory.stages.size(), 2U);
+  EXPECT_EQ(a.memory.stages[1].peak_bytes, b.memory.stages[1].peak_bytes);
+  EXPECT_EQ(model.memory().stages.size(), 2U);  // the model keeps its own report
 }
 
 }  // namespace
