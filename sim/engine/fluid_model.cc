@@ -208,6 +208,13 @@ std::optional<Time> FluidModel::expected_completion(ActivityId id) const {
   return Time{Duration{a->completion_ns}};
 }
 
+bool FluidModel::alone(const Activity& a) const {
+  for (const Use& u : a.uses) {
+    if (resources_[u.resource].members.size() != 1) return false;
+  }
+  return true;
+}
+
 void FluidModel::request_resolve() {
   if (resolve_pending_) return;
   resolve_pending_ = true;
@@ -304,13 +311,29 @@ void FluidModel::resolve() {
     std::sort(solve_resources_.begin(), solve_resources_.end());
     solver_.clear();
     for (const std::uint32_t r : solve_resources_) resources_[r].local = solver_.add_resource(resources_[r].capacity);
+    bool any = false;
     for (const std::uint32_t slot : solve_activities_) {
       Activity& a = activities_[slot];
+      if (alone(a)) {
+        // Alone on all its resources: progressive filling freezes it at the lowest of its bound
+        // and capacity / weight of each resource (the level the solver computes, 0 + w = w).
+        double share = a.bound;
+        for (const Use& u : a.uses) share = std::min(share, resources_[u.resource].capacity / u.weight);
+        a.share = share;
+        a.local = kInvalidIndex;
+        continue;
+      }
+      any = true;
       a.local = solver_.add_variable(a.bound);
       for (const Use& u : a.uses) solver_.add_use(a.local, resources_[u.resource].local, u.weight);
     }
-    solver_.solve();
-    for (const std::uint32_t slot : solve_activities_) activities_[slot].share = solver_.rate(activities_[slot].local);
+    if (any) {
+      solver_.solve();
+      for (const std::uint32_t slot : solve_activities_) {
+        Activity& a = activities_[slot];
+        if (a.local != kInvalidIndex) a.share = solver_.rate(a.local);
+      }
+    }
   }
 
   // Contention coefficients per domain (all running members of a touched domain are in the component).

@@ -174,6 +174,8 @@ class FluidModel {
   void activate(std::uint32_t slot);
   void detach(std::uint32_t slot);
   void release(std::uint32_t slot);
+  // True if the activity is the only running member of each resource it uses.
+  [[nodiscard]] bool alone(const Activity& a) const;
   void request_resolve();
   void resolve();
   void on_wake();
