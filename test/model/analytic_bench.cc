@@ -1,6 +1,10 @@
 // Speed of the analytic MoFa step model on LLaMA3-405B over 8192 GPUs (TP 8, PP 16, DP 64,
-// interleaved v = 2, every overlap feature on): re-timing a prepared layout (the calibration and
-// rate-sweep hot path, no allocation) and preparing + evaluating a layout from scratch.
+// interleaved v = 2, every overlap feature on), the two numbers the tuner depends on:
+//   * BM_AnalyticTimeStep: re-timing a prepared layout (the calibration and rate-sweep hot path,
+//     no allocation);
+//   * BM_AnalyticPrepareAndEvaluate: one complete scenario evaluation, inputs → AnalyticResult
+//     (validation, rank 0's groups and their α–β costs, op tables, memory report, timing). Nothing
+//     is cached between iterations, so each is a new scenario. Target: ≥ 100,000/s on one core.
 #include <benchmark/benchmark.h>
 
 #include "model/analytic_model.h"
