@@ -1,17 +1,30 @@
 // Step-simulation benchmark: LLaMA3-405B on 16,384 H100s (TP8, PP16, DP128, seq 8192, GBS 2048,
-// 1F1B, micro-batch 1 -> m = 16), folded (one pipeline of 16 ranks) and full fidelity (every
-// rank). Targets: folded < 1 s, full < 60 s and < 8 GB. Reports events/s of the replay and the
-// process's peak resident memory.
+// m = 16), folded (one pipeline of 16 ranks) and full fidelity (every rank). Targets: folded
+// < 1 s, full < 60 s and < 8 GB. Two workloads:
+//   Shipped  scenarios/llama3-405b-h100-16384.yaml, loaded like `mofasim simulate` does
+//            (interleaved 1F1B v = 2 with stage_layers, 8 supernodes of 256 nodes with 1:7
+//            oversubscription, TP/PP/DP overlap);
+//   1F1B     a hand-built plain 1F1B variant on a flat network (no overlap options).
+// Reports events/s of the replay and the process's peak resident memory.
 #include <sys/resource.h>
 
 #include <benchmark/benchmark.h>
 
+#include <string>
+
+#include "sim/cli/scenario_specs.h"
 #include "sim/executor/simulate_step.h"
 
 namespace mofasim::executor {
 namespace {
 
-SimulationInput llama3_405b_16k() {
+SimulationInput shipped_llama3_405b_16k() {
+  const scenario::LoadedScenario loaded =
+      cli::load_checked(std::string(MOFASIM_SOURCE_DIR) + "/scenarios/llama3-405b-h100-16384.yaml", {});
+  return cli::simulation_input(loaded);
+}
+
+SimulationInput llama3_405b_16k_1f1b() {
   SimulationInput in;
   // LLaMA3.1-405B (reference-formulas.md §6).
   in.model = {.name = "llama3-405b", .num_layers = 126, .hidden_size = 16384, .num_attention_heads = 128,
@@ -38,8 +51,7 @@ double peak_rss_bytes() {
   return static_cast<double>(u.ru_maxrss) * 1024.0;
 }
 
-void run(benchmark::State& state, Fidelity fidelity) {
-  const SimulationInput in = llama3_405b_16k();
+void run(benchmark::State& state, const SimulationInput& in, Fidelity fidelity) {
   StepResult r;
   std::uint64_t events = 0;
   for (auto _ : state) {
@@ -57,11 +69,18 @@ void run(benchmark::State& state, Fidelity fidelity) {
   state.counters["peak_rss_GB"] = peak_rss_bytes() / 1e9;
 }
 
-void BM_Llama405b16kFolded(benchmark::State& state) { run(state, Fidelity::kFolded); }
-void BM_Llama405b16kFull(benchmark::State& state) { run(state, Fidelity::kFull); }
+void BM_Llama405b16kShippedFolded(benchmark::State& state) {
+  run(state, shipped_llama3_405b_16k(), Fidelity::kFolded);
+}
+void BM_Llama405b16kShippedFull(benchmark::State& state) { run(state, shipped_llama3_405b_16k(), Fidelity::kFull); }
+void BM_Llama405b16k1f1bFolded(benchmark::State& state) { run(state, llama3_405b_16k_1f1b(), Fidelity::kFolded); }
+void BM_Llama405b16k1f1bFull(benchmark::State& state) { run(state, llama3_405b_16k_1f1b(), Fidelity::kFull); }
 
-BENCHMARK(BM_Llama405b16kFolded)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Llama405b16kFull)->Unit(benchmark::kSecond)->Iterations(1);
+// Peak RSS is the process's: run one case per process (--benchmark_filter) to read it per case.
+BENCHMARK(BM_Llama405b16kShippedFolded)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Llama405b16kShippedFull)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK(BM_Llama405b16k1f1bFolded)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Llama405b16k1f1bFull)->Unit(benchmark::kSecond)->Iterations(1);
 
 }  // namespace
 }  // namespace mofasim::executor
