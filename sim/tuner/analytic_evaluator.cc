@@ -10,16 +10,8 @@ namespace mofasim::tuner {
 
 StepEvaluation to_step_evaluation(const model::AnalyticResult& result) {
   const model::StepTiming& t = result.timing;
-  const model::StepBreakdown& b = t.breakdown;
   return StepEvaluation{.step_time_s = t.step_time_s,
-                        .breakdown = StepBreakdown{.compute = b.compute,
-                                                   .tp_exposed = b.tp_exposed,
-                                                   .cp_exposed = b.cp_exposed,
-                                                   .ep_exposed = b.ep_exposed,
-                                                   .pp_bubble = b.pp_bubble,
-                                                   .pp_exposed = b.pp_exposed,
-                                                   .dp_exposed = b.dp_exposed,
-                                                   .optimizer = b.optimizer},
+                        .breakdown = t.breakdown,
                         .tflops_per_gpu = t.tflops_per_gpu,
                         .mfu = t.mfu,
                         .peak_memory_bytes = result.memory.peak_bytes(),

@@ -7,22 +7,15 @@
 
 #include <functional>
 
+#include "model/analytic_model.h"
 #include "model/spec.h"
 #include "sim/tuner/search_space.h"
 
 namespace mofasim::tuner {
 
-// The key stages of MoFa Table 6, in seconds per step.
-struct StepBreakdown {
-  double compute = 0;
-  double tp_exposed = 0;
-  double cp_exposed = 0;
-  double ep_exposed = 0;
-  double pp_bubble = 0;
-  double pp_exposed = 0;
-  double dp_exposed = 0;
-  double optimizer = 0;
-};
+// The key stages of MoFa Table 6, in seconds per step: the analytic model's breakdown; the step
+// simulation's categories are mapped onto it (simulated_evaluator.cc).
+using StepBreakdown = model::StepBreakdown;
 
 struct StepEvaluation {
   double step_time_s = 0;

@@ -3,6 +3,7 @@
 // enumeration alone (every layout and feature verdict, no cost model).
 #include <benchmark/benchmark.h>
 
+#include "test/model/model_presets_for_test.h"
 #include "sim/tuner/analytic_evaluator.h"
 #include "sim/tuner/tune.h"
 
@@ -11,16 +12,7 @@ namespace {
 
 TuneProblem llama3_405b_8192() {
   TuneProblem p;
-  model::ModelSpec& m = p.model;  // scenarios/presets/models/llama3-405b.yaml
-  m.name = "llama3-405b";
-  m.num_layers = 126;
-  m.hidden_size = 16384;
-  m.num_attention_heads = 128;
-  m.num_kv_heads = 8;
-  m.head_dim = 128;
-  m.ffn_hidden_size = 53248;
-  m.vocab_size = 128256;
-  m.seq_length = 8192;
+  p.model = model::testing::llama3_405b();  // scenarios/presets/models/llama3-405b.yaml
   model::HardwareSpec& h = p.hardware;  // scenarios/presets/hardware/h100-sxm.yaml
   h.name = "h100";
   h.peak_flops_bf16 = 989.4e12;
