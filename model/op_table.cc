@@ -288,7 +288,10 @@ void add_moe(LayerOps& ops, const Ctx& c) {
 
   const double c_ffn = ffn_gemms(c.model.mlp);
   const int local_experts = moe.num_experts / par.ep;
-  const double per_expert = static_cast<double>(par.ep) * par.etp * Tg * k * moe.load_imbalance / E;
+  // Load imbalance is between EP ranks: the busiest rank computes (and receives) `imbalance` times
+  // the mean share of routed tokens. With ep = 1 every expert sits on one rank and the total is fixed.
+  const double imbalance = par.ep > 1 ? moe.load_imbalance : 1.0;
+  const double per_expert = static_cast<double>(par.ep) * par.etp * Tg * k * imbalance / E;
   const double fe = static_cast<double>(moe.expert_ffn_hidden_size) / par.etp;
   const double routed_tokens = per_expert * local_experts;
   OpCost l1 = gemm_op(OpKind::kExpertLinear1, per_expert, (c_ffn - 1) * fe, c.h, local_experts,
@@ -308,7 +311,9 @@ void add_moe(LayerOps& ops, const Ctx& c) {
   ops.add(elementwise_op(OpKind::kExpertCombine, k * Tg * c.h, Tg * c.h, kAct * k * Tg * c.h));
 
   // EP all-to-all: dispatch before the experts, combine after; the backward mirrors both in bf16.
-  const double copies = Tg * k * c.h;
+  // The busiest rank's receive side bounds a pairwise all-to-all, so its volume scales with the
+  // imbalance too.
+  const double copies = Tg * k * c.h * imbalance;
   add_collective(ops, Collective::kAllToAll, CommGroup::kEp, par.ep, Phase::kForward, OpKind::kExpertLinear1, true,
                  copies * moe.dispatch_bytes_per_element);
   add_collective(ops, Collective::kAllToAll, CommGroup::kEp, par.ep, Phase::kForward, OpKind::kExpertLinear2,

@@ -156,7 +156,7 @@ TEST(OpTable, DeepSeekMoeLayerFlopsAndExpertShapes) {
   EXPECT_EQ(a2a, 4);
 }
 
-TEST(OpTable, ExpertWorkPerGpuIsIndependentOfEpAndScalesWithImbalance) {
+TEST(OpTable, ExpertWorkPerGpuIsIndependentOfEpAndScalesWithImbalanceAcrossEpRanks) {
   ModelSpec m = deepseek_v3();
   const double ep1 = find(ops_for_layer(m, dsv3_layout(1), 3), OpKind::kExpertLinear1).forward.flops;
   const double ep64 = find(ops_for_layer(m, dsv3_layout(64), 3), OpKind::kExpertLinear1).forward.flops;
@@ -169,6 +169,14 @@ TEST(OpTable, ExpertWorkPerGpuIsIndependentOfEpAndScalesWithImbalance) {
   // Routed activation: copies' inputs 2h, SwiGLU inputs 4f_e, fc2 inputs 2f_e, times k * T * 1.5.
   EXPECT_EQ(skewed.totals().routed_activation_bytes, 1.5 * 8 * 4096 * (2 * 7168.0 + 6 * 2048));
   EXPECT_EQ(skewed.totals().routed_input_bytes, 1.5 * 8 * 4096 * 2 * 7168.0);
+  // The busiest rank also receives 1.5x the dispatched copies: T k h bytes per element x 1.5.
+  for (const CommOp& c : skewed.comms()) {
+    if (c.collective == Collective::kAllToAll && c.phase == Phase::kForward && c.before_op) {
+      EXPECT_EQ(c.bytes, 1.5 * 4096.0 * 8 * 7168 * m.moe.dispatch_bytes_per_element);
+    }
+  }
+  // With ep = 1 one rank holds every expert: imbalance between experts does not change its work.
+  EXPECT_EQ(find(ops_for_layer(m, dsv3_layout(1), 3), OpKind::kExpertLinear1).forward.flops, ep1);
 }
 
 TEST(OpTable, HeadAndPipelineBoundary) {
