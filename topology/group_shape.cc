@@ -17,26 +17,28 @@ GroupShape make_group_shape(const Topology& topology, std::span<const int> ring)
   s.size = static_cast<int>(ring.size());
   const int k = topology.nics_per_node();
 
-  // Per node (in ring order): members and members per rail; per supernode: members.
+  // Per node (in ring order): members and the most members on one rail; per supernode: members.
+  // The ring is ascending, so a node's GPUs are contiguous: one rail counter, reset per node.
   struct NodeInfo {
     int node;
     int supernode;
     int members;
     int busiest_rail;
-    std::vector<int> per_rail;
   };
   std::vector<NodeInfo> nodes;
   std::vector<int> supernode_members;  // parallel to distinct supernodes, in ring order
+  std::vector<int> per_rail(static_cast<std::size_t>(k), 0);
   for (int gpu : ring) {
     const int node = topology.node_of(gpu);
     if (nodes.empty() || nodes.back().node != node) {
       const int sn = topology.supernode_of_node(node);
       if (nodes.empty() || nodes.back().supernode != sn) supernode_members.push_back(0);
-      nodes.push_back({node, sn, 0, 0, std::vector<int>(static_cast<std::size_t>(k), 0)});
+      nodes.push_back({node, sn, 0, 0});
+      std::fill(per_rail.begin(), per_rail.end(), 0);
     }
     NodeInfo& n = nodes.back();
     ++n.members;
-    n.busiest_rail = std::max(n.busiest_rail, ++n.per_rail[static_cast<std::size_t>(topology.rail_of(gpu))]);
+    n.busiest_rail = std::max(n.busiest_rail, ++per_rail[static_cast<std::size_t>(topology.rail_of(gpu))]);
     ++supernode_members.back();
   }
   s.nodes = static_cast<int>(nodes.size());
