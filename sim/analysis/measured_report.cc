@@ -1,5 +1,6 @@
 // CSV, Markdown and SVG renderings of a predicted-versus-measured comparison.
 #include "sim/analysis/measured_report.h"
+#include "sim/units/format.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,12 +10,6 @@
 
 namespace mofasim::analysis {
 namespace {
-
-std::string fmt(const char* format, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
 
 std::string csv_cell(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
@@ -51,9 +46,9 @@ void write_comparison_csv(std::ostream& out, std::span<const MeasuredComparison>
     out << csv_cell(r.source) << ',' << r.line << ',' << csv_cell(c.subset) << ',' << r.gpus << ',' << r.global_batch
         << ',' << r.micro_batch << ',' << r.hidden_size << ',' << r.attention_heads << ',' << r.layers << ','
         << r.seq_length << ',' << r.tp << ',' << r.dp << ',' << r.pp << ','
-        << (r.parameters_billion ? fmt("%g", *r.parameters_billion) : std::string()) << ','
-        << fmt("%.3f", r.iteration_time_s * 1e3) << ',' << fmt("%.3f", c.predicted_s * 1e3) << ','
-        << fmt("%.2f", c.signed_percent_error()) << '\n';
+        << (r.parameters_billion ? format_number("%g", *r.parameters_billion) : std::string()) << ','
+        << format_number("%.3f", r.iteration_time_s * 1e3) << ',' << format_number("%.3f", c.predicted_s * 1e3) << ','
+        << format_number("%.2f", c.signed_percent_error()) << '\n';
   }
 }
 
@@ -62,9 +57,9 @@ std::string subset_table_markdown(std::span<const SubsetStats> stats) {
   out << "| subset | rows | MAPE % | median % | max % | bias % |\n";
   out << "| --- | ---: | ---: | ---: | ---: | ---: |\n";
   for (const auto& s : stats) {
-    out << "| " << s.name << " | " << s.stats.count << " | " << fmt("%.2f", s.stats.mape) << " | "
-        << fmt("%.2f", s.stats.median_ape) << " | " << fmt("%.2f", s.stats.max_ape) << " | "
-        << fmt("%+.2f", s.stats.mean_signed) << " |\n";
+    out << "| " << s.name << " | " << s.stats.count << " | " << format_number("%.2f", s.stats.mape) << " | "
+        << format_number("%.2f", s.stats.median_ape) << " | " << format_number("%.2f", s.stats.max_ape) << " | "
+        << format_number("%+.2f", s.stats.mean_signed) << " |\n";
   }
   return out.str();
 }
@@ -104,31 +99,31 @@ std::string scatter_svg(std::span<const MeasuredComparison> rows, const ScatterO
     << "\" viewBox=\"0 0 " << options.width << ' ' << options.height
     << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   s << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  s << "<text x=\"" << fmt("%.1f", left + pw / 2) << "\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">"
+  s << "<text x=\"" << format_number("%.1f", left + pw / 2) << "\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">"
     << xml_escape(options.title) << "</text>\n";
   // Grid and decade labels.
   for (int d = dmin; d <= dmax; ++d) {
     const double v = std::pow(10.0, d);
-    const std::string label = fmt("%g", v);
-    s << "<line x1=\"" << fmt("%.1f", x_of(v)) << "\" y1=\"" << fmt("%.1f", top) << "\" x2=\"" << fmt("%.1f", x_of(v))
-      << "\" y2=\"" << fmt("%.1f", top + ph) << "\" stroke=\"#ddd\"/>\n";
-    s << "<line x1=\"" << fmt("%.1f", left) << "\" y1=\"" << fmt("%.1f", y_of(v)) << "\" x2=\"" << fmt("%.1f", left + pw)
-      << "\" y2=\"" << fmt("%.1f", y_of(v)) << "\" stroke=\"#ddd\"/>\n";
-    s << "<text x=\"" << fmt("%.1f", x_of(v)) << "\" y=\"" << fmt("%.1f", top + ph + 18)
+    const std::string label = format_number("%g", v);
+    s << "<line x1=\"" << format_number("%.1f", x_of(v)) << "\" y1=\"" << format_number("%.1f", top) << "\" x2=\"" << format_number("%.1f", x_of(v))
+      << "\" y2=\"" << format_number("%.1f", top + ph) << "\" stroke=\"#ddd\"/>\n";
+    s << "<line x1=\"" << format_number("%.1f", left) << "\" y1=\"" << format_number("%.1f", y_of(v)) << "\" x2=\"" << format_number("%.1f", left + pw)
+      << "\" y2=\"" << format_number("%.1f", y_of(v)) << "\" stroke=\"#ddd\"/>\n";
+    s << "<text x=\"" << format_number("%.1f", x_of(v)) << "\" y=\"" << format_number("%.1f", top + ph + 18)
       << "\" text-anchor=\"middle\">" << label << "</text>\n";
-    s << "<text x=\"" << fmt("%.1f", left - 8) << "\" y=\"" << fmt("%.1f", y_of(v) + 4) << "\" text-anchor=\"end\">"
+    s << "<text x=\"" << format_number("%.1f", left - 8) << "\" y=\"" << format_number("%.1f", y_of(v) + 4) << "\" text-anchor=\"end\">"
       << label << "</text>\n";
   }
-  s << "<rect x=\"" << fmt("%.1f", left) << "\" y=\"" << fmt("%.1f", top) << "\" width=\"" << fmt("%.1f", pw)
-    << "\" height=\"" << fmt("%.1f", ph) << "\" fill=\"none\" stroke=\"#333\"/>\n";
+  s << "<rect x=\"" << format_number("%.1f", left) << "\" y=\"" << format_number("%.1f", top) << "\" width=\"" << format_number("%.1f", pw)
+    << "\" height=\"" << format_number("%.1f", ph) << "\" fill=\"none\" stroke=\"#333\"/>\n";
   // y = x and the ±10% band, clipped to the plot.
   const double a = std::pow(10.0, dmin);
   const double b = std::pow(10.0, dmax);
   auto diagonal = [&](double factor, const char* style) {
     const double x0 = factor >= 1 ? a : a / factor;  // keep y = factor·x inside [a, b]
     const double x1 = factor >= 1 ? b / factor : b;
-    s << "<line x1=\"" << fmt("%.1f", x_of(x0)) << "\" y1=\"" << fmt("%.1f", y_of(x0 * factor)) << "\" x2=\""
-      << fmt("%.1f", x_of(x1)) << "\" y2=\"" << fmt("%.1f", y_of(x1 * factor)) << "\" " << style << "/>\n";
+    s << "<line x1=\"" << format_number("%.1f", x_of(x0)) << "\" y1=\"" << format_number("%.1f", y_of(x0 * factor)) << "\" x2=\""
+      << format_number("%.1f", x_of(x1)) << "\" y2=\"" << format_number("%.1f", y_of(x1 * factor)) << "\" " << style << "/>\n";
   };
   diagonal(1.0, "stroke=\"#333\" stroke-width=\"1.2\"");
   diagonal(1.1, "stroke=\"#999\" stroke-dasharray=\"4 3\"");
@@ -140,25 +135,25 @@ std::string scatter_svg(std::span<const MeasuredComparison> rows, const ScatterO
     for (const auto& c : rows) {
       const bool single = c.subset == "single-node";
       if (single != (pass == 0) || c.predicted_s <= 0) continue;
-      s << "<circle cx=\"" << fmt("%.1f", x_of(c.row.iteration_time_s * 1e3)) << "\" cy=\""
-        << fmt("%.1f", y_of(c.predicted_s * 1e3)) << "\" r=\"" << (single ? "2.2" : "3.2") << "\" fill=\""
+      s << "<circle cx=\"" << format_number("%.1f", x_of(c.row.iteration_time_s * 1e3)) << "\" cy=\""
+        << format_number("%.1f", y_of(c.predicted_s * 1e3)) << "\" r=\"" << (single ? "2.2" : "3.2") << "\" fill=\""
         << (single ? kSingleColour : kMultiColour) << "\" fill-opacity=\"0.55\"/>\n";
     }
   }
   // Axis titles and legend.
-  s << "<text x=\"" << fmt("%.1f", left + pw / 2) << "\" y=\"" << options.height - 12
+  s << "<text x=\"" << format_number("%.1f", left + pw / 2) << "\" y=\"" << options.height - 12
     << "\" text-anchor=\"middle\">measured (ms)</text>\n";
-  s << "<text transform=\"translate(18 " << fmt("%.1f", top + ph / 2) << ") rotate(-90)\" text-anchor=\"middle\">"
+  s << "<text transform=\"translate(18 " << format_number("%.1f", top + ph / 2) << ") rotate(-90)\" text-anchor=\"middle\">"
     << xml_escape(options.y_label) << "</text>\n";
   const double lx = left + 12;
   const double ly = top + 16;
-  s << "<circle cx=\"" << fmt("%.1f", lx) << "\" cy=\"" << fmt("%.1f", ly) << "\" r=\"4\" fill=\"" << kSingleColour
-    << "\"/><text x=\"" << fmt("%.1f", lx + 10) << "\" y=\"" << fmt("%.1f", ly + 4) << "\">single node</text>\n";
-  s << "<circle cx=\"" << fmt("%.1f", lx) << "\" cy=\"" << fmt("%.1f", ly + 18) << "\" r=\"4\" fill=\"" << kMultiColour
-    << "\"/><text x=\"" << fmt("%.1f", lx + 10) << "\" y=\"" << fmt("%.1f", ly + 22) << "\">multi node</text>\n";
-  s << "<line x1=\"" << fmt("%.1f", lx - 6) << "\" y1=\"" << fmt("%.1f", ly + 36) << "\" x2=\"" << fmt("%.1f", lx + 6)
-    << "\" y2=\"" << fmt("%.1f", ly + 36) << "\" stroke=\"#999\" stroke-dasharray=\"4 3\"/><text x=\""
-    << fmt("%.1f", lx + 10) << "\" y=\"" << fmt("%.1f", ly + 40) << "\">y = x ± 10%</text>\n";
+  s << "<circle cx=\"" << format_number("%.1f", lx) << "\" cy=\"" << format_number("%.1f", ly) << "\" r=\"4\" fill=\"" << kSingleColour
+    << "\"/><text x=\"" << format_number("%.1f", lx + 10) << "\" y=\"" << format_number("%.1f", ly + 4) << "\">single node</text>\n";
+  s << "<circle cx=\"" << format_number("%.1f", lx) << "\" cy=\"" << format_number("%.1f", ly + 18) << "\" r=\"4\" fill=\"" << kMultiColour
+    << "\"/><text x=\"" << format_number("%.1f", lx + 10) << "\" y=\"" << format_number("%.1f", ly + 22) << "\">multi node</text>\n";
+  s << "<line x1=\"" << format_number("%.1f", lx - 6) << "\" y1=\"" << format_number("%.1f", ly + 36) << "\" x2=\"" << format_number("%.1f", lx + 6)
+    << "\" y2=\"" << format_number("%.1f", ly + 36) << "\" stroke=\"#999\" stroke-dasharray=\"4 3\"/><text x=\""
+    << format_number("%.1f", lx + 10) << "\" y=\"" << format_number("%.1f", ly + 40) << "\">y = x ± 10%</text>\n";
   s << "</svg>\n";
   return s.str();
 }

@@ -1,19 +1,11 @@
 // StepResult renderings: JSON (nlohmann) and a human table.
 #include "sim/executor/step_result.h"
+#include "sim/units/format.h"
 
 #include <cstdio>
 #include <string>
 
 namespace mofasim::executor {
-namespace {
-
-std::string fmt(const char* format, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
-
-}  // namespace
 
 nlohmann::json to_json(const StepResult& r) {
   const Breakdown& b = r.breakdown;
@@ -66,11 +58,11 @@ std::string to_table(const StepResult& r) {
     s += '\n';
   };
   auto secs = [&](const char* name, double v) {
-    row(name, fmt("%.6f s", v) + fmt("  (%5.1f%%)", r.step_time_s > 0 ? 100.0 * v / r.step_time_s : 0.0));
+    row(name, format_number("%.6f s", v) + format_number("  (%5.1f%%)", r.step_time_s > 0 ? 100.0 * v / r.step_time_s : 0.0));
   };
   row("fidelity", r.fidelity == Fidelity::kFull ? "full" : "folded");
   row("gpus (simulated ranks)", std::to_string(r.gpus) + " (" + std::to_string(r.simulated_ranks) + ")");
-  row("step time", fmt("%.6f s", r.step_time_s));
+  row("step time", format_number("%.6f s", r.step_time_s));
   row("critical stage", std::to_string(r.critical_stage));
   secs("  compute", b.compute);
   secs("  recompute", b.recompute);
@@ -82,21 +74,21 @@ std::string to_table(const StepResult& r) {
   secs("  exposed DP", b.dp);
   secs("  optimizer", b.optimizer);
   secs("  exposed offload", b.offload);
-  row("TFLOPS/GPU", fmt("%.1f", r.tflops_per_gpu));
-  row("MFU / HFU", fmt("%.1f%%", 100 * r.mfu) + " / " + fmt("%.1f%%", 100 * r.hfu));
-  row("tokens/s", fmt("%.0f", r.tokens_per_s));
-  row("peak memory", fmt("%.2f GiB", r.peak_memory_bytes / (1024.0 * 1024 * 1024)));
+  row("TFLOPS/GPU", format_number("%.1f", r.tflops_per_gpu));
+  row("MFU / HFU", format_number("%.1f%%", 100 * r.mfu) + " / " + format_number("%.1f%%", 100 * r.hfu));
+  row("tokens/s", format_number("%.0f", r.tokens_per_s));
+  row("peak memory", format_number("%.2f GiB", r.peak_memory_bytes / (1024.0 * 1024 * 1024)));
   for (const StageMemory& m : r.memory) {
     row("  stage " + std::to_string(m.stage),
-        fmt("%.2f GiB", m.peak_bytes / (1024.0 * 1024 * 1024)) + " (static " +
-            fmt("%.2f", m.static_bytes / (1024.0 * 1024 * 1024)) + " + activation " +
-            fmt("%.2f", m.peak_activation_bytes / (1024.0 * 1024 * 1024)) + ")" + (m.fits() ? "" : "  OUT OF MEMORY"));
+        format_number("%.2f GiB", m.peak_bytes / (1024.0 * 1024 * 1024)) + " (static " +
+            format_number("%.2f", m.static_bytes / (1024.0 * 1024 * 1024)) + " + activation " +
+            format_number("%.2f", m.peak_activation_bytes / (1024.0 * 1024 * 1024)) + ")" + (m.fits() ? "" : "  OUT OF MEMORY"));
   }
   std::string path;
   for (int c = 0; c < kCategoryCount; ++c) {
     const double v = r.critical_path_share[static_cast<std::size_t>(c)];
     if (v <= 0) continue;
-    path += std::string(category_name(static_cast<Category>(c))) + fmt(" %.1f%% ", 100 * v);
+    path += std::string(category_name(static_cast<Category>(c))) + format_number(" %.1f%% ", 100 * v);
   }
   row("critical path", path);
   row("events", std::to_string(r.events));

@@ -1,5 +1,6 @@
 // The ETTR study and its table / JSON / CSV renderings.
 #include "sim/fault/ettr_study.h"
+#include "sim/units/format.h"
 
 #include <cmath>
 #include <cstdio>
@@ -7,12 +8,6 @@
 
 namespace mofasim::fault {
 namespace {
-
-std::string format(const char* fmt, double value) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, fmt, value);
-  return buffer;
-}
 
 nlohmann::json number(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
 
@@ -50,17 +45,17 @@ std::string render_ettr_table(const EttrStudy& s) {
     out.append(label.size() < 34 ? 34 - label.size() : 1, ' ');
     out += value + "\n";
   };
-  auto pct = [](double x) { return format("%.4f %%", 100 * x); };
-  auto secs = [](double x) { return format("%.1f s", x) + format(" (%.2f days)", x / 86400); };
+  auto pct = [](double x) { return format_number("%.4f %%", 100 * x); };
+  auto secs = [](double x) { return format_number("%.1f s", x) + format_number(" (%.2f days)", x / 86400); };
   out += "inputs\n";
-  line("  failure units", format("%.0f", static_cast<double>(s.spec.failure_units)));
-  line("  failures per unit per day", format("%.6g", s.spec.node_failure_rate_per_day));
+  line("  failure units", format_number("%.0f", static_cast<double>(s.spec.failure_units)));
+  line("  failures per unit per day", format_number("%.6g", s.spec.node_failure_rate_per_day));
   line("  failure process", process_name(s.spec.process.kind));
-  line("  downtime per failure (D)", format("%.2f s", s.analytic.downtime_s));
-  line("  checkpoint interval", format("%.0f steps", static_cast<double>(s.spec.checkpoint.interval_steps)) +
+  line("  downtime per failure (D)", format_number("%.2f s", s.analytic.downtime_s));
+  line("  checkpoint interval", format_number("%.0f steps", static_cast<double>(s.spec.checkpoint.interval_steps)) +
                                     ", " + mode_name(s.spec.checkpoint.mode) +
-                                    format(", save %.3g s", s.spec.checkpoint.save_time_s));
-  line("  step time x steps", format("%.4g s", s.run.step_time_s) + format(" x %.0f", static_cast<double>(s.run.n_steps)));
+                                    format_number(", save %.3g s", s.spec.checkpoint.save_time_s));
+  line("  step time x steps", format_number("%.4g s", s.run.step_time_s) + format_number(" x %.0f", static_cast<double>(s.run.n_steps)));
   out += "\n                                  analytic (eq. 40)     monte carlo\n";
   auto row = [&](const std::string& label, const std::string& a, const std::string& m) {
     std::string r = label;
@@ -69,27 +64,27 @@ std::string render_ettr_table(const EttrStudy& s) {
     r.append(a.size() < 22 ? 22 - a.size() : 1, ' ');
     out += r + m + "\n";
   };
-  row("  ETTR", pct(s.analytic.ettr), pct(mc.ettr.mean) + format(" +- %.4f %%", 100 * 1.959963984540054 * mc.ettr.std_error));
+  row("  ETTR", pct(s.analytic.ettr), pct(mc.ettr.mean) + format_number(" +- %.4f %%", 100 * 1.959963984540054 * mc.ettr.std_error));
   row("  ETTR (pooled: useful/mean E2E)", "", pct(mc.ettr_pooled));
   row("  ETTR renewal (exact, Poisson)", pct(s.renewal_ettr), "");
-  row("  E2E", format("%.1f s", s.analytic.t_total_s), format("%.1f s", mc.e2e_s.mean));
-  row("  E2E P50 / P90 / P99", "", format("%.1f / ", mc.e2e_s.p50) + format("%.1f / ", mc.e2e_s.p90) +
-                                     format("%.1f s", mc.e2e_s.p99));
-  row("  ETTR P50 / P90 / P99", "", format("%.4f / ", 100 * mc.ettr.p50) + format("%.4f / ", 100 * mc.ettr.p90) +
-                                      format("%.4f %%", 100 * mc.ettr.p99));
-  row("  failures", format("%.2f", s.analytic.n_failures), format("%.2f", mc.mean_failures));
+  row("  E2E", format_number("%.1f s", s.analytic.t_total_s), format_number("%.1f s", mc.e2e_s.mean));
+  row("  E2E P50 / P90 / P99", "", format_number("%.1f / ", mc.e2e_s.p50) + format_number("%.1f / ", mc.e2e_s.p90) +
+                                     format_number("%.1f s", mc.e2e_s.p99));
+  row("  ETTR P50 / P90 / P99", "", format_number("%.4f / ", 100 * mc.ettr.p50) + format_number("%.4f / ", 100 * mc.ettr.p90) +
+                                      format_number("%.4f %%", 100 * mc.ettr.p99));
+  row("  failures", format_number("%.2f", s.analytic.n_failures), format_number("%.2f", mc.mean_failures));
   for (std::size_t c = 0; c < s.monte_carlo.class_names.size(); ++c) {
-    row("    " + s.monte_carlo.class_names[c], "", format("%.2f", mc.mean_failures_by_class[c]));
+    row("    " + s.monte_carlo.class_names[c], "", format_number("%.2f", mc.mean_failures_by_class[c]));
   }
   row("  lost work", "", secs(mc.mean_lost_work_s));
-  row("  checkpoint overhead", format("%.1f s", s.analytic.checkpoint_s), secs(mc.mean_checkpoint_s));
+  row("  checkpoint overhead", format_number("%.1f s", s.analytic.checkpoint_s), secs(mc.mean_checkpoint_s));
   row("  downtime", "", secs(mc.mean_downtime_s));
-  row("  trials / seed", "", format("%.0f / ", static_cast<double>(mc.trials)) + std::to_string(mc.seed));
+  row("  trials / seed", "", format_number("%.0f / ", static_cast<double>(mc.trials)) + std::to_string(mc.seed));
   out += "\noptimal interval (eq. 44)\n";
-  line("  exact root", format("%.2f steps", s.optimum.exact_real));
-  line("  best integer", format("%.0f steps", static_cast<double>(s.optimum.steps)) +
-                             format(" (ETTR %.4f %%", 100 * s.optimum.ettr) + format(", E2E %.1f s)", s.optimum.t_total_s));
-  line("  Young / Daly", format("%.2f / ", s.optimum.young_steps) + format("%.2f steps", s.optimum.daly_steps));
+  line("  exact root", format_number("%.2f steps", s.optimum.exact_real));
+  line("  best integer", format_number("%.0f steps", static_cast<double>(s.optimum.steps)) +
+                             format_number(" (ETTR %.4f %%", 100 * s.optimum.ettr) + format_number(", E2E %.1f s)", s.optimum.t_total_s));
+  line("  Young / Daly", format_number("%.2f / ", s.optimum.young_steps) + format_number("%.2f steps", s.optimum.daly_steps));
   return out;
 }
 

@@ -1,5 +1,6 @@
 // ETTR sweeps and their CSV / SVG renderings.
 #include "sim/fault/ettr_sweep.h"
+#include "sim/units/format.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,12 +11,6 @@
 
 namespace mofasim::fault {
 namespace {
-
-std::string fmt(const char* f, double v) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, f, v);
-  return buffer;
-}
 
 // Maps data coordinates to SVG pixels.
 class Axes {
@@ -113,13 +108,13 @@ void write_sweep_svg(std::ostream& out, const EttrSweep& sweep) {
       << Axes::kLeft << "\" y2=\"" << bottom << "\" stroke=\"black\"/>\n";
   for (int i = 0; i <= 5; ++i) {
     const double y = y_lo + (y_hi - y_lo) * i / 5;
-    out << "<line x1=\"" << Axes::kLeft - 5 << "\" y1=\"" << fmt("%.2f", ax.py(y)) << "\" x2=\"" << right
-        << "\" y2=\"" << fmt("%.2f", ax.py(y)) << "\" stroke=\"#ddd\"/>\n<text x=\"" << Axes::kLeft - 8 << "\" y=\""
-        << fmt("%.2f", ax.py(y) + 4) << "\" text-anchor=\"end\">" << fmt("%.3f", y) << "</text>\n";
+    out << "<line x1=\"" << Axes::kLeft - 5 << "\" y1=\"" << format_number("%.2f", ax.py(y)) << "\" x2=\"" << right
+        << "\" y2=\"" << format_number("%.2f", ax.py(y)) << "\" stroke=\"#ddd\"/>\n<text x=\"" << Axes::kLeft - 8 << "\" y=\""
+        << format_number("%.2f", ax.py(y) + 4) << "\" text-anchor=\"end\">" << format_number("%.3f", y) << "</text>\n";
     const double x = log_x ? x_lo * std::pow(x_hi / x_lo, i / 5.0) : x_lo + (x_hi - x_lo) * i / 5;
-    out << "<line x1=\"" << fmt("%.2f", ax.px(x)) << "\" y1=\"" << bottom << "\" x2=\"" << fmt("%.2f", ax.px(x))
-        << "\" y2=\"" << bottom + 5 << "\" stroke=\"black\"/>\n<text x=\"" << fmt("%.2f", ax.px(x)) << "\" y=\""
-        << bottom + 20 << "\" text-anchor=\"middle\">" << fmt("%.4g", x) << "</text>\n";
+    out << "<line x1=\"" << format_number("%.2f", ax.px(x)) << "\" y1=\"" << bottom << "\" x2=\"" << format_number("%.2f", ax.px(x))
+        << "\" y2=\"" << bottom + 5 << "\" stroke=\"black\"/>\n<text x=\"" << format_number("%.2f", ax.px(x)) << "\" y=\""
+        << bottom + 20 << "\" text-anchor=\"middle\">" << format_number("%.4g", x) << "</text>\n";
   }
   out << "<text x=\"" << (Axes::kLeft + right) / 2 << "\" y=\"" << Axes::kHeight - 15 << "\" text-anchor=\"middle\">"
       << sweep.parameter << (log_x ? " (log scale)" : "") << "</text>\n"
@@ -127,23 +122,23 @@ void write_sweep_svg(std::ostream& out, const EttrSweep& sweep) {
       << (Axes::kTop + bottom) / 2 << ")\">ETTR (%)</text>\n";
   // Analytic curve.
   out << "<polyline fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"2\" points=\"";
-  for (const SweepPoint& p : pts) out << fmt("%.2f", ax.px(p.value)) << ',' << fmt("%.2f", ax.py(100 * p.analytic_ettr)) << ' ';
+  for (const SweepPoint& p : pts) out << format_number("%.2f", ax.px(p.value)) << ',' << format_number("%.2f", ax.py(100 * p.analytic_ettr)) << ' ';
   out << "\"/>\n";
   // Monte Carlo means with 95% error bars.
   for (const SweepPoint& p : pts) {
-    const std::string x = fmt("%.2f", ax.px(p.value));
-    out << "<line x1=\"" << x << "\" y1=\"" << fmt("%.2f", ax.py(100 * p.mc_ettr_ci95[0])) << "\" x2=\"" << x
-        << "\" y2=\"" << fmt("%.2f", ax.py(100 * p.mc_ettr_ci95[1])) << "\" stroke=\"#d62728\"/>\n"
-        << "<circle cx=\"" << x << "\" cy=\"" << fmt("%.2f", ax.py(100 * p.mc_ettr_mean))
+    const std::string x = format_number("%.2f", ax.px(p.value));
+    out << "<line x1=\"" << x << "\" y1=\"" << format_number("%.2f", ax.py(100 * p.mc_ettr_ci95[0])) << "\" x2=\"" << x
+        << "\" y2=\"" << format_number("%.2f", ax.py(100 * p.mc_ettr_ci95[1])) << "\" stroke=\"#d62728\"/>\n"
+        << "<circle cx=\"" << x << "\" cy=\"" << format_number("%.2f", ax.py(100 * p.mc_ettr_mean))
         << "\" r=\"3.5\" fill=\"#d62728\"/>\n";
   }
   // The analytic optimum.
   const SweepPoint& best = pts[sweep.best_analytic];
-  const std::string bx = fmt("%.2f", ax.px(best.value));
+  const std::string bx = format_number("%.2f", ax.px(best.value));
   out << "<line x1=\"" << bx << "\" y1=\"" << Axes::kTop << "\" x2=\"" << bx << "\" y2=\"" << bottom
       << "\" stroke=\"#2ca02c\" stroke-dasharray=\"5,4\"/>\n<text x=\"" << bx << "\" y=\"" << Axes::kTop - 4
-      << "\" text-anchor=\"middle\" fill=\"#2ca02c\">best " << fmt("%.4g", best.value)
-      << fmt(" (%.3f %%)", 100 * best.analytic_ettr) << "</text>\n";
+      << "\" text-anchor=\"middle\" fill=\"#2ca02c\">best " << format_number("%.4g", best.value)
+      << format_number(" (%.3f %%)", 100 * best.analytic_ettr) << "</text>\n";
   // Legend.
   out << "<line x1=\"" << right - 200 << "\" y1=\"" << bottom - 40 << "\" x2=\"" << right - 175 << "\" y2=\""
       << bottom - 40 << "\" stroke=\"#1f77b4\" stroke-width=\"2\"/><text x=\"" << right - 170 << "\" y=\""
