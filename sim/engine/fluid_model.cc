@@ -25,17 +25,16 @@ ResourceId FluidModel::add_resource(ResourceSpec spec) {
   }
   MOFASIM_CHECK(resources_.size() < kInvalidIndex, "too many resources");
   Resource r;
-  r.name = std::move(spec.name);
   r.capacity = spec.capacity;
   resources_.push_back(std::move(r));
+  resource_names_.push_back(std::move(spec.name));
   return ResourceId{static_cast<std::uint32_t>(resources_.size() - 1)};
 }
 
 DomainId FluidModel::add_domain(std::string name) {
   MOFASIM_CHECK(domains_.size() < kInvalidIndex, "too many domains");
-  Domain d;
-  d.name = std::move(name);
-  domains_.push_back(std::move(d));
+  domains_.emplace_back();
+  domain_names_.push_back(std::move(name));
   return DomainId{static_cast<std::uint32_t>(domains_.size() - 1)};
 }
 
@@ -49,7 +48,7 @@ void FluidModel::validate(const ActivitySpec& spec) const {
   for (const ResourceUse& u : spec.uses) {
     if (u.resource.value >= resources_.size()) fail("uses: unknown resource id " + std::to_string(u.resource.value));
     if (!(u.weight > 0) || !std::isfinite(u.weight)) {
-      fail("uses: weight " + std::to_string(u.weight) + " on resource '" + resources_[u.resource.value].name +
+      fail("uses: weight " + std::to_string(u.weight) + " on resource '" + resource_names_[u.resource.value] +
            "' must be finite and > 0");
     }
   }
@@ -68,11 +67,12 @@ ActivityId FluidModel::start(const ActivitySpec& spec, Action on_complete) {
   validate(spec);
   std::uint32_t slot = free_head_;
   if (slot != kInvalidIndex) {
-    free_head_ = activities_[slot].next_free;
+    free_head_ = cold_[slot].next_free;
   } else {
     MOFASIM_CHECK(activities_.size() < kInvalidIndex, "too many activities");
     slot = static_cast<std::uint32_t>(activities_.size());
     activities_.emplace_back();
+    cold_.emplace_back();
   }
   Activity& a = activities_[slot];
   a.seq = next_seq_++;
@@ -83,15 +83,21 @@ ActivityId FluidModel::start(const ActivitySpec& spec, Action on_complete) {
   a.coefficients = spec.kind == ActivityKind::kCommunication ? spec.coefficients : ContentionCoefficients{};
   a.solved = false;
   a.domain = spec.domain ? spec.domain->value : kInvalidIndex;
-  a.uses.clear();
-  for (const ResourceUse& u : spec.uses) {
-    a.uses.push_back(Use{.resource = u.resource.value, .weight = u.weight, .pos = kInvalidIndex});
+  ActivityCold& cold = cold_[slot];
+  a.num_uses = static_cast<std::uint32_t>(spec.uses.size());
+  Use* uses = a.inline_uses;
+  if (a.num_uses > kInlineUses) {
+    cold.more_uses.resize(a.num_uses);
+    uses = cold.more_uses.data();
   }
-  a.on_complete = on_complete;
+  for (std::uint32_t i = 0; i < a.num_uses; ++i) {
+    uses[i] = Use{.resource = spec.uses[i].resource.value, .pos = kInvalidIndex, .weight = spec.uses[i].weight};
+  }
+  cold.on_complete = on_complete;
   const ActivityId id{.slot = slot, .seq = a.seq};
   if (spec.latency > Duration::zero()) {
     a.phase = Phase::kLatency;
-    a.latency_event = queue_.schedule_in(spec.latency, [this, slot] { activate(slot); });
+    cold.latency_event = queue_.schedule_in(spec.latency, [this, slot] { activate(slot); });
   } else {
     activate(slot);
   }
@@ -111,11 +117,12 @@ void FluidModel::activate(std::uint32_t slot) {
   }
   a.phase = Phase::kRunning;
   ++running_;
-  for (std::uint32_t i = 0; i < a.uses.size(); ++i) {
-    Resource& r = resources_[a.uses[i].resource];
-    a.uses[i].pos = static_cast<std::uint32_t>(r.members.size());
+  const std::span<Use> uses = uses_of(slot);
+  for (std::uint32_t i = 0; i < uses.size(); ++i) {
+    Resource& r = resources_[uses[i].resource];
+    uses[i].pos = static_cast<std::uint32_t>(r.members.size());
     r.members.push_back(Member{.slot = slot, .use = i});
-    seed_resources_.push_back(a.uses[i].resource);
+    seed_resources_.push_back(uses[i].resource);
   }
   if (a.domain != kInvalidIndex) {
     Domain& d = domains_[a.domain];
@@ -130,20 +137,26 @@ void FluidModel::activate(std::uint32_t slot) {
 void FluidModel::detach(std::uint32_t slot) {
   Activity& a = activities_[slot];
   MOFASIM_CHECK(a.phase == Phase::kRunning, "detach: activity is not running");
-  for (const Use& u : a.uses) {
+  const std::span<const Use> uses = uses_of(slot);
+  for (std::uint32_t i = 0; i < uses.size(); ++i) {
+    const Use& u = uses[i];
     Resource& r = resources_[u.resource];
     const Member moved = r.members.back();
-    r.members[u.pos] = moved;
-    activities_[moved.slot].uses[moved.use].pos = u.pos;
     r.members.pop_back();
+    if (moved.slot != slot || moved.use != i) {  // swap-remove: the last member takes this place
+      r.members[u.pos] = moved;
+      uses_of(moved.slot)[moved.use].pos = u.pos;
+    }
     seed_resources_.push_back(u.resource);
   }
   if (a.domain != kInvalidIndex) {
     Domain& d = domains_[a.domain];
     const std::uint32_t moved = d.members.back();
-    d.members[a.domain_pos] = moved;
-    activities_[moved].domain_pos = a.domain_pos;
     d.members.pop_back();
+    if (moved != slot) {
+      d.members[a.domain_pos] = moved;
+      activities_[moved].domain_pos = a.domain_pos;
+    }
     seed_domains_.push_back(a.domain);
   }
   completions_.erase(slot);
@@ -153,8 +166,8 @@ void FluidModel::detach(std::uint32_t slot) {
 void FluidModel::release(std::uint32_t slot) {
   Activity& a = activities_[slot];
   a.phase = Phase::kFree;
-  a.on_complete = Action{};
-  a.next_free = free_head_;
+  cold_[slot].on_complete = Action{};
+  cold_[slot].next_free = free_head_;
   free_head_ = slot;
 }
 
@@ -170,7 +183,7 @@ bool FluidModel::cancel(ActivityId id) {
   Activity& a = activities_[id.slot];
   switch (a.phase) {
     case Phase::kLatency:
-      queue_.cancel(a.latency_event);
+      queue_.cancel(cold_[id.slot].latency_event);
       break;
     case Phase::kRunning:
       detach(id.slot);
@@ -208,8 +221,8 @@ std::optional<Time> FluidModel::expected_completion(ActivityId id) const {
   return Time{Duration{a->completion_ns}};
 }
 
-bool FluidModel::alone(const Activity& a) const {
-  for (const Use& u : a.uses) {
+bool FluidModel::alone(std::uint32_t slot) const {
+  for (const Use& u : uses_of(slot)) {
     if (resources_[u.resource].members.size() != 1) return false;
   }
   return true;
@@ -272,7 +285,7 @@ void FluidModel::collect_component() {
     const std::uint32_t slot = stack_.back();
     stack_.pop_back();
     solve_activities_.push_back(slot);
-    for (const Use& u : activities_[slot].uses) {
+    for (const Use& u : uses_of(slot)) {
       if (visit_resource(u.resource)) solve_resources_.push_back(u.resource);
     }
   }
@@ -291,7 +304,7 @@ void FluidModel::collect_component() {
     stack_.pop_back();
     comp_activities_.push_back(slot);
     const Activity& a = activities_[slot];
-    for (const Use& u : a.uses) visit_resource(u.resource);
+    for (const Use& u : uses_of(slot)) visit_resource(u.resource);
     if (a.domain != kInvalidIndex) visit_domain(a.domain);
   }
 }
@@ -302,38 +315,46 @@ void FluidModel::resolve() {
   collect_component();
   const std::int64_t now = ns_of(queue_.now());
 
-  // Re-solve the shares of the changed part, in start order and resource-id order: the result
-  // never depends on list order, and a resource-connected part gets the same shares whether it is
-  // solved alone or with other parts (progressive filling never mixes disjoint parts).
-  if (!solve_activities_.empty()) {
-    std::sort(solve_activities_.begin(), solve_activities_.end(),
+  // Re-solve the shares of the changed part. An activity alone on all its resources gets the
+  // level progressive filling would freeze it at: the lowest of its bound and capacity / weight
+  // of each resource (0 + w = w). The others go to the solver in start order, their resources in
+  // id order: the result never depends on list order, and a resource-connected part gets the
+  // same shares whether it is solved alone or with other parts (progressive filling never mixes
+  // disjoint parts).
+  solver_activities_.clear();
+  for (const std::uint32_t slot : solve_activities_) {
+    if (!alone(slot)) {
+      solver_activities_.push_back(slot);
+      continue;
+    }
+    Activity& a = activities_[slot];
+    double share = a.bound;
+    for (const Use& u : uses_of(slot)) share = std::min(share, resources_[u.resource].capacity / u.weight);
+    a.share = share;
+  }
+  if (!solver_activities_.empty()) {
+    std::sort(solver_activities_.begin(), solver_activities_.end(),
               [this](std::uint32_t x, std::uint32_t y) { return activities_[x].seq < activities_[y].seq; });
-    std::sort(solve_resources_.begin(), solve_resources_.end());
+    ++epoch_;  // marks the solver's resources (collect_component's marks are no longer needed)
+    solver_resources_.clear();
+    for (const std::uint32_t slot : solver_activities_) {
+      for (const Use& u : uses_of(slot)) {
+        Resource& r = resources_[u.resource];
+        if (r.mark == epoch_) continue;
+        r.mark = epoch_;
+        solver_resources_.push_back(u.resource);
+      }
+    }
+    std::sort(solver_resources_.begin(), solver_resources_.end());
     solver_.clear();
-    for (const std::uint32_t r : solve_resources_) resources_[r].local = solver_.add_resource(resources_[r].capacity);
-    bool any = false;
-    for (const std::uint32_t slot : solve_activities_) {
+    for (const std::uint32_t r : solver_resources_) resources_[r].local = solver_.add_resource(resources_[r].capacity);
+    for (const std::uint32_t slot : solver_activities_) {
       Activity& a = activities_[slot];
-      if (alone(a)) {
-        // Alone on all its resources: progressive filling freezes it at the lowest of its bound
-        // and capacity / weight of each resource (the level the solver computes, 0 + w = w).
-        double share = a.bound;
-        for (const Use& u : a.uses) share = std::min(share, resources_[u.resource].capacity / u.weight);
-        a.share = share;
-        a.local = kInvalidIndex;
-        continue;
-      }
-      any = true;
       a.local = solver_.add_variable(a.bound);
-      for (const Use& u : a.uses) solver_.add_use(a.local, resources_[u.resource].local, u.weight);
+      for (const Use& u : uses_of(slot)) solver_.add_use(a.local, resources_[u.resource].local, u.weight);
     }
-    if (any) {
-      solver_.solve();
-      for (const std::uint32_t slot : solve_activities_) {
-        Activity& a = activities_[slot];
-        if (a.local != kInvalidIndex) a.share = solver_.rate(a.local);
-      }
-    }
+    solver_.solve();
+    for (const std::uint32_t slot : solver_activities_) activities_[slot].share = solver_.rate(activities_[slot].local);
   }
 
   // Contention coefficients per domain (all running members of a touched domain are in the component).
@@ -369,7 +390,7 @@ void FluidModel::resolve() {
     MOFASIM_CHECK(rate > 0 && std::isfinite(rate), "fluid: activity rate is zero or not finite");
     a.rate = rate;
     const std::int64_t completion = now + from_seconds(a.remaining / rate).count();
-    if (!a.solved || completion != a.completion_ns) {  // a solved running activity is in the heap
+    if (!a.solved || completion != a.completion_ns) {  // a solved running activity is in the index
       a.completion_ns = completion;
       completions_.set(slot, completion, a.seq);
     }
@@ -385,7 +406,7 @@ void FluidModel::reschedule_wake() {
     wake_ns_.reset();
     return;
   }
-  const std::int64_t next = completions_.top().when_ns;
+  const std::int64_t next = completions_.earliest_ns();
   if (wake_ns_ == next) return;
   if (wake_ns_) queue_.cancel(wake_event_);
   wake_event_ = queue_.schedule_at(Time{Duration{next}}, [this] { on_wake(); });
@@ -396,18 +417,17 @@ void FluidModel::on_wake() {
   wake_ns_.reset();
   const std::int64_t now = ns_of(queue_.now());
   done_callbacks_.clear();
-  while (!completions_.empty() && completions_.top().when_ns <= now) {
-    const std::uint32_t slot = completions_.top().slot;
-    Activity& a = activities_[slot];
-    if (a.phase == Phase::kRunning) {
-      detach(slot);  // also erases it from completions_
-    } else {
-      completions_.erase(slot);
+  while (!completions_.empty() && completions_.earliest_ns() <= now) {
+    done_slots_.clear();
+    completions_.pop_earliest(done_slots_);  // in start order
+    for (const std::uint32_t slot : done_slots_) {
+      Activity& a = activities_[slot];
+      if (a.phase == Phase::kRunning) detach(slot);
+      a.remaining = 0;  // clamp: the rounded completion time is the end of the work
+      done_callbacks_.push_back(cold_[slot].on_complete);
+      release(slot);
+      ++completed_;
     }
-    a.remaining = 0;  // clamp: the rounded completion time is the end of the work
-    done_callbacks_.push_back(a.on_complete);
-    release(slot);
-    ++completed_;
   }
   if (!seed_resources_.empty() || !seed_domains_.empty()) {
     request_resolve();

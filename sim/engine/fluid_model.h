@@ -42,10 +42,11 @@
 // remaining work is clamped to 0. Work left by a partial interval is max(0, remaining - rate*dt).
 // Completions that fall in the same nanosecond invoke their callbacks in start order.
 //
-// Determinism: component members are solved in start order and resources in id order; nothing
-// depends on pointer order or hashing. The model holds one wake-up event in the queue at the
-// earliest completion time (its own indexed heap orders the activities), so rate changes do not
-// leave cancelled events behind.
+// Determinism: the activities that need the max-min solver are given to it in start order and
+// their resources in id order; an activity alone on its resources gets capacity / weight without
+// it (the level the solver would compute). Nothing depends on pointer order or hashing. The model
+// holds one wake-up event in the queue at the earliest completion time (its CompletionIndex
+// orders the activities), so rate changes do not leave cancelled events behind.
 #pragma once
 
 #include <cstdint>
@@ -56,7 +57,7 @@
 #include <vector>
 
 #include "sim/engine/action.h"
-#include "sim/engine/completion_heap.h"
+#include "sim/engine/completion_index.h"
 #include "sim/engine/event_queue.h"
 #include "sim/engine/ids.h"
 #include "sim/engine/max_min_solver.h"
@@ -124,19 +125,20 @@ class FluidModel {
 
  private:
   enum class Phase : std::uint8_t { kFree, kLatency, kRunning, kTimer };
+  static constexpr std::uint32_t kInlineUses = 2;  // most activities use one or two resources
   struct Use {
     std::uint32_t resource;
-    double weight;
     std::uint32_t pos;  // index of this activity in the resource's member list
+    double weight;
   };
   struct Member {
     std::uint32_t slot;
     std::uint32_t use;  // index into the activity's uses
   };
+  // Hot state, touched on every start, resolve and completion: two cache lines, no pointers to
+  // chase for activities with up to kInlineUses uses. What only start/finish need is in ActivityCold.
   struct Activity {
     std::uint64_t seq = 0;
-    Phase phase = Phase::kFree;
-    ActivityKind kind = ActivityKind::kCompute;
     double remaining = 0;
     double rate = 0;
     double share = 0;  // max-min share before contention, kept until its resource part changes
@@ -144,38 +146,50 @@ class FluidModel {
     ContentionCoefficients coefficients;
     std::int64_t last_update_ns = 0;
     std::int64_t completion_ns = 0;
-    bool solved = false;
     std::uint32_t domain = kInvalidIndex;
     std::uint32_t domain_pos = kInvalidIndex;
     std::uint32_t mark = 0;
     std::uint32_t local = 0;  // index in the solver during a resolve
-    std::uint32_t next_free = kInvalidIndex;
-    std::vector<Use> uses;    // capacity kept across reuse of the slot
-    EventId latency_event;
+    std::uint32_t num_uses = 0;
+    Phase phase = Phase::kFree;
+    ActivityKind kind = ActivityKind::kCompute;
+    bool solved = false;
+    Use inline_uses[kInlineUses]{};
+  };
+  struct ActivityCold {
     Action on_complete;
+    EventId latency_event;
+    std::uint32_t next_free = kInvalidIndex;
+    std::vector<Use> more_uses;  // the uses when there are more than kInlineUses; capacity kept
   };
   struct Resource {
-    std::string name;
     double capacity = 0;
     std::vector<Member> members;
     std::uint32_t mark = 0;
     std::uint32_t local = 0;
   };
   struct Domain {
-    std::string name;
     std::vector<std::uint32_t> members;  // running activity slots
+    double alpha = 1.0;    // set by resolve: max alpha over running communication activities
     std::uint32_t mark = 0;
     bool overlap = false;  // set by resolve: a running compute and a running communication
-    double alpha = 1.0;    // set by resolve: max alpha over running communication activities
   };
 
+  [[nodiscard]] std::span<Use> uses_of(std::uint32_t slot) {
+    Activity& a = activities_[slot];
+    return {a.num_uses <= kInlineUses ? a.inline_uses : cold_[slot].more_uses.data(), a.num_uses};
+  }
+  [[nodiscard]] std::span<const Use> uses_of(std::uint32_t slot) const {
+    const Activity& a = activities_[slot];
+    return {a.num_uses <= kInlineUses ? a.inline_uses : cold_[slot].more_uses.data(), a.num_uses};
+  }
   const Activity* find(ActivityId id) const;
   void validate(const ActivitySpec& spec) const;
   void activate(std::uint32_t slot);
   void detach(std::uint32_t slot);
   void release(std::uint32_t slot);
   // True if the activity is the only running member of each resource it uses.
-  [[nodiscard]] bool alone(const Activity& a) const;
+  [[nodiscard]] bool alone(std::uint32_t slot) const;
   void request_resolve();
   void resolve();
   void on_wake();
@@ -184,13 +198,16 @@ class FluidModel {
 
   EventQueue& queue_;
   std::vector<Activity> activities_;
+  std::vector<ActivityCold> cold_;  // by slot, beside activities_
   std::vector<Resource> resources_;
+  std::vector<std::string> resource_names_;
   std::vector<Domain> domains_;
+  std::vector<std::string> domain_names_;
   std::uint32_t free_head_ = kInvalidIndex;
   std::uint64_t next_seq_ = 1;
   std::size_t running_ = 0;
 
-  CompletionHeap completions_;
+  CompletionIndex completions_;
   EventId wake_event_;
   std::optional<std::int64_t> wake_ns_;
   bool resolve_pending_ = false;
@@ -200,6 +217,8 @@ class FluidModel {
   std::vector<ActivityId> seed_activities_;  // newly running (covers activities with no resource)
   std::vector<std::uint32_t> comp_activities_, comp_domains_, stack_;
   std::vector<std::uint32_t> solve_activities_, solve_resources_;  // the part whose shares change
+  std::vector<std::uint32_t> solver_activities_, solver_resources_;  // the part that needs the solver
+  std::vector<std::uint32_t> done_slots_;
   std::vector<Action> done_callbacks_;
   std::uint32_t epoch_ = 0;
   MaxMinSolver solver_;
