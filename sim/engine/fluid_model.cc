@@ -67,7 +67,7 @@ ActivityId FluidModel::start(const ActivitySpec& spec, Action on_complete) {
   validate(spec);
   std::uint32_t slot = free_head_;
   if (slot != kInvalidIndex) {
-    free_head_ = cold_[slot].next_free;
+    free_head_ = activities_[slot].next_free;
   } else {
     MOFASIM_CHECK(activities_.size() < kInvalidIndex, "too many activities");
     slot = static_cast<std::uint32_t>(activities_.size());
@@ -93,7 +93,7 @@ ActivityId FluidModel::start(const ActivitySpec& spec, Action on_complete) {
   for (std::uint32_t i = 0; i < a.num_uses; ++i) {
     uses[i] = Use{.resource = spec.uses[i].resource.value, .pos = kInvalidIndex, .weight = spec.uses[i].weight};
   }
-  cold.on_complete = on_complete;
+  a.on_complete = on_complete;
   const ActivityId id{.slot = slot, .seq = a.seq};
   if (spec.latency > Duration::zero()) {
     a.phase = Phase::kLatency;
@@ -166,8 +166,8 @@ void FluidModel::detach(std::uint32_t slot) {
 void FluidModel::release(std::uint32_t slot) {
   Activity& a = activities_[slot];
   a.phase = Phase::kFree;
-  cold_[slot].on_complete = Action{};
-  cold_[slot].next_free = free_head_;
+  a.on_complete = Action{};
+  a.next_free = free_head_;
   free_head_ = slot;
 }
 
@@ -424,7 +424,7 @@ void FluidModel::on_wake() {
       Activity& a = activities_[slot];
       if (a.phase == Phase::kRunning) detach(slot);
       a.remaining = 0;  // clamp: the rounded completion time is the end of the work
-      done_callbacks_.push_back(cold_[slot].on_complete);
+      done_callbacks_.push_back(a.on_complete);
       release(slot);
       ++completed_;
     }

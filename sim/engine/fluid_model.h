@@ -135,9 +135,10 @@ class FluidModel {
     std::uint32_t slot;
     std::uint32_t use;  // index into the activity's uses
   };
-  // Hot state, touched on every start, resolve and completion: two cache lines, no pointers to
-  // chase for activities with up to kInlineUses uses. What only start/finish need is in ActivityCold.
-  struct Activity {
+  // Everything a start, resolve and completion touch, in three whole cache lines and with no
+  // pointer to chase for activities with up to kInlineUses uses; the rest is in ActivityCold.
+  struct alignas(64) Activity {
+    Action on_complete;
     std::uint64_t seq = 0;
     double remaining = 0;
     double rate = 0;
@@ -151,15 +152,15 @@ class FluidModel {
     std::uint32_t mark = 0;
     std::uint32_t local = 0;  // index in the solver during a resolve
     std::uint32_t num_uses = 0;
+    std::uint32_t next_free = kInvalidIndex;
     Phase phase = Phase::kFree;
     ActivityKind kind = ActivityKind::kCompute;
     bool solved = false;
     Use inline_uses[kInlineUses]{};
   };
+  static_assert(sizeof(Activity) == 192);
   struct ActivityCold {
-    Action on_complete;
     EventId latency_event;
-    std::uint32_t next_free = kInvalidIndex;
     std::vector<Use> more_uses;  // the uses when there are more than kInlineUses; capacity kept
   };
   struct Resource {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "sim/executor/instance_times.h"
 #include "sim/units/check.h"
 
 namespace mofasim::executor {
@@ -32,15 +33,14 @@ double& slot_of(Breakdown& b, Category c) {
 }  // namespace
 
 std::vector<Interval> stage_intervals(const Workload& w, const ReplayOutput& r, int stage) {
+  const InstanceTimes times(w, r);
   std::vector<Interval> out;
   for (TaskId t = 0; t < w.size(); ++t) {
     const bool own = w.stage(t) == stage;
     const bool received = w.kind(t) == TaskKind::kP2p && w.peer_stage(t) == stage;
     if (!own && !received) continue;
     const std::uint32_t inst = r.map.inst_of(w.scope(t), w.stage(t), 0);
-    const std::uint64_t gi = r.base[t] + inst;
-    if (r.end_ns[gi] < 0) continue;
-    out.push_back({.start_ns = r.start_ns[gi], .end_ns = r.end_ns[gi], .task = t});
+    out.push_back({.start_ns = times.start_ns(t, inst), .end_ns = times.end_ns(t, inst), .task = t});
   }
   std::sort(out.begin(), out.end(), [](const Interval& a, const Interval& b) {
     return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.task < b.task;
@@ -91,15 +91,8 @@ Breakdown stage_breakdown(const Workload& w, const ReplayOutput& r, int stage) {
 
 CriticalPath critical_path(const Workload& w, const ReplayOutput& r) {
   CriticalPath out;
+  const InstanceTimes times(w, r);
   const std::uint32_t n = w.size();
-  std::vector<std::uint32_t> begin(n + 1, 0);
-  const auto from = w.edge_sources();
-  const auto to = w.edge_targets();
-  for (TaskId v : to) ++begin[v + 1];
-  for (std::uint32_t i = 0; i < n; ++i) begin[i + 1] += begin[i];
-  std::vector<TaskId> preds(from.size());
-  std::vector<std::uint32_t> fill(begin.begin(), begin.end() - 1);
-  for (std::size_t e = 0; e < from.size(); ++e) preds[fill[to[e]]++] = from[e];
 
   // The instance that ends last (lowest id on ties).
   TaskId cur = kNone;
@@ -107,8 +100,8 @@ CriticalPath critical_path(const Workload& w, const ReplayOutput& r) {
   std::int64_t best = -1;
   for (TaskId t = 0; t < n; ++t) {
     for (std::uint32_t i = 0; i < r.instances(t); ++i) {
-      if (r.end_ns[r.base[t] + i] > best) {
-        best = r.end_ns[r.base[t] + i];
+      if (times.end_ns(t, i) > best) {
+        best = times.end_ns(t, i);
         cur = t;
         cur_inst = i;
       }
@@ -116,24 +109,13 @@ CriticalPath critical_path(const Workload& w, const ReplayOutput& r) {
   }
   std::vector<std::uint32_t> scratch;
   while (cur != kNone) {
-    const std::uint64_t gi = r.base[cur] + cur_inst;
-    out.seconds[static_cast<std::size_t>(w.category(cur))] += static_cast<double>(r.end_ns[gi] - r.start_ns[gi]) * 1e-9;
-    ++out.length;
     TaskId next = kNone;
     std::uint32_t next_inst = 0;
     std::int64_t latest = -1;
-    for (std::uint32_t k = begin[cur]; k < begin[cur + 1]; ++k) {
-      const TaskId u = preds[k];
-      scratch.clear();
-      if (w.scope(u) == w.scope(cur) && (w.scope(u) == Scope::kRank || w.stage(u) == w.stage(cur))) {
-        scratch.push_back(cur_inst);
-      } else {
-        for (std::uint32_t g : r.map.members(w.scope(cur), w.stage(cur), cur_inst)) {
-          scratch.push_back(r.map.inst_of(w.scope(u), w.stage(u), static_cast<int>(g)));
-        }
-      }
+    for (const TaskId u : times.predecessors(cur)) {
+      times.pred_instances(u, cur, cur_inst, scratch);
       for (std::uint32_t ui : scratch) {
-        const std::int64_t e = r.end_ns[r.base[u] + ui];
+        const std::int64_t e = times.end_ns(u, ui);
         if (e > latest) {
           latest = e;
           next = u;
@@ -141,8 +123,12 @@ CriticalPath critical_path(const Workload& w, const ReplayOutput& r) {
         }
       }
     }
-    const std::int64_t gap = r.start_ns[gi] - (next == kNone ? 0 : latest);
-    if (gap > 0) out.wait_seconds += static_cast<double>(gap) * 1e-9;
+    // An instance starts when its last predecessor ends (InstanceTimes), so the path has no gap
+    // between a task and its releasing predecessor; only the first task can start after 0.
+    const std::int64_t start = next == kNone ? 0 : latest;
+    out.seconds[static_cast<std::size_t>(w.category(cur))] +=
+        static_cast<double>(times.end_ns(cur, cur_inst) - start) * 1e-9;
+    ++out.length;
     cur = next;
     cur_inst = next_inst;
   }

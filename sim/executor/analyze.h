@@ -26,11 +26,11 @@ Breakdown stage_breakdown(const Workload& w, const ReplayOutput& r, int stage);
 
 struct CriticalPath {
   std::array<double, kCategoryCount> seconds{};
-  double wait_seconds = 0;
   std::size_t length = 0;  // instances on the path
 };
 // Walks back from the last instance to end, each time to the predecessor instance that ended
-// last (the one that released it).
+// last (the one that released it). The path has no gaps: an instance starts when that
+// predecessor ends, so the per-category seconds add up to the step.
 CriticalPath critical_path(const Workload& w, const ReplayOutput& r);
 
 }  // namespace mofasim::executor

@@ -82,10 +82,8 @@ class Replayer {
       n += map_.instances(w_.scope(t), w_.stage(t));
     }
     out_.base[w_.size()] = n;
-    remaining_.assign(n, 0);
-    phase_.assign(n, 0);
-    out_.start_ns.assign(n, -1);
-    out_.end_ns.assign(n, -1);
+    remaining_ = ZeroedArray<std::uint32_t>(n);
+    out_.end_ns = ZeroedArray<std::int64_t>(n);
     out_.peak_bytes.assign(map_.slots(), 0);
     live_bytes_.assign(map_.slots(), 0);
   }
@@ -238,15 +236,13 @@ class Replayer {
   }
 
   void start(TaskId t, std::uint32_t inst) {
-    const std::uint64_t gi = out_.base[t] + inst;
-    out_.start_ns[gi] = queue_.now().time_since_epoch().count();
     const std::uint32_t slot = rank_slot(t, inst);
     if (w_.alloc_bytes(t) > 0) {
       live_bytes_[slot] += w_.alloc_bytes(t);
       out_.peak_bytes[slot] = std::max(out_.peak_bytes[slot], live_bytes_[slot]);
     }
     const double work = w_.work(t);
-    sim::Action done = [this, t, inst] { on_activity_done(t, inst); };
+    sim::Action done = [this, t, inst] { finish(t, inst); };
     switch (w_.kind(t)) {
       case TaskKind::kCompute:
         launch(work, compute_[slot], sim::ActivityKind::kCompute, slot, t, done);
@@ -285,8 +281,7 @@ class Replayer {
 
   void start_phase(TaskId t, std::uint32_t inst, std::uint8_t phase) {
     const CachedPlan& plan = plan_of(t, inst);
-    phase_[out_.base[t] + inst] = phase;
-    sim::Action done = [this, t, inst] { on_activity_done(t, inst); };
+    sim::Action done = [this, t, inst, phase] { on_phase_done(t, inst, phase); };
     if (phase >= plan.phases.size()) {
       queue_.schedule_in(Duration{0}, done);
       return;
@@ -308,14 +303,13 @@ class Replayer {
     fluid_.start(spec, done);
   }
 
-  void on_activity_done(TaskId t, std::uint32_t inst) {
-    const std::uint64_t gi = out_.base[t] + inst;
-    if (w_.kind(t) == TaskKind::kCollective || w_.kind(t) == TaskKind::kP2p) {
-      const std::uint8_t next = static_cast<std::uint8_t>(phase_[gi] + 1);
-      if (next < plan_of(t, inst).phases.size()) {
-        start_phase(t, inst, next);
-        return;
-      }
+  // A collective or p2p instance runs its plan's phases one after the other (the phase travels
+  // in the callback, so no per-instance phase table is kept).
+  void on_phase_done(TaskId t, std::uint32_t inst, std::uint8_t phase) {
+    const std::uint8_t next = static_cast<std::uint8_t>(phase + 1);
+    if (next < plan_of(t, inst).phases.size()) {
+      start_phase(t, inst, next);
+      return;
     }
     finish(t, inst);
   }
@@ -339,19 +333,18 @@ class Replayer {
   }
 
   void check_finished() const {
-    if (finished_ == out_.start_ns.size()) return;
+    if (finished_ == out_.end_ns.size()) return;
     std::string waiting;
     int listed = 0;
     for (TaskId t = 0; t < w_.size() && listed < 8; ++t) {
       for (std::uint32_t i = 0; i < out_.instances(t); ++i) {
-        if (out_.end_ns[out_.base[t] + i] >= 0) continue;
-        if (out_.start_ns[out_.base[t] + i] >= 0) continue;
+        if (remaining_[out_.base[t] + i] == 0) continue;  // started (it may not have finished)
         waiting += (listed == 0 ? "" : "; ") + w_.describe(t);
         ++listed;
         break;
       }
     }
-    throw std::runtime_error("step DAG cannot finish: " + std::to_string(out_.start_ns.size() - finished_) +
+    throw std::runtime_error("step DAG cannot finish: " + std::to_string(out_.end_ns.size() - finished_) +
                              " task instances never ran, waiting tasks include: " + waiting);
   }
 
@@ -371,8 +364,7 @@ class Replayer {
   std::vector<std::int32_t> p2p_plan_;
   std::vector<CachedPlan> plans_;
 
-  std::vector<std::uint32_t> remaining_;
-  std::vector<std::uint8_t> phase_;
+  ZeroedArray<std::uint32_t> remaining_;  // unfinished predecessor instances, by global instance
   std::vector<double> live_bytes_;
   std::vector<std::uint32_t> scratch_;
   struct Ready {

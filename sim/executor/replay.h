@@ -29,6 +29,7 @@
 #include "model/spec.h"
 #include "sim/executor/instance_map.h"
 #include "sim/executor/workload.h"
+#include "sim/executor/zeroed_array.h"
 #include "topology/placement.h"
 #include "topology/topology.h"
 
@@ -48,8 +49,11 @@ struct ReplayOutput {
   explicit ReplayOutput(InstanceMap m) : map(std::move(m)) {}
   InstanceMap map;
   std::vector<std::uint64_t> base{};     // first global instance of each template task
-  std::vector<std::int64_t> start_ns{};  // by global instance
-  std::vector<std::int64_t> end_ns{};
+  // End time by global instance; every entry is set when replay() returns (it throws otherwise).
+  // Starts are not stored: an instance starts the moment its last predecessor instance ends (at 0
+  // without one), so InstanceTimes (analyze.h) derives them; at full fidelity on 16,384 GPUs that
+  // saves 1.7 GB.
+  ZeroedArray<std::int64_t> end_ns{};
   std::vector<double> peak_bytes{};      // live dynamic memory maximum by rank slot
   std::int64_t step_ns = 0;            // the last task's end
   std::uint64_t events = 0;            // events the queue fired

@@ -66,7 +66,7 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
   res.step_time_s = static_cast<double>(r.step_ns) * 1e-9;
   res.events = r.events;
   res.tasks = w.size();
-  res.instances = r.start_ns.size();
+  res.instances = r.end_ns.size();
   double least_idle = -1;
   for (int s = 0; s < w.stages(); ++s) {
     const Breakdown b = stage_breakdown(w, r, s);
@@ -77,13 +77,12 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
     }
   }
   const CriticalPath cp = critical_path(w, r);
-  double path_total = cp.wait_seconds;
+  double path_total = 0;
   for (double v : cp.seconds) path_total += v;
   if (path_total > 0) {
     for (int c = 0; c < kCategoryCount; ++c) {
       res.critical_path_share[static_cast<std::size_t>(c)] = cp.seconds[static_cast<std::size_t>(c)] / path_total;
     }
-    res.critical_path_wait_share = cp.wait_seconds / path_total;
   }
   const int gpus = res.gpus;
   if (res.step_time_s > 0) {

@@ -40,7 +40,6 @@ nlohmann::json to_json(const StepResult& r) {
   for (int c = 0; c < kCategoryCount; ++c) {
     cp[std::string(category_name(static_cast<Category>(c)))] = r.critical_path_share[static_cast<std::size_t>(c)];
   }
-  cp["wait"] = r.critical_path_wait_share;
   j["critical_path"] = cp;
   j["events"] = r.events;
   j["tasks"] = r.tasks;

@@ -64,9 +64,8 @@ struct StepResult {
   double tokens_per_s = 0;
   std::vector<StageMemory> memory{};
   double peak_memory_bytes = 0;  // max over stages
-  // Share of the critical path's length per category, plus "wait" (latency gaps): sums to 1.
+  // Share of the critical path's length per category: sums to 1.
   std::array<double, kCategoryCount> critical_path_share{};
-  double critical_path_wait_share = 0;
   std::uint64_t events = 0;
   std::uint64_t tasks = 0;      // template tasks (one replica)
   std::uint64_t instances = 0;  // simulated task instances
