@@ -1,4 +1,4 @@
-// CompletionIndex implementation: equal-time buckets, a hash from time to bucket, a lazy heap of times.
+// CompletionIndex implementation: equal-time buckets and a lazy heap of bucket times.
 #include "sim/engine/completion_index.h"
 
 #include <algorithm>
@@ -22,38 +22,36 @@ std::uint32_t CompletionIndex::bucket_for(std::int64_t when_ns) {
   if (last_bucket_ != kInvalidIndex && buckets_[last_bucket_].live && buckets_[last_bucket_].when_ns == when_ns) {
     return last_bucket_;
   }
-  const auto [it, inserted] = by_time_.try_emplace(when_ns, kInvalidIndex);
-  if (inserted) {
-    std::uint32_t b;
-    if (!free_buckets_.empty()) {
-      b = free_buckets_.back();
-      free_buckets_.pop_back();
-    } else {
-      MOFASIM_CHECK(buckets_.size() < kInvalidIndex, "completion index: too many buckets");
-      b = static_cast<std::uint32_t>(buckets_.size());
-      buckets_.emplace_back();
-    }
-    Bucket& bucket = buckets_[b];
-    bucket.when_ns = when_ns;
-    bucket.live = true;
-    it->second = b;
-    if (heap_.size() > 2 * by_time_.size() + 64) {
-      rebuild_heap();  // includes the new bucket
-    } else {
-      heap_.push_back(TimeEntry{.when_ns = when_ns, .bucket = b});
-      std::push_heap(heap_.begin(), heap_.end(), Later{});
-    }
+  std::uint32_t b;
+  if (!free_buckets_.empty()) {
+    b = free_buckets_.back();
+    free_buckets_.pop_back();
+  } else {
+    MOFASIM_CHECK(buckets_.size() < kInvalidIndex, "completion index: too many buckets");
+    b = static_cast<std::uint32_t>(buckets_.size());
+    buckets_.emplace_back();
   }
-  last_bucket_ = it->second;
-  return it->second;
+  Bucket& bucket = buckets_[b];
+  bucket.when_ns = when_ns;
+  bucket.live = true;
+  ++live_buckets_;
+  if (heap_.size() > 2 * live_buckets_ + 64) {
+    rebuild_heap();  // includes the new bucket
+  } else {
+    heap_.push_back(TimeEntry{.when_ns = when_ns, .bucket = b, .generation = bucket.generation});
+    std::push_heap(heap_.begin(), heap_.end(), Later{});
+  }
+  last_bucket_ = b;
+  return b;
 }
 
 void CompletionIndex::free_bucket(std::uint32_t b) {
   Bucket& bucket = buckets_[b];
-  by_time_.erase(bucket.when_ns);
   bucket.live = false;
+  ++bucket.generation;
   bucket.items.clear();
   free_buckets_.push_back(b);
+  --live_buckets_;
 }
 
 void CompletionIndex::remove(std::uint32_t slot) {
@@ -98,7 +96,10 @@ void CompletionIndex::drop_stale_top() {
 
 void CompletionIndex::rebuild_heap() {
   heap_.clear();
-  for (const auto& [when, b] : by_time_) heap_.push_back(TimeEntry{.when_ns = when, .bucket = b});
+  for (std::uint32_t b = 0; b < buckets_.size(); ++b) {
+    const Bucket& bucket = buckets_[b];
+    if (bucket.live) heap_.push_back(TimeEntry{.when_ns = bucket.when_ns, .bucket = b, .generation = bucket.generation});
+  }
   std::make_heap(heap_.begin(), heap_.end(), Later{});
 }
 
@@ -111,20 +112,22 @@ std::int64_t CompletionIndex::earliest_ns() {
 void CompletionIndex::pop_earliest(std::vector<std::uint32_t>& out) {
   MOFASIM_CHECK(size_ > 0, "completion index: pop of an empty index");
   drop_stale_top();
-  const std::uint32_t b = heap_.front().bucket;
-  std::pop_heap(heap_.begin(), heap_.end(), Later{});
-  heap_.pop_back();
-  Bucket& bucket = buckets_[b];
+  const std::int64_t when = heap_.front().when_ns;
+  while (!heap_.empty() && heap_.front().when_ns == when) {
+    const TimeEntry top = heap_.front();
+    std::pop_heap(heap_.begin(), heap_.end(), Later{});
+    heap_.pop_back();
+    if (stale(top)) continue;
+    Bucket& bucket = buckets_[top.bucket];
+    for (const Item& item : bucket.items) pos_[item.slot].bucket = kInvalidIndex;
+    size_ -= bucket.items.size();
+    merged_.insert(merged_.end(), bucket.items.begin(), bucket.items.end());
+    free_bucket(top.bucket);
+  }
   const auto by_seq = [](const Item& x, const Item& y) { return x.seq < y.seq; };
-  if (!std::is_sorted(bucket.items.begin(), bucket.items.end(), by_seq)) {
-    std::sort(bucket.items.begin(), bucket.items.end(), by_seq);
-  }
-  for (const Item& item : bucket.items) {
-    out.push_back(item.slot);
-    pos_[item.slot].bucket = kInvalidIndex;
-  }
-  size_ -= bucket.items.size();
-  free_bucket(b);
+  if (!std::is_sorted(merged_.begin(), merged_.end(), by_seq)) std::sort(merged_.begin(), merged_.end(), by_seq);
+  for (const Item& item : merged_) out.push_back(item.slot);
+  merged_.clear();
 }
 
 }  // namespace mofasim::sim

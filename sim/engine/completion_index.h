@@ -2,18 +2,19 @@
 // buckets of equal time.
 //
 // Why buckets and not one binary heap of activities: a cluster replay finishes thousands of
-// identical activities in the same nanosecond (every rank's copy of one GEMM). A heap pays a
-// cache-missing O(log n) sift for each of them; here an equal-time batch shares one bucket, so
-// set/erase are O(1) (a hash lookup and a swap-remove) and the heap holds distinct times only.
+// identical activities in the same nanosecond (every rank's copy of one GEMM), and the fluid
+// model sets their completions one after the other. A heap pays a cache-missing O(log n) sift
+// for each of them; here consecutive sets of one time share a bucket, so they cost O(1) (an
+// append) and the heap holds one entry per bucket. A time set again later may get a second
+// bucket: pop_earliest() merges every bucket of the earliest time.
 //
 // Order: pop_earliest() returns one whole time's slots sorted by start sequence, which is the
 // order the completions are delivered in (FluidModel's tie rule). Buckets emptied by erase()
-// leave a stale time in the heap; it is dropped when it reaches the top, and the heap is rebuilt
+// leave a stale entry in the heap; it is dropped when it reaches the top, and the heap is rebuilt
 // from the live buckets when stale entries outnumber them, so memory stays O(live activities).
 #pragma once
 
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 #include "sim/engine/ids.h"
@@ -45,12 +46,14 @@ class CompletionIndex {
   };
   struct Bucket {
     std::int64_t when_ns = 0;
+    std::uint32_t generation = 0;  // bumped when the bucket is freed: older heap entries are stale
     bool live = false;
-    std::vector<Item> items;  // capacity kept across reuse
+    std::vector<Item> items;       // capacity kept across reuse
   };
   struct TimeEntry {
     std::int64_t when_ns;
     std::uint32_t bucket;
+    std::uint32_t generation;
   };
   struct Pos {
     std::uint32_t bucket = kInvalidIndex;
@@ -58,7 +61,7 @@ class CompletionIndex {
   };
 
   [[nodiscard]] bool stale(const TimeEntry& e) const {
-    return !buckets_[e.bucket].live || buckets_[e.bucket].when_ns != e.when_ns;
+    return buckets_[e.bucket].generation != e.generation;
   }
   std::uint32_t bucket_for(std::int64_t when_ns);
   void remove(std::uint32_t slot);
@@ -68,10 +71,11 @@ class CompletionIndex {
 
   std::vector<Bucket> buckets_;
   std::vector<std::uint32_t> free_buckets_;
-  std::unordered_map<std::int64_t, std::uint32_t> by_time_;  // live buckets
-  std::vector<TimeEntry> heap_;                                // min-heap on when_ns; may hold stale entries
-  std::vector<Pos> pos_;                                       // by slot
-  std::uint32_t last_bucket_ = kInvalidIndex;                  // the bucket of the last set()
+  std::vector<TimeEntry> heap_;                // min-heap on when_ns; may hold stale entries
+  std::vector<Pos> pos_;                       // by slot
+  std::uint32_t last_bucket_ = kInvalidIndex;  // the bucket of the last set()
+  std::size_t live_buckets_ = 0;
+  std::vector<Item> merged_;  // pop_earliest scratch
   std::size_t size_ = 0;
 };
 

@@ -32,8 +32,9 @@ double& slot_of(Breakdown& b, Category c) {
 
 }  // namespace
 
-std::vector<Interval> stage_intervals(const Workload& w, const ReplayOutput& r, int stage) {
-  const InstanceTimes times(w, r);
+std::vector<Interval> stage_intervals(const InstanceTimes& times, int stage) {
+  const Workload& w = times.workload();
+  const ReplayOutput& r = times.replay();
   std::vector<Interval> out;
   for (TaskId t = 0; t < w.size(); ++t) {
     const bool own = w.stage(t) == stage;
@@ -48,14 +49,15 @@ std::vector<Interval> stage_intervals(const Workload& w, const ReplayOutput& r, 
   return out;
 }
 
-Breakdown stage_breakdown(const Workload& w, const ReplayOutput& r, int stage) {
+Breakdown stage_breakdown(const InstanceTimes& times, int stage) {
+  const Workload& w = times.workload();
   struct Edge {
     std::int64_t at;
     int delta;
     Category cat;
   };
   std::vector<Edge> edges;
-  for (const Interval& iv : stage_intervals(w, r, stage)) {
+  for (const Interval& iv : stage_intervals(times, stage)) {
     if (iv.end_ns <= iv.start_ns) continue;
     edges.push_back({iv.start_ns, +1, w.category(iv.task)});
     edges.push_back({iv.end_ns, -1, w.category(iv.task)});
@@ -85,13 +87,14 @@ Breakdown stage_breakdown(const Workload& w, const ReplayOutput& r, int stage) {
     }
     prev = at;
   }
-  attribute(prev, r.step_ns);
+  attribute(prev, times.replay().step_ns);
   return b;
 }
 
-CriticalPath critical_path(const Workload& w, const ReplayOutput& r) {
+CriticalPath critical_path(const InstanceTimes& times) {
   CriticalPath out;
-  const InstanceTimes times(w, r);
+  const Workload& w = times.workload();
+  const ReplayOutput& r = times.replay();
   const std::uint32_t n = w.size();
 
   // The instance that ends last (lowest id on ties).

@@ -5,6 +5,7 @@
 #include <array>
 #include <vector>
 
+#include "sim/executor/instance_times.h"
 #include "sim/executor/replay.h"
 #include "sim/executor/step_result.h"
 #include "sim/executor/workload.h"
@@ -20,9 +21,9 @@ struct Interval {
 
 // Instances that occupy `stage`'s rank of replica 0: its own tasks, group tasks it is a member
 // of, and PP transfers it sends or receives. In start order.
-std::vector<Interval> stage_intervals(const Workload& w, const ReplayOutput& r, int stage);
+std::vector<Interval> stage_intervals(const InstanceTimes& times, int stage);
 
-Breakdown stage_breakdown(const Workload& w, const ReplayOutput& r, int stage);
+Breakdown stage_breakdown(const InstanceTimes& times, int stage);
 
 struct CriticalPath {
   std::array<double, kCategoryCount> seconds{};
@@ -31,6 +32,6 @@ struct CriticalPath {
 // Walks back from the last instance to end, each time to the predecessor instance that ended
 // last (the one that released it). The path has no gaps: an instance starts when that
 // predecessor ends, so the per-category seconds add up to the step.
-CriticalPath critical_path(const Workload& w, const ReplayOutput& r);
+CriticalPath critical_path(const InstanceTimes& times);
 
 }  // namespace mofasim::executor

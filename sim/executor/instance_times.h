@@ -19,6 +19,8 @@ class InstanceTimes {
  public:
   InstanceTimes(const Workload& w, const ReplayOutput& r);
 
+  [[nodiscard]] const Workload& workload() const { return w_; }
+  [[nodiscard]] const ReplayOutput& replay() const { return r_; }
   [[nodiscard]] std::int64_t end_ns(TaskId t, std::uint32_t inst) const { return r_.end_ns[r_.base[t] + inst]; }
   [[nodiscard]] std::int64_t start_ns(TaskId t, std::uint32_t inst) const;
 

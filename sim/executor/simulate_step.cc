@@ -67,16 +67,17 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
   res.events = r.events;
   res.tasks = w.size();
   res.instances = r.end_ns.size();
+  const InstanceTimes times(w, r);
   double least_idle = -1;
   for (int s = 0; s < w.stages(); ++s) {
-    const Breakdown b = stage_breakdown(w, r, s);
+    const Breakdown b = stage_breakdown(times, s);
     if (least_idle < 0 || b.pp_bubble < least_idle) {
       least_idle = b.pp_bubble;
       res.breakdown = b;
       res.critical_stage = s;
     }
   }
-  const CriticalPath cp = critical_path(w, r);
+  const CriticalPath cp = critical_path(times);
   double path_total = 0;
   for (double v : cp.seconds) path_total += v;
   if (path_total > 0) {

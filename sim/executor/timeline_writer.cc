@@ -115,6 +115,7 @@ proto::Timeline build_timeline(const Workload& w, const ReplayOutput& r, const S
 
   std::vector<Record> records;
   std::uint32_t next_stream = 0;
+  const InstanceTimes times(w, r);
   for (int s = 0; s < w.stages(); ++s) {
     const auto process = static_cast<std::uint32_t>(s);
     proto::Process& p = *tl.add_processes();
@@ -133,7 +134,7 @@ proto::Timeline build_timeline(const Workload& w, const ReplayOutput& r, const S
     }
     // A received transfer runs on its sender's PP stream, so the receiver gets one stream per
     // sender (ascending): the sender's stream order keeps it free of overlaps.
-    const std::vector<Interval> intervals = stage_intervals(w, r, s);
+    const std::vector<Interval> intervals = stage_intervals(times, s);
     std::vector<int> senders;
     for (const Interval& iv : intervals) {
       if (w.stage(iv.task) != s) senders.push_back(w.stage(iv.task));

@@ -22,6 +22,7 @@ std::string event_name(const Workload& w, TaskId t) {
 
 nlohmann::json chrome_trace(const Workload& w, const ReplayOutput& r) {
   nlohmann::json events = nlohmann::json::array();
+  const InstanceTimes times(w, r);
   for (int s = 0; s < w.stages(); ++s) {
     events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", s}, {"tid", 0},
                       {"args", {{"name", "stage " + std::to_string(s) + " (rank " + std::to_string(r.map.rank(s, 0)) + ")"}}}});
@@ -30,7 +31,7 @@ nlohmann::json chrome_trace(const Workload& w, const ReplayOutput& r) {
       events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", s}, {"tid", st},
                         {"args", {{"name", std::string(stream_name(static_cast<Stream>(st)))}}}});
     }
-    for (const Interval& iv : stage_intervals(w, r, s)) {
+    for (const Interval& iv : stage_intervals(times, s)) {
       const TaskId t = iv.task;
       nlohmann::json args = {{"op", w.op_name(w.op(t))},
                              {"phase", std::string(phase_name(w.phase(t)))},
