@@ -255,19 +255,6 @@ void FluidModel::collect_component() {
     }
     return true;
   };
-  auto visit_domain = [this](std::uint32_t d) {
-    Domain& dom = domains_[d];
-    if (dom.mark == epoch_) return;
-    dom.mark = epoch_;
-    comp_domains_.push_back(d);
-    for (const std::uint32_t slot : dom.members) {
-      Activity& a = activities_[slot];
-      if (a.mark != epoch_) {
-        a.mark = epoch_;
-        stack_.push_back(slot);
-      }
-    }
-  };
   // Part 1: the closure of the seeds through shared resources only. Only these activities' max-min
   // shares can have changed (a share depends on its resource-connected part alone), so only they
   // are re-solved.
@@ -289,24 +276,25 @@ void FluidModel::collect_component() {
       if (visit_resource(u.resource)) solve_resources_.push_back(u.resource);
     }
   }
-  // Part 2: extend through shared domains (and from there through resources again): contention
-  // changes these activities' rates, and every member of the component is brought up to date.
+  // Part 2: the running members of the domains whose membership changed. Their contention state
+  // (overlap, alpha) may have changed, so their rates are re-derived from their stored shares.
+  // No other activity's rate can change: a rate is its share over its domain's factor.
   comp_activities_.assign(solve_activities_.begin(), solve_activities_.end());
-  for (const std::uint32_t d : seed_domains_) visit_domain(d);
-  for (const std::uint32_t slot : solve_activities_) {
-    if (activities_[slot].domain != kInvalidIndex) visit_domain(activities_[slot].domain);
+  for (const std::uint32_t d : seed_domains_) {
+    Domain& dom = domains_[d];
+    if (dom.mark == epoch_) continue;
+    dom.mark = epoch_;
+    comp_domains_.push_back(d);
+    for (const std::uint32_t slot : dom.members) {
+      Activity& a = activities_[slot];
+      if (a.mark == epoch_) continue;
+      a.mark = epoch_;
+      comp_activities_.push_back(slot);
+    }
   }
   seed_resources_.clear();
   seed_domains_.clear();
   seed_activities_.clear();
-  while (!stack_.empty()) {
-    const std::uint32_t slot = stack_.back();
-    stack_.pop_back();
-    comp_activities_.push_back(slot);
-    const Activity& a = activities_[slot];
-    for (const Use& u : uses_of(slot)) visit_resource(u.resource);
-    if (a.domain != kInvalidIndex) visit_domain(a.domain);
-  }
 }
 
 void FluidModel::resolve() {

@@ -28,14 +28,14 @@
 //
 // Incremental updates: when the set of running activities changes (start after latency, finish,
 // cancel), the resources and domains involved are marked and, in one resolve event at the current
-// time, only the connected component reachable from them (through shared resources and shared
-// domains) is updated. Within it, only the part reachable from the changes through shared
-// resources alone has its max-min shares re-solved: a share depends only on its resource-connected
-// part, and progressive filling gives a part the same shares whether it is solved alone or with
-// others, so the other members keep their stored share and get only the contention coefficients
-// of their domains re-applied. Remaining work is updated lazily: each activity stores (remaining,
-// rate, last update time) and is brought up to date only when its component is updated. All
-// changes made at one instant are solved together.
+// time, only the activities whose rate can have changed are updated. A rate is the max-min share
+// over the contention factor of the activity's domain, so these are (1) the part reachable from
+// the changes through shared resources: a share depends only on its resource-connected part, and
+// progressive filling gives a part the same shares whether it is solved alone or with others, so
+// only this part is re-solved; and (2) the running members of the domains whose membership
+// changed, whose contention state is recomputed and re-applied to their stored shares. Remaining
+// work is updated lazily: each activity stores (remaining, rate, last update time) and is brought
+// up to date only when its rate is re-derived. All changes made at one instant are solved together.
 //
 // Time rounding: an activity's completion is scheduled at now + from_seconds(remaining / rate),
 // i.e. rounded to the nearest nanosecond (the project's single rounding rule); when it fires, its
