@@ -118,20 +118,69 @@ void FluidModel::activate(std::uint32_t slot) {
   a.phase = Phase::kRunning;
   ++running_;
   const std::span<Use> uses = uses_of(slot);
+  bool alone = true;
   for (std::uint32_t i = 0; i < uses.size(); ++i) {
     Resource& r = resources_[uses[i].resource];
     uses[i].pos = static_cast<std::uint32_t>(r.members.size());
     r.members.push_back(Member{.slot = slot, .use = i});
-    seed_resources_.push_back(uses[i].resource);
+    if (r.members.size() > 1) {  // the others' shares change
+      alone = false;
+      seed_resources_.push_back(uses[i].resource);
+    }
   }
+  bool domain_changed = false;
   if (a.domain != kInvalidIndex) {
     Domain& d = domains_[a.domain];
     a.domain_pos = static_cast<std::uint32_t>(d.members.size());
     d.members.push_back(slot);
-    seed_domains_.push_back(a.domain);
+    if (a.kind == ActivityKind::kCompute) {
+      ++d.running_compute;
+    } else {
+      ++d.running_comm;
+      d.live_alpha = std::max(d.live_alpha, a.coefficients.alpha);
+    }
+    domain_changed = !applied_state_current(d);
+    if (domain_changed) seed_domains_.push_back(a.domain);
+  }
+  if (alone && !domain_changed) {
+    // Nothing else's rate changes: the activity's share is the level progressive filling would
+    // give it alone, and its domain's contention state is the one already applied. Solving it now
+    // gives what a resolve at this instant would (it re-derives it identically if later changes at
+    // this instant touch it).
+    double share = a.bound;
+    for (const Use& u : uses) share = std::min(share, resources_[u.resource].capacity / u.weight);
+    a.share = share;
+    retime(slot, now);
+    ++rate_updates_;
+    reschedule_wake();
+    return;
   }
   seed_activities_.push_back(ActivityId{.slot = slot, .seq = a.seq});
   request_resolve();
+}
+
+bool FluidModel::applied_state_current(const Domain& d) {
+  const bool overlap = d.running_compute > 0 && d.running_comm > 0;
+  return overlap == d.overlap && (!overlap || d.live_alpha == d.alpha);
+}
+
+void FluidModel::retime(std::uint32_t slot, std::int64_t now) {
+  Activity& a = activities_[slot];
+  const double elapsed = to_seconds(Duration{now - a.last_update_ns});
+  a.remaining = std::max(0.0, a.remaining - a.rate * elapsed);
+  a.last_update_ns = now;
+  double rate = a.share;
+  if (a.domain != kInvalidIndex && domains_[a.domain].overlap) {
+    rate /= a.kind == ActivityKind::kCompute ? domains_[a.domain].alpha : a.coefficients.beta;  // MoFa §3.3 α, β
+  }
+  MOFASIM_CHECK(rate > 0 && std::isfinite(rate), "fluid: activity rate is zero or not finite");
+  a.rate = rate;
+  const std::int64_t completion = now + from_seconds(a.remaining / rate).count();
+  if (!a.solved || completion != a.completion_ns) {  // a solved running activity is in the index
+    a.completion_ns = completion;
+    completions_.set(slot, completion, a.seq);
+  }
+  a.solved = true;
 }
 
 void FluidModel::detach(std::uint32_t slot) {
@@ -147,7 +196,7 @@ void FluidModel::detach(std::uint32_t slot) {
       r.members[u.pos] = moved;
       uses_of(moved.slot)[moved.use].pos = u.pos;
     }
-    seed_resources_.push_back(u.resource);
+    if (!r.members.empty()) seed_resources_.push_back(u.resource);  // the others' shares change
   }
   if (a.domain != kInvalidIndex) {
     Domain& d = domains_[a.domain];
@@ -157,7 +206,18 @@ void FluidModel::detach(std::uint32_t slot) {
       d.members[a.domain_pos] = moved;
       activities_[moved].domain_pos = a.domain_pos;
     }
-    seed_domains_.push_back(a.domain);
+    if (a.kind == ActivityKind::kCompute) {
+      --d.running_compute;
+    } else if (--d.running_comm == 0) {
+      d.live_alpha = 1.0;
+    } else if (a.coefficients.alpha == d.live_alpha) {  // the maximum may have left
+      d.live_alpha = 1.0;
+      for (const std::uint32_t m : d.members) {
+        const Activity& other = activities_[m];
+        if (other.kind == ActivityKind::kCommunication) d.live_alpha = std::max(d.live_alpha, other.coefficients.alpha);
+      }
+    }
+    if (!applied_state_current(d)) seed_domains_.push_back(a.domain);
   }
   completions_.erase(slot);
   --running_;
@@ -345,45 +405,16 @@ void FluidModel::resolve() {
     for (const std::uint32_t slot : solver_activities_) activities_[slot].share = solver_.rate(activities_[slot].local);
   }
 
-  // Contention coefficients per domain (all running members of a touched domain are in the component).
+  // Apply the live contention state of the domains whose membership changed.
   for (const std::uint32_t d : comp_domains_) {
     Domain& dom = domains_[d];
-    bool has_compute = false;
-    bool has_comm = false;
-    double alpha = 1.0;
-    for (const std::uint32_t slot : dom.members) {
-      const Activity& a = activities_[slot];
-      if (a.kind == ActivityKind::kCompute) {
-        has_compute = true;
-      } else {
-        has_comm = true;
-        alpha = std::max(alpha, a.coefficients.alpha);
-      }
-    }
-    dom.overlap = has_compute && has_comm;
-    dom.alpha = alpha;
+    dom.overlap = dom.running_compute > 0 && dom.running_comm > 0;
+    dom.alpha = dom.live_alpha;
   }
 
-  // Every member of the component: lazy update of the remaining work at the old rate, new rate,
-  // new completion (each activity independently, so the visiting order does not matter).
-  for (const std::uint32_t slot : comp_activities_) {
-    Activity& a = activities_[slot];
-    const double elapsed = to_seconds(Duration{now - a.last_update_ns});
-    a.remaining = std::max(0.0, a.remaining - a.rate * elapsed);
-    a.last_update_ns = now;
-    double rate = a.share;
-    if (a.domain != kInvalidIndex && domains_[a.domain].overlap) {
-      rate /= a.kind == ActivityKind::kCompute ? domains_[a.domain].alpha : a.coefficients.beta;  // MoFa §3.3 α, β
-    }
-    MOFASIM_CHECK(rate > 0 && std::isfinite(rate), "fluid: activity rate is zero or not finite");
-    a.rate = rate;
-    const std::int64_t completion = now + from_seconds(a.remaining / rate).count();
-    if (!a.solved || completion != a.completion_ns) {  // a solved running activity is in the index
-      a.completion_ns = completion;
-      completions_.set(slot, completion, a.seq);
-    }
-    a.solved = true;
-  }
+  // Lazy update of the remaining work at the old rate, new rate, new completion (each activity
+  // independently, so the visiting order does not matter).
+  for (const std::uint32_t slot : comp_activities_) retime(slot, now);
   rate_updates_ += comp_activities_.size();
   reschedule_wake();
 }

@@ -176,9 +176,14 @@ class FluidModel {
   };
   struct Domain {
     boost::container::small_vector<std::uint32_t, 6> members;  // running activity slots
-    double alpha = 1.0;    // set by resolve: max alpha over running communication activities
+    // Live: kept current at every start and completion.
+    std::uint32_t running_compute = 0;
+    std::uint32_t running_comm = 0;
+    double live_alpha = 1.0;  // max(1, alpha over running communication activities)
+    // Applied: the state the members' current rates were derived with.
+    double alpha = 1.0;
+    bool overlap = false;  // a running compute and a running communication
     std::uint32_t mark = 0;
-    bool overlap = false;  // set by resolve: a running compute and a running communication
   };
 
   [[nodiscard]] std::span<Use> uses_of(std::uint32_t slot) {
@@ -196,6 +201,11 @@ class FluidModel {
   void release(std::uint32_t slot);
   // True if the activity is the only running member of each resource it uses.
   [[nodiscard]] bool alone(std::uint32_t slot) const;
+  // True if the domain's live contention state gives its members the factor their rates have.
+  [[nodiscard]] static bool applied_state_current(const Domain& d);
+  // Brings the remaining work up to now at the old rate, derives the rate from the stored share
+  // and the applied domain state, and re-keys the completion.
+  void retime(std::uint32_t slot, std::int64_t now);
   void request_resolve();
   void resolve();
   void on_wake();

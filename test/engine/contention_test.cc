@@ -138,5 +138,68 @@ TEST(Contention, SlowedCommKeepsItsLinkShare) {
   EXPECT_EQ(log.at[0], 12'000'000);
 }
 
+TEST(Contention, ComputeChainedOnAnOverlappedDomainKeepsTheSlowdown) {
+  // comm 100 ms of work (alpha = 2, beta = 1) runs throughout. Compute c1 (10 ms of work) runs at
+  // 1/2 and ends at 20 ms; its completion starts c2 (10 ms) at the same instant: the domain is
+  // overlapped again, so c2 also runs at 1/2 and ends at 40 ms. Between the two the domain drops
+  // out of overlap and back within one nanosecond, which must leave the comm untouched: beta = 1,
+  // so it ends at 100 ms.
+  EventQueue q;
+  FluidModel m(q);
+  const Gpu g(m);
+  FinishLog log(3);
+  m.start({.work = 0.100, .uses = g.comm, .kind = ActivityKind::kCommunication, .domain = g.domain,
+           .coefficients = {.alpha = 2.0, .beta = 1.0}},
+          log.on_done(q, 0));
+  struct Chain {
+    FluidModel* m;
+    const Gpu* g;
+    FinishLog* log;
+    void operator()() const {
+      log->on_done(m->queue(), 1)();
+      m->start({.work = 0.010, .uses = g->compute, .kind = ActivityKind::kCompute, .domain = g->domain},
+               log->on_done(m->queue(), 2));
+    }
+  };
+  const Chain chain{.m = &m, .g = &g, .log = &log};
+  m.start({.work = 0.010, .uses = g.compute, .kind = ActivityKind::kCompute, .domain = g.domain},
+          [c = &chain] { (*c)(); });
+  q.run();
+  EXPECT_EQ(log.at[1], 20'000'000);
+  EXPECT_EQ(log.at[2], 40'000'000);
+  EXPECT_EQ(log.at[0], 100'000'000);
+}
+
+TEST(Contention, CommLeavingAndAnotherJoiningInOneInstantAppliesTheNewAlpha) {
+  // Compute 30 ms of work. comm a (alpha 1.5, 6 ms of work, beta 1) overlaps from 0: compute runs
+  // at 1/1.5 and has done 4 ms of work when a ends at 6 ms. a's completion starts comm b (alpha 3,
+  // 10 ms, beta 1): compute now runs at 1/3 until b ends at 16 ms (10/3 ms more work, 22/3 ms done),
+  // then alone: 30 - 22/3 = 68/3 ms more, ending at 16 + 68/3 = 38.667 ms.
+  EventQueue q;
+  FluidModel m(q);
+  const Gpu g(m);
+  FinishLog log(3);
+  m.start({.work = 0.030, .uses = g.compute, .kind = ActivityKind::kCompute, .domain = g.domain}, log.on_done(q, 0));
+  struct Chain {
+    FluidModel* m;
+    const Gpu* g;
+    FinishLog* log;
+    void operator()() const {
+      log->on_done(m->queue(), 1)();
+      m->start({.work = 0.010, .uses = g->comm, .kind = ActivityKind::kCommunication, .domain = g->domain,
+                .coefficients = {.alpha = 3.0, .beta = 1.0}},
+               log->on_done(m->queue(), 2));
+    }
+  };
+  const Chain chain{.m = &m, .g = &g, .log = &log};
+  m.start({.work = 0.006, .uses = g.comm, .kind = ActivityKind::kCommunication, .domain = g.domain,
+           .coefficients = {.alpha = 1.5, .beta = 1.0}},
+          [c = &chain] { (*c)(); });
+  q.run();
+  EXPECT_EQ(log.at[1], 6'000'000);
+  EXPECT_EQ(log.at[2], 16'000'000);
+  EXPECT_NEAR(static_cast<double>(log.at[0]), 38'666'667.0, 1.0);
+}
+
 }  // namespace
 }  // namespace mofasim::sim
