@@ -147,9 +147,7 @@ void FluidModel::activate(std::uint32_t slot) {
     // give it alone, and its domain's contention state is the one already applied. Solving it now
     // gives what a resolve at this instant would (it re-derives it identically if later changes at
     // this instant touch it).
-    double share = a.bound;
-    for (const Use& u : uses) share = std::min(share, resources_[u.resource].capacity / u.weight);
-    a.share = share;
+    a.share = alone_share(slot);
     retime(slot, now);
     ++rate_updates_;
     reschedule_wake();
@@ -157,6 +155,12 @@ void FluidModel::activate(std::uint32_t slot) {
   }
   seed_activities_.push_back(ActivityId{.slot = slot, .seq = a.seq});
   request_resolve();
+}
+
+double FluidModel::alone_share(std::uint32_t slot) const {
+  double share = activities_[slot].bound;
+  for (const Use& u : uses_of(slot)) share = std::min(share, resources_[u.resource].capacity / u.weight);
+  return share;
 }
 
 bool FluidModel::applied_state_current(const Domain& d) {
@@ -298,13 +302,12 @@ void FluidModel::collect_component() {
   ++epoch_;
   comp_activities_.clear();
   solve_activities_.clear();
-  solve_resources_.clear();
   comp_domains_.clear();
   stack_.clear();
-  // Pushes the unvisited running members of a resource; returns false if it was visited already.
+  // Pushes the unvisited running members of a resource not visited yet.
   auto visit_resource = [this](std::uint32_t r) {
     Resource& res = resources_[r];
-    if (res.mark == epoch_) return false;
+    if (res.mark == epoch_) return;
     res.mark = epoch_;
     for (const Member& m : res.members) {
       Activity& a = activities_[m.slot];
@@ -313,13 +316,12 @@ void FluidModel::collect_component() {
         stack_.push_back(m.slot);
       }
     }
-    return true;
   };
   // Part 1: the closure of the seeds through shared resources only. Only these activities' max-min
   // shares can have changed (a share depends on its resource-connected part alone), so only they
   // are re-solved.
   for (const std::uint32_t r : seed_resources_) {
-    if (visit_resource(r)) solve_resources_.push_back(r);
+    visit_resource(r);
   }
   for (const ActivityId id : seed_activities_) {
     const Activity* a = find(id);  // may have been cancelled since it was seeded
@@ -333,7 +335,7 @@ void FluidModel::collect_component() {
     stack_.pop_back();
     solve_activities_.push_back(slot);
     for (const Use& u : uses_of(slot)) {
-      if (visit_resource(u.resource)) solve_resources_.push_back(u.resource);
+      visit_resource(u.resource);
     }
   }
   // Part 2: the running members of the domains whose membership changed. Their contention state
@@ -363,22 +365,18 @@ void FluidModel::resolve() {
   collect_component();
   const std::int64_t now = ns_of(queue_.now());
 
-  // Re-solve the shares of the changed part. An activity alone on all its resources gets the
-  // level progressive filling would freeze it at: the lowest of its bound and capacity / weight
-  // of each resource (0 + w = w). The others go to the solver in start order, their resources in
-  // id order: the result never depends on list order, and a resource-connected part gets the
-  // same shares whether it is solved alone or with other parts (progressive filling never mixes
-  // disjoint parts).
+  // Re-solve the shares of the changed part. An activity alone on all its resources gets
+  // alone_share(); the others go to the solver in start order, their resources in id order: the
+  // result never depends on list order, and a resource-connected part gets the same shares
+  // whether it is solved alone or with other parts (progressive filling never mixes disjoint
+  // parts).
   solver_activities_.clear();
   for (const std::uint32_t slot : solve_activities_) {
     if (!alone(slot)) {
       solver_activities_.push_back(slot);
       continue;
     }
-    Activity& a = activities_[slot];
-    double share = a.bound;
-    for (const Use& u : uses_of(slot)) share = std::min(share, resources_[u.resource].capacity / u.weight);
-    a.share = share;
+    activities_[slot].share = alone_share(slot);
   }
   if (!solver_activities_.empty()) {
     std::sort(solver_activities_.begin(), solver_activities_.end(),

@@ -201,6 +201,9 @@ class FluidModel {
   void release(std::uint32_t slot);
   // True if the activity is the only running member of each resource it uses.
   [[nodiscard]] bool alone(std::uint32_t slot) const;
+  // The share of an activity alone on all its resources: the level progressive filling freezes it
+  // at, the lowest of its bound and capacity / weight of each resource (0 + w = w).
+  [[nodiscard]] double alone_share(std::uint32_t slot) const;
   // True if the domain's live contention state gives its members the factor their rates have.
   [[nodiscard]] static bool applied_state_current(const Domain& d);
   // Brings the remaining work up to now at the old rate, derives the rate from the stored share
@@ -232,7 +235,7 @@ class FluidModel {
   std::vector<std::uint32_t> seed_resources_, seed_domains_;
   std::vector<ActivityId> seed_activities_;  // newly running (covers activities with no resource)
   std::vector<std::uint32_t> comp_activities_, comp_domains_, stack_;
-  std::vector<std::uint32_t> solve_activities_, solve_resources_;  // the part whose shares change
+  std::vector<std::uint32_t> solve_activities_;  // the part whose shares change
   std::vector<std::uint32_t> solver_activities_, solver_resources_;  // the part that needs the solver
   std::vector<std::uint32_t> done_slots_;
   std::vector<Action> done_callbacks_;

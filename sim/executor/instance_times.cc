@@ -19,25 +19,14 @@ InstanceTimes::InstanceTimes(const Workload& w, const ReplayOutput& r) : w_(w), 
 
 void InstanceTimes::pred_instances(TaskId u, TaskId t, std::uint32_t inst, std::vector<std::uint32_t>& out) const {
   out.clear();
-  if (w_.scope(u) == w_.scope(t) && (w_.scope(u) == Scope::kRank || w_.stage(u) == w_.stage(t))) {
-    out.push_back(inst);
-    return;
-  }
-  for (std::uint32_t g : r_.map.members(w_.scope(t), w_.stage(t), inst)) {
-    out.push_back(r_.map.inst_of(w_.scope(u), w_.stage(u), static_cast<int>(g)));
-  }
+  for_each_member_pred_instance(w_, r_.map, u, t, inst, [&](std::uint32_t ui) { out.push_back(ui); });
 }
 
 std::int64_t InstanceTimes::start_ns(TaskId t, std::uint32_t inst) const {
   std::int64_t start = 0;
   for (TaskId u : predecessors(t)) {
-    if (w_.scope(u) == w_.scope(t) && (w_.scope(u) == Scope::kRank || w_.stage(u) == w_.stage(t))) {
-      start = std::max(start, end_ns(u, inst));
-      continue;
-    }
-    for (std::uint32_t g : r_.map.members(w_.scope(t), w_.stage(t), inst)) {
-      start = std::max(start, end_ns(u, r_.map.inst_of(w_.scope(u), w_.stage(u), static_cast<int>(g))));
-    }
+    for_each_member_pred_instance(w_, r_.map, u, t, inst,
+                                  [&](std::uint32_t ui) { start = std::max(start, end_ns(u, ui)); });
   }
   return start;
 }

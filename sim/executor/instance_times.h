@@ -15,6 +15,21 @@
 
 namespace mofasim::executor {
 
+// Calls f(ui) for each instance ui of task `u` that instance `vi` of task `v` waits for (u -> v
+// is an edge): the same instance when both share scope and stage (or are rank-scope), otherwise
+// the instance of u holding each member replica of vi, in member order; an instance may repeat.
+template <class F>
+void for_each_member_pred_instance(const Workload& w, const InstanceMap& map, TaskId u, TaskId v, std::uint32_t vi,
+                                   F&& f) {
+  const Scope su = w.scope(u);
+  const Scope sv = w.scope(v);
+  if (su == sv && (su == Scope::kRank || w.stage(u) == w.stage(v))) {
+    f(vi);
+    return;
+  }
+  for (std::uint32_t g : map.members(sv, w.stage(v), vi)) f(map.inst_of(su, w.stage(u), static_cast<int>(g)));
+}
+
 class InstanceTimes {
  public:
   InstanceTimes(const Workload& w, const ReplayOutput& r);

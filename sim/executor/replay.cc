@@ -7,6 +7,7 @@
 
 #include "sim/engine/event_queue.h"
 #include "sim/engine/fluid_model.h"
+#include "sim/executor/instance_times.h"
 #include "sim/units/check.h"
 #include "topology/comm_group.h"
 
@@ -134,18 +135,10 @@ class Replayer {
   // Distinct instances of task `u` that the members of instance `vi` of task `v` depend on.
   template <class F>
   void for_each_pred_instance(TaskId u, TaskId v, std::uint32_t vi, F&& f) {
-    const Scope su = w_.scope(u);
-    const Scope sv = w_.scope(v);
-    if (su == sv && (su == Scope::kRank || w_.stage(u) == w_.stage(v))) {
-      f(vi);
-      return;
-    }
     scratch_.clear();
-    for (std::uint32_t g : map_.members(sv, w_.stage(v), vi)) {
-      scratch_.push_back(map_.inst_of(su, w_.stage(u), static_cast<int>(g)));
-    }
+    for_each_member_pred_instance(w_, map_, u, v, vi, [&](std::uint32_t ui) { scratch_.push_back(ui); });
     // Members are ascending and rank-scope instances are replicas: already sorted and distinct.
-    if (su != Scope::kRank) {
+    if (w_.scope(u) != Scope::kRank) {
       std::sort(scratch_.begin(), scratch_.end());
       scratch_.erase(std::unique(scratch_.begin(), scratch_.end()), scratch_.end());
     }

@@ -138,6 +138,20 @@ TEST(Contention, SlowedCommKeepsItsLinkShare) {
   EXPECT_EQ(log.at[0], 12'000'000);
 }
 
+// Starts `first` (logged as label 1); its completion starts `then` (label 2) in the same instant.
+struct Chain {
+  FluidModel* m;
+  FinishLog* log;
+  ActivitySpec first;
+  ActivitySpec then;
+  void start() {
+    m->start(first, [c = this] {
+      c->log->on_done(c->m->queue(), 1)();
+      c->m->start(c->then, c->log->on_done(c->m->queue(), 2));
+    });
+  }
+};
+
 TEST(Contention, ComputeChainedOnAnOverlappedDomainKeepsTheSlowdown) {
   // comm 100 ms of work (alpha = 2, beta = 1) runs throughout. Compute c1 (10 ms of work) runs at
   // 1/2 and ends at 20 ms; its completion starts c2 (10 ms) at the same instant: the domain is
@@ -151,19 +165,9 @@ TEST(Contention, ComputeChainedOnAnOverlappedDomainKeepsTheSlowdown) {
   m.start({.work = 0.100, .uses = g.comm, .kind = ActivityKind::kCommunication, .domain = g.domain,
            .coefficients = {.alpha = 2.0, .beta = 1.0}},
           log.on_done(q, 0));
-  struct Chain {
-    FluidModel* m;
-    const Gpu* g;
-    FinishLog* log;
-    void operator()() const {
-      log->on_done(m->queue(), 1)();
-      m->start({.work = 0.010, .uses = g->compute, .kind = ActivityKind::kCompute, .domain = g->domain},
-               log->on_done(m->queue(), 2));
-    }
-  };
-  const Chain chain{.m = &m, .g = &g, .log = &log};
-  m.start({.work = 0.010, .uses = g.compute, .kind = ActivityKind::kCompute, .domain = g.domain},
-          [c = &chain] { (*c)(); });
+  const ActivitySpec compute{.work = 0.010, .uses = g.compute, .kind = ActivityKind::kCompute, .domain = g.domain};
+  Chain chain{.m = &m, .log = &log, .first = compute, .then = compute};
+  chain.start();
   q.run();
   EXPECT_EQ(log.at[1], 20'000'000);
   EXPECT_EQ(log.at[2], 40'000'000);
@@ -180,21 +184,13 @@ TEST(Contention, CommLeavingAndAnotherJoiningInOneInstantAppliesTheNewAlpha) {
   const Gpu g(m);
   FinishLog log(3);
   m.start({.work = 0.030, .uses = g.compute, .kind = ActivityKind::kCompute, .domain = g.domain}, log.on_done(q, 0));
-  struct Chain {
-    FluidModel* m;
-    const Gpu* g;
-    FinishLog* log;
-    void operator()() const {
-      log->on_done(m->queue(), 1)();
-      m->start({.work = 0.010, .uses = g->comm, .kind = ActivityKind::kCommunication, .domain = g->domain,
-                .coefficients = {.alpha = 3.0, .beta = 1.0}},
-               log->on_done(m->queue(), 2));
-    }
-  };
-  const Chain chain{.m = &m, .g = &g, .log = &log};
-  m.start({.work = 0.006, .uses = g.comm, .kind = ActivityKind::kCommunication, .domain = g.domain,
-           .coefficients = {.alpha = 1.5, .beta = 1.0}},
-          [c = &chain] { (*c)(); });
+  Chain chain{.m = &m,
+              .log = &log,
+              .first = {.work = 0.006, .uses = g.comm, .kind = ActivityKind::kCommunication, .domain = g.domain,
+                        .coefficients = {.alpha = 1.5, .beta = 1.0}},
+              .then = {.work = 0.010, .uses = g.comm, .kind = ActivityKind::kCommunication, .domain = g.domain,
+                       .coefficients = {.alpha = 3.0, .beta = 1.0}}};
+  chain.start();
   q.run();
   EXPECT_EQ(log.at[1], 6'000'000);
   EXPECT_EQ(log.at[2], 16'000'000);
