@@ -339,7 +339,9 @@ class Importer {
     }
     if (has("--recompute-modules")) {
       const auto& mods = at("--recompute-modules").values;
-      if (!(mods.size() == 1 && mods[0] == "core_attn")) {
+      if (full) {
+        note(out_.ignored, at("--recompute-modules"), "applies to selective recompute only; granularity is full");
+      } else if (!(mods.size() == 1 && mods[0] == "core_attn")) {
         unsupported_value("--recompute-modules", "selective recompute is the attention core only (core_attn)");
       }
     }

@@ -97,6 +97,18 @@ TEST(ChakraTrace, NodesAndDependenciesAreTheTaskDag) {
   }
 }
 
+TEST(ChakraTrace, StepWorkloadIsTheDagSimulateReplays) {
+  // step_workload repeats simulate_step's generation; the two must not drift apart.
+  for (const std::vector<std::string>& sets : {std::vector<std::string>{},
+                                               {"parallelism.cp=2", "parallelism.dp=1"},
+                                               {"optimizations.recompute=full", "optimizations.tp_overlap.enabled=true"}}) {
+    const executor::SimulationInput in = input_of(sets);
+    const executor::StepResult r = executor::simulate_step(in, {});
+    const executor::Workload w = step_workload(in);
+    EXPECT_EQ(w.size(), r.tasks);
+  }
+}
+
 TEST(ChakraTrace, NodeFieldsCarryTheTasksWork) {
   const executor::SimulationInput in = input_of();
   const executor::Workload w = step_workload(in);

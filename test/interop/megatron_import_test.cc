@@ -150,6 +150,38 @@ TEST(MegatronImport, Mixtral8x7bMoeWithVirtualStagesAndFullRecompute) {
   EXPECT_FALSE(listed(r.unsupported, "--moe-token-dispatcher-type", "alltoall"));  // the modelled dispatcher
 }
 
+TEST(MegatronImport, DeepSeekV3MlaSharedExpertsDenseFirstLayersAndMtp) {
+  MegatronImportOptions o = h100(16);
+  o.hardware_preset = "h800";
+  const MegatronImport r = import_megatron(data("deepseek_v3.txt"), o);
+  const scenario::LoadedScenario s = scenario::load_scenario_from_string(r.yaml, "deepseek.yaml");
+  const auto& m = s.proto.model();
+  EXPECT_EQ(m.attention(), proto::MLA);
+  EXPECT_EQ(m.mla().q_lora_rank(), 1536);
+  EXPECT_EQ(m.mla().kv_lora_rank(), 512);
+  EXPECT_EQ(m.mla().qk_nope_head_dim(), 128);
+  EXPECT_EQ(m.mla().qk_rope_head_dim(), 64);
+  EXPECT_EQ(m.mla().v_head_dim(), 128);
+  EXPECT_EQ(m.moe().num_experts(), 256);
+  EXPECT_EQ(m.moe().top_k(), 8);
+  EXPECT_EQ(m.moe().expert_ffn_hidden_size(), 2048);
+  EXPECT_EQ(m.moe().num_shared_experts(), 1);
+  EXPECT_EQ(m.moe().shared_expert_ffn_hidden_size(), 2048);
+  EXPECT_EQ(m.moe().first_k_dense_layers(), 3);  // '([0]*3+[1]*58)'
+  EXPECT_EQ(m.mtp_depth(), 1);
+  EXPECT_EQ(m.vocab_size(), 129280);  // a multiple of 128 * tp 2 already
+  EXPECT_EQ(s.proto.parallelism().ep(), 8);
+  EXPECT_EQ(s.proto.parallelism().etp(), 1);
+  EXPECT_EQ(s.proto.parallelism().dp(), 8);
+  EXPECT_EQ(s.proto.optimizations().compute_dtype(), proto::FP8);
+  EXPECT_EQ(s.proto.optimizations().recompute(), proto::FULL);
+  EXPECT_EQ(s.proto.topology().intra_node().bandwidth(), 160e9);  // the h800 default
+  EXPECT_TRUE(listed(r.unsupported, "--moe-token-dispatcher-type", "flex"));
+  EXPECT_TRUE(listed(r.unsupported, "--recompute-method", "block"));  // 20 of 61 layers only
+  EXPECT_TRUE(listed(r.ignored, "--recompute-modules", "mla_up_proj mlp"));  // selective only
+  EXPECT_TRUE(listed(r.ignored, "--moe-router-score-function", "sigmoid"));
+}
+
 TEST(MegatronImport, BadArgumentsNameTheirLine) {
   const std::string shape = "--hidden-size 64 --num-attention-heads 4 --seq-length 128 --micro-batch-size 1\n";
   EXPECT_EQ(error_of(shape + "--num-layers abc\n", h100(8)), "args.sh:2:1: --num-layers: expected an integer, got 'abc'");
