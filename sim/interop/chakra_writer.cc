@@ -204,11 +204,8 @@ ChakraTrace chakra_trace(const executor::Workload& w, const topology::Placement&
       }
       const bool stream_order = w.kind(u) != TaskKind::kP2p && w.kind(v) != TaskKind::kP2p && w.stream(u) == w.stream(v);
       for (std::uint64_t id : ids) {
-        if (stream_order) {
-          node.add_ctrl_deps(id);
-        } else {
-          node.add_data_deps(id);
-        }
+        node.add_data_deps(id);
+        if (stream_order) node.add_ctrl_deps(id);
       }
     }
   };

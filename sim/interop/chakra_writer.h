@@ -15,8 +15,10 @@
 //   PP transfer         -> COMM_SEND_NODE on the sender, COMM_RECV_NODE on the receiver (same tag)
 //   D2H / H2D copy      -> MEM_STORE_NODE / MEM_LOAD_NODE (tensor_size = bytes)
 // Node ids: a task's id; the receive half of a transfer is (task count + task id). Every DAG edge
-// u -> v appears once, on v's node: a ctrl_dep when u and v share a stream of one stage (stream
-// order), a data_dep otherwise. A P2P's incoming edges go to the half on the edge's source rank.
+// u -> v appears once in data_deps of v's node, since Chakra's ETFeeder (what ASTRA-sim reads
+// traces with) resolves data_deps only; the edges that are stream issue order (u and v on one
+// stream) are repeated in ctrl_deps for tools that tell the two apart. A P2P's incoming edges go
+// to its half on the rank where the predecessor has a node.
 #pragma once
 
 #include <string>

@@ -45,6 +45,7 @@ TEST(ChakraTrace, NodesAndDependenciesAreTheTaskDag) {
   const executor::Workload w = step_workload(in);
   const topology::Placement placement = step_placement(in);
   std::size_t deps = 0;
+  std::size_t ctrl = 0;
   std::map<std::int32_t, const Node*> sends;  // tag -> send node (stage 0 sends forward, stage 1 backward)
   std::vector<ChakraTrace> traces;
   for (int rank : {0, 4}) traces.push_back(chakra_trace(w, placement, rank));
@@ -75,14 +76,26 @@ TEST(ChakraTrace, NodesAndDependenciesAreTheTaskDag) {
     EXPECT_GT(coll, 0u);
     EXPECT_EQ(ids.size(), t.nodes.size());  // ids unique within a rank
     for (const Node& n : t.nodes) {
-      deps += static_cast<std::size_t>(n.ctrl_deps_size() + n.data_deps_size());
+      deps += static_cast<std::size_t>(n.data_deps_size());
+      ctrl += static_cast<std::size_t>(n.ctrl_deps_size());
+      const std::set<std::uint64_t> data(n.data_deps().begin(), n.data_deps().end());
+      EXPECT_EQ(data.size(), static_cast<std::size_t>(n.data_deps_size())) << n.name();  // no repeats
       for (std::uint64_t d : n.data_deps()) EXPECT_TRUE(ids.count(d)) << n.name();
-      for (std::uint64_t d : n.ctrl_deps()) EXPECT_TRUE(ids.count(d)) << n.name();
+      for (std::uint64_t d : n.ctrl_deps()) EXPECT_TRUE(data.count(d)) << n.name();  // a subset, stream order
       if (n.type() == ChakraProtoMsg::COMM_SEND_NODE) sends[attr(n, "comm_tag")->int32_val()] = &n;
     }
   }
-  // Every edge of the DAG appears once, on the node of its target (no ring exchange: cp = 1).
+  // Every edge of the DAG appears once, on the node of its target (no ring exchange: cp = 1);
+  // the stream-order edges are those whose ends share a stage and a stream.
   EXPECT_EQ(deps, unique_edges(w));
+  std::set<std::pair<TaskId, TaskId>> same_stream;
+  for (std::size_t e = 0; e < w.edges(); ++e) {
+    const TaskId u = w.edge_sources()[e], v = w.edge_targets()[e];
+    if (w.kind(u) != TaskKind::kP2p && w.kind(v) != TaskKind::kP2p && w.stream(u) == w.stream(v)) same_stream.insert({u, v});
+  }
+  EXPECT_EQ(ctrl, same_stream.size());
+  EXPECT_GT(ctrl, 0u);
+  EXPECT_LT(ctrl, deps);
   // Every receive pairs with a send of the same tag, size and endpoints on the other rank.
   for (const ChakraTrace& t : traces) {
     for (const Node& n : t.nodes) {
