@@ -4,6 +4,7 @@
 // the step simulation, and prints the top K like the paper's Table 6. --e2e adds the optimal
 // checkpoint interval, ETTR and total time and ranks by them. --shard i/n and --merge split a large
 // search into array jobs.
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -11,6 +12,7 @@
 
 #include "sim/cli/cli_common.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/output_files.h"
 #include "sim/cli/scenario_specs.h"
 #include "sim/scenario/loader.h"
 #include "sim/tuner/analytic_evaluator.h"
@@ -106,8 +108,14 @@ int run_tune(const Args& args) {
   if (path.empty()) throw UsageError("mofasim tune: missing SCENARIO.yaml (see: mofasim tune --help)");
   if (top_k < 1) throw UsageError("mofasim tune: --top must be >= 1");
   if (rerank_n < 0) throw UsageError("mofasim tune: --rerank must be >= 0");
-  if (threads < 0) throw UsageError("mofasim tune: --threads must be >= 0");
+  if (threads < 0 || threads > tuner::kMaxTuneThreads) {
+    throw UsageError("mofasim tune: --threads: must be in [0, " + std::to_string(tuner::kMaxTuneThreads) +
+                     "] (0 = all cores), got " + std::to_string(threads));
+  }
 
+  std::vector<std::string> inputs = merge_files;
+  inputs.push_back(path);
+  check_outputs("tune", {{"--csv", csv_path}}, inputs);
   const scenario::LoadedScenario loaded = load_checked(path, common.sets, e2e);
   tuner::TuneProblem problem{.model = loaded.model,
                              .hardware = loaded.hardware,
@@ -116,7 +124,9 @@ int run_tune(const Args& args) {
                              .base_features = loaded.features};
   tuner::TuneOptions options;
   options.shard = parse_shard(shard_text);
-  options.threads = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  options.threads = threads > 0 ? threads
+                                : static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u,
+                                                              static_cast<unsigned>(tuner::kMaxTuneThreads)));
   for (const std::string& rule : no_rules) switch_off_rule(options.rules, rule);
   if (e2e) {
     options.e2e = tuner::E2ESettings{.fault = to_fault_spec(loaded),
@@ -140,9 +150,7 @@ int run_tune(const Args& args) {
     result = tuner::tune(problem, options, tuner::analytic_evaluator(problem));
   }
   if (!csv_path.empty()) {
-    std::ofstream csv(csv_path);
-    if (!csv) throw std::runtime_error("cannot write " + csv_path);
-    tuner::write_csv(csv, result);
+    write_output_file(csv_path, [&](std::ostream& csv) { tuner::write_csv(csv, result); });
   }
   std::optional<tuner::RerankResult> reranked;
   if (rerank_n > 0 && !result.ranking.empty()) {

@@ -14,6 +14,20 @@ namespace {
 
 std::int64_t ns_of(Time t) { return t.time_since_epoch().count(); }
 
+// now + seconds on the nanosecond clock, refusing what does not fit in 2^63 ns (checked, never
+// wrapped): an infinite duration from a denormal rate, or a finite one past the clock's end.
+std::int64_t completion_ns(std::int64_t now, double seconds) {
+  std::int64_t end = 0;
+  if (!(seconds < 9.2e9) || __builtin_add_overflow(now, from_seconds(seconds).count(), &end)) {
+    throw SimulatedTimeOverflow(
+        "simulated time overflow: an activity would end " + std::to_string(seconds) +
+        " s after t = " + std::to_string(static_cast<double>(now) * 1e-9) +
+        " s, past the clock's range of 2^63 ns (292 years); a rate in the scenario (hardware peak FLOPS or a "
+        "link bandwidth) is far too small");
+  }
+  return end;
+}
+
 }  // namespace
 
 FluidModel::FluidModel(EventQueue& queue) : queue_(queue) {}
@@ -179,7 +193,7 @@ void FluidModel::retime(std::uint32_t slot, std::int64_t now) {
   }
   MOFASIM_CHECK(rate > 0 && std::isfinite(rate), "fluid: activity rate is zero or not finite");
   a.rate = rate;
-  const std::int64_t completion = now + from_seconds(a.remaining / rate).count();
+  const std::int64_t completion = completion_ns(now, a.remaining / rate);
   if (!a.solved || completion != a.completion_ns) {  // a solved running activity is in the index
     a.completion_ns = completion;
     completions_.set(slot, completion, a.seq);

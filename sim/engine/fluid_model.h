@@ -53,6 +53,7 @@
 #include <limits>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,14 @@
 #include "sim/units/time.h"
 
 namespace mofasim::sim {
+
+// An activity would end beyond the simulated clock's range (2^63 ns, about 292 years). It comes
+// from absurd rates in the input (a peak of 1 FLOPS, a denormal bandwidth), not from a bug, so
+// the command line reports it as bad input.
+class SimulatedTimeOverflow : public std::overflow_error {
+ public:
+  using std::overflow_error::overflow_error;
+};
 
 struct ResourceSpec {
   std::string name{};

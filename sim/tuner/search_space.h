@@ -143,6 +143,9 @@ struct Progress {
   std::uint64_t evaluated = 0;
 };
 
+// Worker threads at most: each holds its own partial result, so a huge count only exhausts memory.
+inline constexpr int kMaxTuneThreads = 1024;
+
 struct TuneOptions {
   SearchSpace space;
   FeatureSearch features;
@@ -150,7 +153,7 @@ struct TuneOptions {
   Shard shard;
   bool sequence_parallel = true;  // with t > 1 (Megatron's usual pairing)
   bool keep_pruned = false;       // record every removed configuration (for tests and audits)
-  int threads = 1;                // worker threads; results do not depend on it
+  int threads = 1;                // worker threads in [1, kMaxTuneThreads]; results do not depend on it
   std::optional<E2ESettings> e2e; // set: also choose N_ckpt and rank by T_total (eq. (43))
   std::function<void(const Progress&)> progress;  // called from the calling thread, in order
 };

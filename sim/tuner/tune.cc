@@ -6,6 +6,7 @@
 #include <atomic>
 #include <numeric>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
 
 #include "sim/tuner/enumerate.h"
@@ -224,9 +225,19 @@ TuneResult tune(const TuneProblem& problem, const TuneOptions& options, const Ev
   workers.reserve(threads);
   for (std::uint64_t w = 0; w < threads; ++w) workers.emplace_back(problem, options, evaluator);
   {
+    // Worker w's share is fixed by w, so a thread the system refuses is not lost: the calling
+    // thread runs the shares of every worker that did not start (rows are sorted by id below).
     std::vector<std::jthread> pool;
-    for (std::uint64_t w = 1; w < threads; ++w) pool.emplace_back([&run, &workers, w] { run(workers[w], w, false); });
+    std::uint64_t started = 1;
+    for (; started < threads; ++started) {
+      try {
+        pool.emplace_back([&run, &workers, w = started] { run(workers[w], w, false); });
+      } catch (const std::system_error&) {
+        break;
+      }
+    }
     run(workers[0], 0, true);
+    for (std::uint64_t w = started; w < threads; ++w) run(workers[w], w, false);
   }
 
   TuneResult result = std::move(workers[0].result());
