@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/analysis/input_file.h"
 #include "sim/cli/cli_common.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/output_files.h"
@@ -60,6 +61,9 @@ int main(int argc, char** argv) {
       for (const std::string& line : e.errors()) std::cerr << line << "\n";
       return 2;
     } catch (const mofasim::cli::UsageError& e) {
+      std::cerr << e.what() << "\n";
+      return 2;
+    } catch (const mofasim::analysis::InputError& e) {  // a measurements file or mapping, located
       std::cerr << e.what() << "\n";
       return 2;
     } catch (const mofasim::sim::SimulatedTimeOverflow& e) {  // absurd rates in the input, not a bug
