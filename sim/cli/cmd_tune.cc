@@ -147,7 +147,12 @@ int run_tune(const Args& args) {
     const bool json = merge_files.front().ends_with(".json");
     result = json ? tuner::merge_json(texts) : tuner::merge_csv(texts);
   } else {
-    result = tuner::tune(problem, options, tuner::analytic_evaluator(problem));
+    try {
+      result = tuner::tune(problem, options, tuner::analytic_evaluator(problem));
+    } catch (const tuner::SearchSpaceTooLarge& e) {
+      throw scenario::ScenarioError(
+          {scenario::format_location(loaded.sources.find("topology.gpus")) + ": topology.gpus: tune: " + e.what()});
+    }
   }
   if (!csv_path.empty()) {
     write_output_file(csv_path, [&](std::ostream& csv) { tuner::write_csv(csv, result); });

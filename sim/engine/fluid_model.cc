@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "sim/units/check.h"
+#include "sim/units/format.h"
 
 namespace mofasim::sim {
 namespace {
@@ -20,8 +21,8 @@ std::int64_t completion_ns(std::int64_t now, double seconds) {
   std::int64_t end = 0;
   if (!(seconds < 9.2e9) || __builtin_add_overflow(now, from_seconds(seconds).count(), &end)) {
     throw SimulatedTimeOverflow(
-        "simulated time overflow: an activity would end " + std::to_string(seconds) +
-        " s after t = " + std::to_string(static_cast<double>(now) * 1e-9) +
+        "simulated time overflow: an activity would end at t = " +
+        format_number("%.3g", static_cast<double>(now) * 1e-9 + seconds) +
         " s, past the clock's range of 2^63 ns (292 years); a rate in the scenario (hardware peak FLOPS or a "
         "link bandwidth) is far too small");
   }

@@ -80,6 +80,7 @@ std::vector<Factorisation> factorisations(const Axes& axes, int gpus) {
     for (int c : axes.cp) {
       if ((gpus / t) % c != 0) continue;
       for (int p : axes.pp) {
+        if (p > gpus / t / c) break;  // the axis is sorted: no larger p divides what is left
         if ((gpus / t / c) % p != 0) continue;
         out.push_back(Factorisation{.tp = t, .cp = c, .pp = p, .dp = gpus / t / c / p});
       }
@@ -138,6 +139,11 @@ std::optional<Reason> layout_verdict(const Layout& l, const TuneProblem& problem
   if (rules.cp_needs_long_sequence && l.cp > 1 && m.seq_length < rules.cp_min_seq_length) {
     return Reason::kCpNeedsLongSequence;
   }
+  // Interleaving needs a pipeline to interleave over: at p = 1 the schedule's virtual stages would
+  // all sit on one rank and the step simulation cannot build its communicators. With the
+  // vpp_needs_pipeline rule on such layouts are charged to it above; with it off (--no-rule all)
+  // they are still removed, as a schedule-shape constraint, never evaluated.
+  if (l.schedule == model::ScheduleKind::kInterleaved1F1B && l.pp == 1) return Reason::kScheduleShape;
   return std::nullopt;
 }
 

@@ -181,6 +181,13 @@ TuneResult tune(const TuneProblem& problem, const TuneOptions& options, const Ev
   const std::vector<Factorisation> facts = factorisations(axes, problem.topology.gpus);
   const std::uint64_t per_fact = axes.per_factorisation();
   const std::uint64_t raw_layouts = facts.size() * per_fact;
+  if (raw_layouts > kMaxRawLayouts) {
+    throw SearchSpaceTooLarge("the search space has " + std::to_string(raw_layouts) + " layouts (" +
+                              std::to_string(facts.size()) + " (t, c, p, d) factorisations of " +
+                              std::to_string(problem.topology.gpus) + " GPUs x " + std::to_string(per_fact) +
+                              " ep/micro-batch/schedule choices), over the limit of " + std::to_string(kMaxRawLayouts) +
+                              "; fix some axes of the search or use fewer GPUs");
+  }
   const auto shard_index = static_cast<std::uint64_t>(options.shard.index);
   const auto shard_count = static_cast<std::uint64_t>(options.shard.count);
   const std::uint64_t shard_total = raw_layouts / shard_count + (shard_index < raw_layouts % shard_count ? 1 : 0);

@@ -144,11 +144,18 @@ TEST(TunerTuneCounts, ConstraintsStayWhenEveryRuleIsOff) {
   Evaluator ev;
   ev.step = [](const ConfigView& v) { return testing::synthetic_step(v); };
   const TuneResult r = tune(problem, o, ev);
-  // Same constraint counts as above (4 + 8 + 2 + 1 = 15 layouts); the 25 others, x 4 variants,
-  // are all evaluated (no memory check given).
-  EXPECT_EQ(r.stats.removed_total(), 15u * 4);
-  EXPECT_EQ(r.stats.evaluated, 25u * 4);
+  // Same constraint counts as above (4 + 8 + 2 + 1 = 15 layouts), plus the interleaved layouts at
+  // p = 1, which the step simulation cannot run, as schedule-shape constraints: t1 p1 d8 b1, t2 p1
+  // d4 b1 and b2, t4 p1 d2 b1 and b2 (5; t1 p1 d8 b2 already fails B % (b d)). The 20 others, x 4
+  // variants, are all evaluated (no memory check given).
+  EXPECT_EQ(r.stats.removed_layouts[static_cast<std::size_t>(Reason::kScheduleShape)], 1u + 5);
+  EXPECT_EQ(r.stats.removed_total(), 20u * 4);
+  EXPECT_EQ(r.stats.evaluated, 20u * 4);
   EXPECT_EQ(r.stats.memory_checks, 0u);
+  for (const Row& row : r.rows) {
+    EXPECT_FALSE(row.candidate.layout.schedule == model::ScheduleKind::kInterleaved1F1B && row.candidate.layout.pp == 1)
+        << layout_label(row.candidate.layout);
+  }
 }
 
 TEST(TunerTuneValidation, BadInputsNameTheField) {
