@@ -48,8 +48,8 @@ bool same_file(const std::string& a, const std::string& b) {
 std::string unwritable_reason(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) return "is a folder";
-    if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode)) return "is not a regular file";
+    if (S_ISDIR(st.st_mode)) return "it is a folder";
+    if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode)) return "it is not a regular file";
     if (::access(path.c_str(), W_OK) != 0) return std::strerror(errno);
     return {};
   }
@@ -73,7 +73,8 @@ void check_outputs(const std::string& command, const std::vector<OutputFile>& ou
     const std::string where = "mofasim " + command + ": " + out.option + ": ";
     for (const std::string& in : inputs) {
       if (!in.empty() && same_file(out.path, in)) {
-        throw UsageError(where + out.path + " is an input of this command (" + in + "); refusing to overwrite it");
+        const std::string same = in == out.path ? "" : " (the same file as " + in + ")";
+        throw UsageError(where + out.path + " is an input of this command" + same + "; refusing to overwrite it");
       }
     }
     for (std::size_t j = 0; j < i; ++j) {
