@@ -83,8 +83,12 @@ model::FaultSpec to_fault_spec(const scenario::LoadedScenario& loaded) {
     case proto::EMPIRICAL_PROCESS: {
       std::filesystem::path records_path = ft.failure_records();
       if (records_path.is_relative()) records_path = std::filesystem::path(loaded.path).parent_path() / records_path;
-      const auto records = fault::load_failure_records(records_path.string());
-      fault::apply_failure_history(spec, fault::fit_failure_history(records, spec.failure_units));
+      try {  // named by the field, so check_scenario_specs locates it at its line
+        const auto records = fault::load_failure_records(records_path.string());
+        fault::apply_failure_history(spec, fault::fit_failure_history(records, spec.failure_units));
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(std::string("fault_tolerance.failure_records: ") + e.what());
+      }
       break;
     }
     default: spec.process = model::FailureProcess{};

@@ -201,6 +201,13 @@ TEST_F(RunTimeBadInput, MeasurementFilesWithNanZeroOrMissingExitTwo) {
   EXPECT_EQ(run.err, path("none.csv") + ": cannot read the measured-iteration file: No such file or directory\n");
 }
 
+TEST_F(RunTimeBadInput, FailureRecordsMustBeARegularFileAndAreLocated) {
+  const CliRun run = run_mofasim("ettr " + kSmall +
+                                 " -q --set fault_tolerance.process=empirical --set fault_tolerance.failure_records=/dev/zero");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.err, "--set:2:33: fault_tolerance.failure_records: /dev/zero: failure records must be a regular file\n");
+}
+
 // --- Arithmetic on extreme inputs ------------------------------------------------------------
 
 TEST_F(RunTimeBadInput, APeakOfOneFlopsOverflowsTheClockAsBadInput) {
