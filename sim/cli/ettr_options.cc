@@ -20,7 +20,10 @@ void add_ettr_options(po::options_description& desc, EttrOptions& options) {
 }
 
 void check_ettr_options(const std::string& command, const EttrOptions& options) {
-  if (options.trials < 1) throw UsageError("mofasim " + command + ": --trials must be >= 1");
+  if (options.trials < 1 || options.trials > fault::kMaxMonteCarloTrials) {
+    throw UsageError("mofasim " + command + ": --trials: must be in [1, " + std::to_string(fault::kMaxMonteCarloTrials) +
+                     "], got " + std::to_string(options.trials));
+  }
   if (options.threads < 0 || options.threads > fault::kMaxMonteCarloThreads) {
     throw UsageError("mofasim " + command + ": --threads: must be in [0, " + std::to_string(fault::kMaxMonteCarloThreads) +
                      "] (0 = all cores), got " + std::to_string(options.threads));

@@ -22,7 +22,7 @@ struct EttrOptions {
 };
 
 void add_ettr_options(po::options_description& desc, EttrOptions& options);
-// UsageError for trials < 1, threads outside [0, fault::kMaxMonteCarloThreads], step time <= 0 or not finite.
+// UsageError for trials outside [1, fault::kMaxMonteCarloTrials], threads outside [0, fault::kMaxMonteCarloThreads], step time <= 0 or not finite.
 void check_ettr_options(const std::string& command, const EttrOptions& options);
 // Threads resolved, progress printed on stderr unless quiet.
 fault::MonteCarloOptions monte_carlo_options(const EttrOptions& options);

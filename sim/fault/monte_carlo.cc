@@ -59,7 +59,10 @@ MonteCarloResult run_monte_carlo(const model::FaultSpec& spec, const model::RunS
                                  const MonteCarloOptions& options) {
   model::validate(spec);
   model::validate(run);
-  if (options.trials < 1) throw std::invalid_argument("monte_carlo.trials must be >= 1");
+  if (options.trials < 1 || options.trials > kMaxMonteCarloTrials) {
+    throw std::invalid_argument("monte_carlo.trials must be in [1, " + std::to_string(kMaxMonteCarloTrials) + "], got " +
+                                std::to_string(options.trials));
+  }
   if (options.threads < 1 || options.threads > kMaxMonteCarloThreads) {
     throw std::invalid_argument("monte_carlo.threads must be in [1, " + std::to_string(kMaxMonteCarloThreads) + "], got " +
                                 std::to_string(options.threads));
@@ -117,7 +120,7 @@ MonteCarloResult run_monte_carlo(const model::FaultSpec& spec, const model::RunS
   // No more threads than chunks. Trials are claimed dynamically and each draws from its own stream,
   // so if the system refuses a thread the ones already started (and this one) do all the work with
   // the same result; jthread joins them on every path out of this block.
-  const std::int64_t chunks = (options.trials + kChunk - 1) / kChunk;
+  const std::int64_t chunks = options.trials / kChunk + (options.trials % kChunk != 0 ? 1 : 0);
   const int threads = static_cast<int>(std::min<std::int64_t>(options.threads, chunks));
   {
     std::vector<std::jthread> pool;

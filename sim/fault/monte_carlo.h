@@ -20,8 +20,12 @@ namespace mofasim::fault {
 // each thread needs a stack, so a huge count only exhausts the process.
 inline constexpr int kMaxMonteCarloThreads = 1024;
 
+// Trials at most: each keeps its result (about 100 bytes with its failure counts), so 1e7 trials
+// hold about 1 GB; a statistic needs far fewer.
+inline constexpr std::int64_t kMaxMonteCarloTrials = 10'000'000;
+
 struct MonteCarloOptions {
-  std::int64_t trials = 10000;
+  std::int64_t trials = 10000;  // in [1, kMaxMonteCarloTrials]
   std::uint64_t seed = 1;
   int threads = 1;  // in [1, kMaxMonteCarloThreads]; the calling thread is one of them
   // Failure events over all trials at most (sim/fault/event_budget.h): refused up front when the

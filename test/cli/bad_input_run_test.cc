@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -83,6 +84,11 @@ TEST_F(RunTimeBadInput, MaxEventsIsAGuardTheUserSets) {
       << run.err;
   EXPECT_EQ(first_line(run_mofasim("ettr " + kSmall + " --max-events 0").err),
             "mofasim ettr: --max-events: must be in [1, 1000000000000000], got 0");
+  // Other counts that drive loops or allocations have caps too.
+  EXPECT_EQ(first_line(run_mofasim("ettr " + kSmall + " --trials 100000000").err),
+            "mofasim ettr: --trials: must be in [1, 10000000], got 100000000");
+  EXPECT_EQ(first_line(run_mofasim("calibrate x.csv --evaluations 2000000000").err),
+            "mofasim calibrate: --evaluations: must be in [1, 1000000], got 2000000000");
 }
 
 // --- Thread counts ---------------------------------------------------------------------------
@@ -100,6 +106,24 @@ TEST_F(RunTimeBadInput, ThreadCountsOverTheCapAreRefused) {
   // The cap itself runs (fewer trials than threads: the extra threads have nothing to do).
   run = run_mofasim("ettr " + kSmall + " -q --step-time 1 --trials 300 --threads 1024 --json");
   EXPECT_EQ(run.exit_code, 0) << run.err;
+}
+
+TEST_F(RunTimeBadInput, RefusedThreadsAreNotACrash) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer reserves more address space than the limit this test sets";
+#else
+  // Under a 3 GB address-space limit the system refuses most of 1024 thread stacks (8 MB each).
+  // That used to abort ("terminate called without an active exception"); now the threads that
+  // started do the work, with the same result as one thread.
+  const std::string ettr = "'" MOFASIM_BINARY_DIR "/mofasim' ettr " + kSmall + " -q --step-time 1 --trials 300000 --json";
+  const std::string limited = path("limited.json");
+  const std::string single = path("single.json");
+  const std::string command = std::string("cd '") + MOFASIM_SOURCE_DIR + "' && (ulimit -v 3000000 && " + ettr +
+                              " --threads 1024 >'" + limited + "') && " + ettr + " --threads 1 >'" + single + "'";
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  EXPECT_GT(read_file(single).size(), 100u);
+  EXPECT_EQ(read_file(limited), read_file(single));
+#endif
 }
 
 // --- Outputs ---------------------------------------------------------------------------------
