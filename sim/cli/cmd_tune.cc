@@ -5,11 +5,10 @@
 // checkpoint interval, ETTR and total time and ranks by them. --shard i/n and --merge split a large
 // search into array jobs.
 #include <algorithm>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 #include <thread>
 
+#include "sim/analysis/input_file.h"
 #include "sim/cli/cli_common.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/output_files.h"
@@ -59,12 +58,14 @@ void switch_off_rule(tuner::PruneRules& rules, const std::string& name) {
   }
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError("mofasim tune: cannot read " + path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+// A shard output: a regular file, at most 1 GiB (a shard's CSV holds every evaluated
+// configuration, so it is larger than a measurements file).
+std::string read_shard(const std::string& path) {
+  try {
+    return analysis::read_input_file(path, "shard output", std::size_t{1} << 30);
+  } catch (const analysis::InputError& e) {
+    throw UsageError(std::string("mofasim tune: --merge: ") + e.what());
+  }
 }
 
 }  // namespace
@@ -143,9 +144,13 @@ int run_tune(const Args& args) {
   tuner::TuneResult result;
   if (!merge_files.empty()) {
     std::vector<std::string> texts;
-    for (const std::string& f : merge_files) texts.push_back(read_text(f));
+    for (const std::string& f : merge_files) texts.push_back(read_shard(f));
     const bool json = merge_files.front().ends_with(".json");
-    result = json ? tuner::merge_json(texts) : tuner::merge_csv(texts);
+    try {
+      result = json ? tuner::merge_json(texts) : tuner::merge_csv(texts);
+    } catch (const std::invalid_argument& e) {  // the shards do not fit together: bad input
+      throw UsageError(std::string("mofasim tune: --merge: ") + e.what());
+    }
   } else {
     try {
       result = tuner::tune(problem, options, tuner::analytic_evaluator(problem));

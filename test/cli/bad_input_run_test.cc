@@ -232,6 +232,16 @@ TEST_F(RunTimeBadInput, FailureRecordsMustBeARegularFileAndAreLocated) {
   EXPECT_EQ(run.err, "--set:2:33: fault_tolerance.failure_records: /dev/zero: failure records must be a regular file\n");
 }
 
+TEST_F(RunTimeBadInput, TuneMergeInputsAreBoundedAndChecked) {
+  CliRun run = run_mofasim("tune " + kSmall + " --merge /dev/zero");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.err, "mofasim tune: --merge: /dev/zero: cannot read the shard output: it is not a regular file\n");
+  const std::string bad = write("bad.json", "{\"stats\": 1}");
+  run = run_mofasim("tune " + kSmall + " --merge " + bad);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.err, "mofasim tune: --merge: tuner merge: JSON needs 'stats' and 'top'\n");
+}
+
 // --- Arithmetic on extreme inputs ------------------------------------------------------------
 
 TEST_F(RunTimeBadInput, APeakOfOneFlopsOverflowsTheClockAsBadInput) {
