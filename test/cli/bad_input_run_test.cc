@@ -123,6 +123,14 @@ TEST_F(RunTimeBadInput, RefusedThreadsAreNotACrash) {
   ASSERT_EQ(std::system(command.c_str()), 0);
   EXPECT_GT(read_file(single).size(), 100u);
   EXPECT_EQ(read_file(limited), read_file(single));
+  // tune gives each worker a fixed share; the calling thread runs the shares of refused threads
+  // (this used to fail with "Resource temporarily unavailable", exit 1).
+  const std::string tune = "'" MOFASIM_BINARY_DIR "/mofasim' tune " + kSmall + " -q --rerank 0 --json";
+  const std::string tune_command = std::string("cd '") + MOFASIM_SOURCE_DIR + "' && (ulimit -v 3000000 && " + tune +
+                                   " --threads 1024 >'" + limited + "') && " + tune + " --threads 1 >'" + single + "'";
+  ASSERT_EQ(std::system(tune_command.c_str()), 0);
+  EXPECT_GT(read_file(single).size(), 100u);
+  EXPECT_EQ(read_file(limited), read_file(single));
 #endif
 }
 
