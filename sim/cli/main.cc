@@ -66,7 +66,7 @@ int main(int argc, char** argv) {
     } catch (const mofasim::analysis::InputError& e) {  // a measurements file or mapping, located
       std::cerr << e.what() << "\n";
       return 2;
-    } catch (const mofasim::sim::SimulatedTimeOverflow& e) {  // absurd rates in the input, not a bug
+    } catch (const mofasim::sim::SimulationOutOfRange& e) {  // absurd rates in the input, not a bug
       std::cerr << "mofasim " << name << ": " << e.what() << "\n";
       return 2;
     } catch (const mofasim::InternalError& e) {

@@ -20,7 +20,7 @@ std::int64_t ns_of(Time t) { return t.time_since_epoch().count(); }
 std::int64_t completion_ns(std::int64_t now, double seconds) {
   std::int64_t end = 0;
   if (!(seconds < 9.2e9) || __builtin_add_overflow(now, from_seconds(seconds).count(), &end)) {
-    throw SimulatedTimeOverflow(
+    throw SimulationOutOfRange(
         "simulated time overflow: an activity would end at t = " +
         format_number("%.3g", static_cast<double>(now) * 1e-9 + seconds) +
         " s, past the clock's range of 2^63 ns (292 years); a rate in the scenario (hardware peak FLOPS or a "
@@ -55,7 +55,11 @@ DomainId FluidModel::add_domain(std::string name) {
 
 void FluidModel::validate(const ActivitySpec& spec) const {
   auto fail = [](const std::string& what) { throw std::invalid_argument("FluidModel::start: " + what); };
-  if (!(spec.work >= 0) || !std::isfinite(spec.work)) fail("work " + std::to_string(spec.work) + " must be finite and >= 0");
+  if (std::isinf(spec.work)) {  // a finite amount of work over an underflowed rate of the input
+    throw SimulationOutOfRange("simulated work out of range: an activity's work is infinite; a rate in the scenario "
+                               "(hardware peak FLOPS or a link bandwidth) is too small for double precision");
+  }
+  if (!(spec.work >= 0)) fail("work " + std::to_string(spec.work) + " must be finite and >= 0");
   if (spec.latency < Duration::zero()) fail("latency must be >= 0");
   if (spec.rate_bound && (!(*spec.rate_bound > 0) || !std::isfinite(*spec.rate_bound))) {
     fail("rate_bound " + std::to_string(*spec.rate_bound) + " must be finite and > 0");
@@ -192,7 +196,11 @@ void FluidModel::retime(std::uint32_t slot, std::int64_t now) {
   if (a.domain != kInvalidIndex && domains_[a.domain].overlap) {
     rate /= a.kind == ActivityKind::kCompute ? domains_[a.domain].alpha : a.coefficients.beta;  // MoFa §3.3 α, β
   }
-  MOFASIM_CHECK(rate > 0 && std::isfinite(rate), "fluid: activity rate is zero or not finite");
+  if (!(rate > 0) || !std::isfinite(rate)) {
+    throw SimulationOutOfRange("simulated rate out of range: an activity's rate is " + format_number("%.3g", rate) +
+                               " work units per second; a rate in the scenario (hardware peak FLOPS or a link "
+                               "bandwidth) is too small or too large for double precision");
+  }
   a.rate = rate;
   const std::int64_t completion = completion_ns(now, a.remaining / rate);
   if (!a.solved || completion != a.completion_ns) {  // a solved running activity is in the index

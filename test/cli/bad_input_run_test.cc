@@ -262,6 +262,27 @@ TEST_F(RunTimeBadInput, APeakOfOneFlopsOverflowsTheClockAsBadInput) {
             "small\n");
 }
 
+TEST_F(RunTimeBadInput, RatesOutOfDoubleRangeAreBadInputNotInternalErrors) {
+  // A peak of 1e-320 FLOPS makes a compute activity's work infinite; a bandwidth of 1e308 B/s an
+  // infinite rate (it used to trip the internal check "fluid: activity rate is zero or not finite").
+  CliRun run = run_mofasim("simulate " + kSmall + " --set 'hardware.peak_bf16=1e-320 FLOPS'");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.err,
+            "mofasim simulate: simulated work out of range: an activity's work is infinite; a rate in the scenario "
+            "(hardware peak FLOPS or a link bandwidth) is too small for double precision\n");
+  run = run_mofasim("simulate " + kSmall + " --set 'topology.intra_node.bandwidth=1e308 B/s'");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.err,
+            "mofasim simulate: simulated rate out of range: an activity's rate is inf work units per second; a rate in "
+            "the scenario (hardware peak FLOPS or a link bandwidth) is too small or too large for double precision\n");
+  // A denormal bandwidth: the duration is infinite ("from_seconds: duration too large inf" before).
+  run = run_mofasim("simulate " + kSmall + " --set 'topology.intra_node.bandwidth=1e-310 B/s'");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(first_line(run.err), "mofasim simulate: simulated time overflow: an activity would end at t = inf s, past "
+                                 "the clock's range of 2^63 ns (292 years); a rate in the scenario (hardware peak FLOPS "
+                                 "or a link bandwidth) is far too small");
+}
+
 TEST_F(RunTimeBadInput, AFailureUnitNear2To31GpusIsOneUnit) {
   // ceil(8 / (2^31 - 1)) = 1; the rounding used to add 2^31 - 2 to 8 in int first.
   const CliRun run = run_mofasim("ettr " + kSmall +
