@@ -199,6 +199,30 @@ TEST_F(RunTimeBadInput, AFullStandardOutputFailsTheCommand) {
   }
 }
 
+TEST_F(RunTimeBadInput, AFullOutputFileFailsTheCommand) {
+  struct Case {
+    std::string args;
+    std::string error;
+  };
+  const std::string measured = write("m.csv",
+                                     "# GPUs,global batch,micro batch,hidden size,attention heads,# layers,sequence "
+                                     "length,tensor parallelism,data parallelism,pipeline parallelism,iteration time "
+                                     "(ms)\n8,16,1,1024,16,24,2048,2,4,1,100\n");
+  const Case cases[] = {
+      {"simulate " + kSmall + " --trace /dev/full", "mofasim simulate: error: failed writing trace file /dev/full"},
+      {"ettr " + kSmall + " -q --trials 100 --csv /dev/full",
+       "mofasim ettr: error: cannot write /dev/full: short write (disk full?)"},
+      {"tune " + kSmall + " -q --rerank 0 --csv /dev/full",
+       "mofasim tune: error: cannot write /dev/full: short write (disk full?)"},
+      {"validate --measured " + measured + " --csv /dev/full", "mofasim validate: error: /dev/full: write failed"},
+  };
+  for (const Case& c : cases) {
+    const CliRun run = run_mofasim(c.args + " >/dev/null");
+    EXPECT_EQ(run.exit_code, 1) << c.args;
+    EXPECT_EQ(run.err, c.error + "\n") << c.args;
+  }
+}
+
 // --- Measurement files -----------------------------------------------------------------------
 
 TEST_F(RunTimeBadInput, MeasurementFilesWithNanZeroOrMissingExitTwo) {
