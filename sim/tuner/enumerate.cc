@@ -3,16 +3,24 @@
 #include "sim/tuner/enumerate.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace mofasim::tuner {
 namespace {
 
+// Divisors of n up to cap, ascending. Pairs (i, n / i) for i up to sqrt(n): n reaches 2^31 - 1
+// (GPUs, experts), where trying every i up to n takes seconds and ++i would overflow.
 std::vector<int> divisors(int n, int cap) {
-  std::vector<int> out;
-  for (int i = 1; i <= n && i <= cap; ++i) {
-    if (n % i == 0) out.push_back(i);
+  std::vector<int> low;
+  std::vector<int> high;
+  for (std::int64_t i = 1; i * i <= n; ++i) {
+    if (n % i != 0) continue;
+    low.push_back(static_cast<int>(i));
+    if (i * i != n) high.push_back(static_cast<int>(n / i));
   }
-  return out;
+  low.insert(low.end(), high.rbegin(), high.rend());
+  std::erase_if(low, [cap](int d) { return d > cap; });
+  return low;
 }
 
 std::vector<int> sorted_unique(std::vector<int> v) {

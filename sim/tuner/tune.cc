@@ -186,7 +186,7 @@ TuneResult tune(const TuneProblem& problem, const TuneOptions& options, const Ev
                               std::to_string(facts.size()) + " (t, c, p, d) factorisations of " +
                               std::to_string(problem.topology.gpus) + " GPUs x " + std::to_string(per_fact) +
                               " ep/micro-batch/schedule choices), over the limit of " + std::to_string(kMaxRawLayouts) +
-                              "; fix some axes of the search or use fewer GPUs");
+                              "; use fewer GPUs or fix some axes of the search");
   }
   const auto shard_index = static_cast<std::uint64_t>(options.shard.index);
   const auto shard_count = static_cast<std::uint64_t>(options.shard.count);

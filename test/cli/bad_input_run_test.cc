@@ -315,6 +315,18 @@ TEST_F(RunTimeBadInput, AFailureUnitNear2To31GpusIsOneUnit) {
   EXPECT_NE(run.out.find("  failure units                   1\n"), std::string::npos) << run.out;
 }
 
+TEST_F(RunTimeBadInput, TuneRefusesASearchSpaceOverItsBound) {
+  // 735134400 = 2^6 3^3 5^2 7 11 13 17 has 1344 divisors: 4.3 million (t, c, p, d) factorisations.
+  const CliRun run = run_mofasim("tune " + kSmall +
+                                 " -q --rerank 0 --set topology.gpus=735134400 --set parallelism.dp=183783600 --set "
+                                 "parallelism.global_batch=367567200");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.err,
+            "--set:1:15: topology.gpus: tune: the search space has 550502400 layouts (4300800 (t, c, p, d) "
+            "factorisations of 735134400 GPUs x 128 ep/micro-batch/schedule choices), over the limit of 100000000; "
+            "use fewer GPUs or fix some axes of the search\n");
+}
+
 // --- One error path --------------------------------------------------------------------------
 
 TEST_F(RunTimeBadInput, TuneWithEveryRuleOffNeverSimulatesInterleavedAtPp1) {

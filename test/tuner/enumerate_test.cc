@@ -65,6 +65,16 @@ TEST(TunerAxes, DefaultsAreDivisors) {
   EXPECT_EQ(factorisations(a, 8).size(), 20u);
 }
 
+TEST(TunerAxes, DivisorsOfLargeCountsAreFoundBySquareRoot) {
+  // 2^31 - 1 is prime: two divisors (counting up to n took seconds and overflowed int at the end).
+  const Axes prime = build_axes(tiny_problem(2147483647, 8, 12), TuneOptions{});
+  EXPECT_EQ(prime.tp, (std::vector<int>{1, 2147483647}));
+  // 36 = 6^2: the square root is listed once.
+  const Axes square = build_axes(tiny_problem(36, 8, 12), TuneOptions{});
+  EXPECT_EQ(square.pp, (std::vector<int>{1, 2, 3, 4, 6, 9, 12, 18, 36}));
+  EXPECT_EQ(factorisations(prime, 2147483647).size(), 4u);  // the prime in one of the four places
+}
+
 // The hand-worked case (derivation in the comments): tiny-llama (a 8, g 4, L 4) on 8 GPUs, 2 per
 // node, B 8; c = 1, b in {1, 2}, schedules 1F1B and interleaved with v = 2; TP and PP overlap
 // searched, everything else fixed. Memory fits iff t·p >= 2.
