@@ -6,6 +6,7 @@
 
 #include "sim/cli/cli_common.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/output_files.h"
 #include "sim/cli/scenario_specs.h"
 #include "sim/executor/simulate_step.h"
 #include "sim/interop/chakra_writer.h"
@@ -48,6 +49,7 @@ int run_simulate(const Args& args) {
   } else if (fidelity != "folded") {
     throw UsageError("mofasim simulate: --fidelity must be full or folded, got '" + fidelity + "'");
   }
+  check_outputs("simulate", {{"--trace", trace}, {"--timeline", timeline}}, {path});
   if (!trace.empty()) options.trace_path = trace;
   if (!timeline.empty()) options.timeline_path = timeline;
 

@@ -4,9 +4,11 @@
 // Monte Carlo points with 95% error bars, and the optimum marked.
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "sim/cli/cli_common.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/output_files.h"
 #include "sim/cli/ettr_options.h"
 #include "sim/cli/scenario_specs.h"
 #include "sim/cli/step_time.h"
@@ -43,9 +45,11 @@ int run_sweep(const Args& args) {
   if (param.empty()) throw UsageError("mofasim sweep: missing --param PATH=FROM:TO:STEP");
   check_ettr_options("sweep", ettr);
   const SweepRange range = parse_sweep_range(param);
+  check_outputs("sweep", {{"--out", out + ".csv"}, {"--out", out + ".svg"}}, {path});
 
   // Load every point up front so a bad value fails before any Monte Carlo work.
   std::vector<fault::EttrStudyInputs> inputs;
+  std::optional<scenario::LoadedScenario> first;  // locates a budget error met during the trials
   for (double v : range.values) {
     std::vector<std::string> sets = common.sets;
     sets.push_back(range.override_for(v));
@@ -53,16 +57,24 @@ int run_sweep(const Args& args) {
     const StepTimeChoice step = resolve_step_time(loaded, ettr.step_time);
     inputs.push_back({.spec = to_fault_spec(loaded),
                       .run = {.step_time_s = step.seconds, .n_steps = scenario::training_steps(loaded.proto)}});
+    try {
+      fault::check_event_budget(inputs.back().spec, inputs.back().run, ettr.trials, ettr.max_events);
+    } catch (const fault::EventBudgetExceeded& e) {
+      throw located_budget_error(loaded, e);
+    }
+    if (!first) first = loaded;
   }
   std::size_t next = 0;
-  const fault::EttrSweep sweep = fault::run_ettr_sweep(
-      range.path, range.values, [&](double) { return inputs.at(next++); }, monte_carlo_options(ettr));
+  fault::EttrSweep sweep;
+  try {
+    sweep = fault::run_ettr_sweep(range.path, range.values, [&](double) { return inputs.at(next++); },
+                                  monte_carlo_options(ettr));
+  } catch (const fault::EventBudgetExceeded& e) {
+    throw located_budget_error(*first, e);
+  }
 
-  std::ofstream csv(out + ".csv");
-  std::ofstream svg(out + ".svg");
-  if (!csv || !svg) throw std::runtime_error("cannot write " + out + ".csv / " + out + ".svg");
-  fault::write_sweep_csv(csv, sweep);
-  fault::write_sweep_svg(svg, sweep);
+  write_output_file(out + ".csv", [&](std::ostream& csv) { fault::write_sweep_csv(csv, sweep); });
+  write_output_file(out + ".svg", [&](std::ostream& svg) { fault::write_sweep_svg(svg, sweep); });
   const fault::SweepPoint& best = sweep.points.at(sweep.best_analytic);
   std::cout << "swept " << range.path << " over " << range.values.size() << " values; wrote " << out << ".csv and "
             << out << ".svg\nbest analytic ETTR " << best.analytic_ettr * 100 << "% at " << range.path << " = "
