@@ -1,13 +1,16 @@
 // `mofasim simulate SCENARIO`: expands one training step into its task DAG and replays it on the
 // modeled cluster; prints step time, the Table-6-style breakdown, TFLOPS/MFU/HFU, tokens/s, peak
-// memory per stage and the critical path by category. --trace writes a Perfetto trace, --timeline
-// the same spans as a binary protobuf Timeline (proto/timeline.proto) for programs.
+// memory per stage and the critical path by category. --trace writes a Perfetto trace (Chrome JSON
+// for FILE.json), limited by --trace-stages/-ranks/-window/-microbatch; --timeline the same spans
+// as a binary protobuf Timeline (proto/timeline.proto) for programs.
 #include <iostream>
+#include <tuple>
 
 #include "sim/cli/cli_common.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/scenario_specs.h"
 #include "sim/executor/simulate_step.h"
+#include "sim/executor/trace_filter.h"
 #include "sim/scenario/loader.h"
 
 namespace mofasim::cli {
@@ -18,11 +21,21 @@ int run_simulate(const Args& args) {
   std::string fidelity = "folded";
   std::string trace;
   std::string timeline;
+  std::string trace_stages;
+  std::string trace_ranks;
+  std::string trace_window;
+  int trace_microbatch = -1;
   po::options_description desc("options");
   add_common_options(desc, common);
   desc.add_options()("fidelity", po::value<std::string>(&fidelity)->default_value(fidelity),
                      "full (every rank) or folded (provably identical ranks simulated once)")(
-      "trace", po::value<std::string>(&trace), "write a Chrome/Perfetto trace (JSON) to this file")(
+      "trace", po::value<std::string>(&trace),
+      "write a trace to this file: Perfetto protobuf (open in https://ui.perfetto.dev), or Chrome JSON when it ends in .json")(
+      "trace-stages", po::value<std::string>(&trace_stages), "trace only these stages, e.g. 0,3-5")(
+      "trace-ranks", po::value<std::string>(&trace_ranks), "trace only the stages whose traced (replica-0) rank is listed")(
+      "trace-window", po::value<std::string>(&trace_window),
+      "trace only spans overlapping START:END of the step, e.g. 120ms:0.5s (units ns, us, ms, s)")(
+      "trace-microbatch", po::value<int>(&trace_microbatch), "trace only the spans of this micro-batch")(
       "timeline", po::value<std::string>(&timeline),
       "write the step's timeline as binary protobuf (proto/timeline.proto: mofasim.proto.Timeline) to this file")(
       "scenario", po::value<std::string>(&path), "scenario YAML file");
@@ -31,7 +44,7 @@ int run_simulate(const Args& args) {
   po::variables_map vm;
   parse_command_line("simulate", args, desc, pos, vm);
   if (common.help) {
-    print_command_help("simulate", "SCENARIO.yaml [--fidelity full|folded] [--trace FILE.json] [--timeline FILE.pb] [--json] [--set field.path=value ...]", desc);
+    print_command_help("simulate", "SCENARIO.yaml [--fidelity full|folded] [--trace FILE.pftrace|FILE.json] [--trace-stages LIST] [--trace-ranks LIST] [--trace-window START:END] [--trace-microbatch N] [--timeline FILE.pb] [--json] [--set field.path=value ...]", desc);
     return 0;
   }
   if (path.empty()) throw UsageError("mofasim simulate: missing SCENARIO.yaml (see: mofasim simulate --help)");
@@ -42,11 +55,55 @@ int run_simulate(const Args& args) {
     throw UsageError("mofasim simulate: --fidelity must be full or folded, got '" + fidelity + "'");
   }
   if (!trace.empty()) options.trace_path = trace;
+  const bool limited = !trace_stages.empty() || !trace_ranks.empty() || !trace_window.empty() || vm.count("trace-microbatch") > 0;
+  if (limited && trace.empty()) throw UsageError("mofasim simulate: --trace-*: limits a trace, but no --trace FILE is given");
+  auto option_error = [](const std::string& option, const std::exception& e) {
+    return UsageError("mofasim simulate: --" + option + ": " + e.what());
+  };
+  try {
+    if (!trace_stages.empty()) options.trace_filter.stages = executor::parse_index_list(trace_stages);
+  } catch (const std::invalid_argument& e) {
+    throw option_error("trace-stages", e);
+  }
+  try {
+    if (!trace_ranks.empty()) options.trace_filter.ranks = executor::parse_index_list(trace_ranks);
+  } catch (const std::invalid_argument& e) {
+    throw option_error("trace-ranks", e);
+  }
+  try {
+    if (!trace_window.empty()) {
+      std::tie(options.trace_filter.from_ns, options.trace_filter.to_ns) = executor::parse_time_window(trace_window);
+    }
+  } catch (const std::invalid_argument& e) {
+    throw option_error("trace-window", e);
+  }
+  if (vm.count("trace-microbatch") > 0) {
+    if (trace_microbatch < 0) {
+      throw UsageError("mofasim simulate: --trace-microbatch: must be a micro-batch index >= 0, got " +
+                       std::to_string(trace_microbatch));
+    }
+    options.trace_filter.microbatch = static_cast<std::uint32_t>(trace_microbatch);
+  }
   if (!timeline.empty()) options.timeline_path = timeline;
 
   const scenario::LoadedScenario loaded = load_checked(path, common.sets);
   options.scenario_name = loaded.proto.name();
-  const executor::StepResult result = executor::simulate_step(simulation_input(loaded), options);
+  const executor::SimulationInput input = simulation_input(loaded);
+  if (options.trace_filter.microbatch) {
+    const model::ParallelSpec& par = input.parallel;
+    const long long per_step = par.micro_batch * par.dp > 0 ? par.global_batch / (par.micro_batch * par.dp) : 0;
+    if (static_cast<long long>(*options.trace_filter.microbatch) >= per_step) {
+      throw UsageError("mofasim simulate: --trace-microbatch: micro-batch " +
+                       std::to_string(*options.trace_filter.microbatch) + " does not exist (the step has " +
+                       std::to_string(per_step) + ": 0-" + std::to_string(per_step - 1) + ")");
+    }
+  }
+  executor::StepResult result;
+  try {
+    result = executor::simulate_step(input, options);
+  } catch (const executor::TraceFilterError& e) {
+    throw option_error("trace-" + e.option(), e);
+  }
   if (common.json) {
     nlohmann::json j = executor::to_json(result);
     j["scenario"] = loaded.proto.name();
