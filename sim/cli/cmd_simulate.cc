@@ -55,8 +55,11 @@ int run_simulate(const Args& args) {
     throw UsageError("mofasim simulate: --fidelity must be full or folded, got '" + fidelity + "'");
   }
   if (!trace.empty()) options.trace_path = trace;
-  const bool limited = !trace_stages.empty() || !trace_ranks.empty() || !trace_window.empty() || vm.count("trace-microbatch") > 0;
-  if (limited && trace.empty()) throw UsageError("mofasim simulate: --trace-*: limits a trace, but no --trace FILE is given");
+  for (const char* limit : {"trace-stages", "trace-ranks", "trace-window", "trace-microbatch"}) {
+    if (vm.count(limit) > 0 && trace.empty()) {
+      throw UsageError(std::string("mofasim simulate: --") + limit + ": limits a trace, but no --trace FILE is given");
+    }
+  }
   auto option_error = [](const std::string& option, const std::exception& e) {
     return UsageError("mofasim simulate: --" + option + ": " + e.what());
   };
