@@ -49,6 +49,8 @@ int run_simulate(const Args& args) {
   }
   if (path.empty()) throw UsageError("mofasim simulate: missing SCENARIO.yaml (see: mofasim simulate --help)");
   executor::SimulateOptions options;
+  executor::TraceFilter trace_filter;
+  options.trace_filter = &trace_filter;
   if (fidelity == "full") {
     options.fidelity = executor::Fidelity::kFull;
   } else if (fidelity != "folded") {
@@ -64,18 +66,18 @@ int run_simulate(const Args& args) {
     return UsageError("mofasim simulate: --" + option + ": " + e.what());
   };
   try {
-    if (!trace_stages.empty()) options.trace_filter.stages = executor::parse_index_list(trace_stages);
+    if (!trace_stages.empty()) trace_filter.stages = executor::parse_index_list(trace_stages);
   } catch (const std::invalid_argument& e) {
     throw option_error("trace-stages", e);
   }
   try {
-    if (!trace_ranks.empty()) options.trace_filter.ranks = executor::parse_index_list(trace_ranks);
+    if (!trace_ranks.empty()) trace_filter.ranks = executor::parse_index_list(trace_ranks);
   } catch (const std::invalid_argument& e) {
     throw option_error("trace-ranks", e);
   }
   try {
     if (!trace_window.empty()) {
-      std::tie(options.trace_filter.from_ns, options.trace_filter.to_ns) = executor::parse_time_window(trace_window);
+      std::tie(trace_filter.from_ns, trace_filter.to_ns) = executor::parse_time_window(trace_window);
     }
   } catch (const std::invalid_argument& e) {
     throw option_error("trace-window", e);
@@ -85,19 +87,19 @@ int run_simulate(const Args& args) {
       throw UsageError("mofasim simulate: --trace-microbatch: must be a micro-batch index >= 0, got " +
                        std::to_string(trace_microbatch));
     }
-    options.trace_filter.microbatch = static_cast<std::uint32_t>(trace_microbatch);
+    trace_filter.microbatch = static_cast<std::uint32_t>(trace_microbatch);
   }
   if (!timeline.empty()) options.timeline_path = timeline;
 
   const scenario::LoadedScenario loaded = load_checked(path, common.sets);
   options.scenario_name = loaded.proto.name();
   const executor::SimulationInput input = simulation_input(loaded);
-  if (options.trace_filter.microbatch) {
+  if (trace_filter.microbatch) {
     const model::ParallelSpec& par = input.parallel;
     const long long per_step = par.micro_batch * par.dp > 0 ? par.global_batch / (par.micro_batch * par.dp) : 0;
-    if (static_cast<long long>(*options.trace_filter.microbatch) >= per_step) {
+    if (static_cast<long long>(*trace_filter.microbatch) >= per_step) {
       throw UsageError("mofasim simulate: --trace-microbatch: micro-batch " +
-                       std::to_string(*options.trace_filter.microbatch) + " does not exist (the step has " +
+                       std::to_string(*trace_filter.microbatch) + " does not exist (the step has " +
                        std::to_string(per_step) + ": 0-" + std::to_string(per_step - 1) + ")");
     }
   }

@@ -56,9 +56,11 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
                                 " but topology.gpus = " + std::to_string(topo.gpus()));
   }
   // A trace filter naming stages or ranks the step has not fails before the replay, not after.
+  const TraceFilter no_filter;
+  const TraceFilter& trace_filter = options.trace_filter != nullptr ? *options.trace_filter : no_filter;
   if (options.trace_path) {
     const auto ranks = placement.members(topology::GroupKind::kPp, 0);
-    (void)traced_stages(options.trace_filter, std::vector<int>(ranks.begin(), ranks.end()));
+    (void)traced_stages(trace_filter, std::vector<int>(ranks.begin(), ranks.end()));
   }
   const ReplayOutput r = replay({.workload = &w, .topology = &topo, .placement = &placement,
                                  .hardware = &in.hardware, .fidelity = options.fidelity,
@@ -83,7 +85,7 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
     }
   }
   const CriticalPath cp = critical_path(times);
-  if (options.trace_path) write_trace(*options.trace_path, w, r, cp, options.trace_filter);
+  if (options.trace_path) write_trace(*options.trace_path, w, r, cp, trace_filter);
   res.critical_path_tasks.reserve(cp.steps.size());
   for (const CriticalStep& step : cp.steps) {
     res.critical_path_tasks.push_back({.name = span_name(w, step.task),

@@ -49,7 +49,7 @@ struct Traced {
 Traced simulate_traced(const SimulationInput& in, const TraceFilter& filter, const std::string& name) {
   const std::string path = temp_path(name);
   Traced t;
-  t.result = simulate_step(in, {.trace_path = path, .trace_filter = filter});
+  t.result = simulate_step(in, {.trace_path = path, .trace_filter = &filter});
   t.trace = decode_pftrace(path);
   std::remove(path.c_str());
   return t;
@@ -201,6 +201,29 @@ TEST(ExecutorPerfettoTrace, CriticalPathIsAGapFreeListAndAChainOfFlows) {
   }
 }
 
+TEST(ExecutorPerfettoTrace, FullFidelityShowsReplicaZeroAndLinksItsCriticalTasksInTimeOrder) {
+  SimulationInput in = four_stage_input();
+  in.parallel.tp = 1;
+  in.parallel.dp = 2;  // two pipelines: the trace shows replica 0 (ranks 0, 2, 4, 6 under tp-cp-ep-dp-pp)
+  const std::string path = temp_path("full.pftrace");
+  const StepResult r = simulate_step(in, {.fidelity = Fidelity::kFull, .trace_path = path});
+  const DecodedTrace tr = decode_pftrace(path);
+  std::remove(path.c_str());
+  ASSERT_TRUE(tr.faults.empty()) << tr.faults.front();
+  EXPECT_EQ(slice_pids(tr), (std::set<int>{1, 3, 5, 7}));
+  std::map<std::uint64_t, const testing::DecodedSlice*> out, in_slices;
+  for (const auto& s : tr.slices) {
+    for (auto id : s.flow_out) out.emplace(id, &s);
+    for (auto id : s.flow_in) in_slices.emplace(id, &s);
+  }
+  ASSERT_FALSE(out.empty());
+  EXPECT_LT(out.size(), r.critical_path_tasks.size());
+  for (const auto& [id, from] : out) {
+    ASSERT_TRUE(in_slices.contains(id)) << id;
+    EXPECT_LE(from->end_ns, in_slices[id]->begin_ns) << id;
+  }
+}
+
 TEST(ExecutorPerfettoTrace, FiltersKeepOnlyWhatTheySay) {
   const SimulationInput in = four_stage_input();
   const Traced all = simulate_traced(in, {}, "all.pftrace");
@@ -237,14 +260,16 @@ TEST(ExecutorPerfettoTrace, AFilterNamingWhatTheStepHasNotFailsBeforeTheReplay) 
   const SimulationInput in = four_stage_input();
   const std::string path = temp_path("bad.pftrace");
   try {
-    (void)simulate_step(in, {.trace_path = path, .trace_filter = {.stages = {2, 9}}});
+    const TraceFilter filter{.stages = {2, 9}};
+    (void)simulate_step(in, {.trace_path = path, .trace_filter = &filter});
     FAIL() << "no error";
   } catch (const TraceFilterError& e) {
     EXPECT_EQ(e.option(), "stages");
     EXPECT_STREQ(e.what(), "stage 9 does not exist (stages are 0-3)");
   }
   try {
-    (void)simulate_step(in, {.trace_path = path, .trace_filter = {.ranks = {3}}});
+    const TraceFilter filter{.ranks = {3}};
+    (void)simulate_step(in, {.trace_path = path, .trace_filter = &filter});
     FAIL() << "no error";
   } catch (const TraceFilterError& e) {
     EXPECT_EQ(e.option(), "ranks");
