@@ -8,6 +8,7 @@
 // thread_name). Event names read "F mb 3 L12 attention" (trace_labels.h), with a Chrome colour
 // ("cname") per phase for compute and per kind for communication, and args for op, phase, chunk,
 // micro-batch, layer, category and work. A PP transfer appears on both its sender and its receiver.
+// Given the critical path, flow events link its tasks (critical_flows.h).
 #pragma once
 
 #include <string>
@@ -21,11 +22,14 @@
 
 namespace mofasim::executor {
 
-nlohmann::json chrome_trace(const Workload& w, const ReplayOutput& r, const TraceFilter& filter = {});
+// `critical` (optional): the critical path, drawn as flow events ("ph" "s" on a critical task,
+// "f" with "bp" "e" on the next one shown; ids 1, 2, ... as in the Perfetto trace).
+nlohmann::json chrome_trace(const Workload& w, const ReplayOutput& r, const TraceFilter& filter = {},
+                            const CriticalPath* critical = nullptr);
 
 // Writes chrome_trace() to `path`; throws std::runtime_error when the file cannot be written.
 void write_chrome_trace(const std::string& path, const Workload& w, const ReplayOutput& r,
-                        const TraceFilter& filter = {});
+                        const TraceFilter& filter = {}, const CriticalPath* critical = nullptr);
 
 // Chrome JSON when `path` ends in ".json", otherwise Perfetto protobuf. Throws
 // std::invalid_argument for a filter that selects stages/ranks the step has not (trace_filter.h),

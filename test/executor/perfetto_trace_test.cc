@@ -116,9 +116,12 @@ TEST(ExecutorPerfettoTrace, ShowsTheChromeTracesSpansWithPhaseNamesAndLayerArgum
   // (stage, start ns, end ns, name without the layer) of every span, from both files.
   using Key = std::tuple<int, std::int64_t, std::int64_t, std::string>;
   std::multiset<Key> chrome;
+  std::multiset<std::uint64_t> flow_starts, flow_ends;
   std::map<std::string, std::set<std::string>> colours_by_phase;
   const std::regex layer(" L[0-9]+");
   for (const auto& e : j["traceEvents"]) {
+    if (e["ph"] == "s") flow_starts.insert(e["id"].get<std::uint64_t>());
+    if (e["ph"] == "f") flow_ends.insert(e["id"].get<std::uint64_t>());
     if (e["ph"] != "X") continue;
     const auto start = std::llround(e["ts"].get<double>() * 1e3);
     const auto end = start + std::llround(e["dur"].get<double>() * 1e3);
@@ -136,6 +139,11 @@ TEST(ExecutorPerfettoTrace, ShowsTheChromeTracesSpansWithPhaseNamesAndLayerArgum
     }
     EXPECT_TRUE(s.args.contains("task") && s.args.contains("work"));
   }
+  // The Chrome trace draws the same critical-path flows: ids 1 .. n-1, each started and ended once.
+  std::multiset<std::uint64_t> ids;
+  for (std::uint64_t id = 1; id < t.result.critical_path_tasks.size(); ++id) ids.insert(id);
+  EXPECT_EQ(flow_starts, ids);
+  EXPECT_EQ(flow_ends, ids);
   EXPECT_EQ(perfetto.size(), chrome.size());
   EXPECT_TRUE(perfetto == chrome);
   EXPECT_TRUE(phases.contains("F") && phases.contains("B") && phases.contains("step")) << phases.size();
