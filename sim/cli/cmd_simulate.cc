@@ -29,6 +29,7 @@ int run_simulate(const Args& args) {
   int trace_microbatch = -1;
   std::string chakra;
   std::string chakra_ranks;
+  bool critical_path = false;
   po::options_description desc("options");
   add_common_options(desc, common);
   desc.add_options()("fidelity", po::value<std::string>(&fidelity)->default_value(fidelity),
@@ -46,13 +47,15 @@ int run_simulate(const Args& args) {
       "write one Chakra execution trace per rank (DIR/mofasim.<rank>.et) and DIR/comm_groups.json, for ASTRA-sim")(
       "chakra-ranks", po::value<std::string>(&chakra_ranks),
       "ranks to write with --chakra, e.g. 0-7,64 (default: the simulated ranks; needed above 256 ranks)")(
+      "critical-path", po::bool_switch(&critical_path),
+      "with --json: list the critical path task by task (critical_path_tasks; ~10^5 entries at thousands of GPUs)")(
       "scenario", po::value<std::string>(&path), "scenario YAML file");
   po::positional_options_description pos;
   pos.add("scenario", 1);
   po::variables_map vm;
   parse_command_line("simulate", args, desc, pos, vm);
   if (common.help) {
-    print_command_help("simulate", "SCENARIO.yaml [--fidelity full|folded] [--trace FILE.pftrace|FILE.json] [--trace-stages LIST] [--trace-ranks LIST] [--trace-window START:END] [--trace-microbatch N] [--timeline FILE.pb] [--chakra DIR [--chakra-ranks LIST]] [--json] [--set field.path=value ...]", desc);
+    print_command_help("simulate", "SCENARIO.yaml [--fidelity full|folded] [--trace FILE.pftrace|FILE.json] [--trace-stages LIST] [--trace-ranks LIST] [--trace-window START:END] [--trace-microbatch N] [--timeline FILE.pb] [--chakra DIR [--chakra-ranks LIST]] [--json [--critical-path]] [--set field.path=value ...]", desc);
     return 0;
   }
   if (path.empty()) throw UsageError("mofasim simulate: missing SCENARIO.yaml (see: mofasim simulate --help)");
@@ -99,6 +102,8 @@ int run_simulate(const Args& args) {
     trace_filter.microbatch = static_cast<std::uint32_t>(trace_microbatch);
   }
   if (!timeline.empty()) options.timeline_path = timeline;
+  if (critical_path && !common.json) throw UsageError("mofasim simulate: --critical-path: needs --json");
+  options.critical_path_tasks = critical_path;
 
   const scenario::LoadedScenario loaded = load_checked(path, common.sets);
   options.scenario_name = loaded.proto.name();

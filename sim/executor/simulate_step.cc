@@ -86,13 +86,15 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
   }
   const CriticalPath cp = critical_path(times);
   if (options.trace_path) write_trace(*options.trace_path, w, r, cp, trace_filter);
-  res.critical_path_tasks.reserve(cp.steps.size());
-  for (const CriticalStep& step : cp.steps) {
-    res.critical_path_tasks.push_back({.name = span_name(w, step.task),
-                                       .stage = w.stage(step.task),
-                                       .rank = instance_rank(w, r.map, step.task, step.inst),
-                                       .start_s = static_cast<double>(step.start_ns) * 1e-9,
-                                       .duration_s = static_cast<double>(step.end_ns - step.start_ns) * 1e-9});
+  if (options.critical_path_tasks) {
+    res.critical_path_tasks.reserve(cp.steps.size());
+    for (const CriticalStep& step : cp.steps) {
+      res.critical_path_tasks.push_back({.name = span_name(w, step.task),
+                                         .stage = w.stage(step.task),
+                                         .rank = instance_rank(w, r.map, step.task, step.inst),
+                                         .start_s = static_cast<double>(step.start_ns) * 1e-9,
+                                         .duration_s = static_cast<double>(step.end_ns - step.start_ns) * 1e-9});
+    }
   }
   double path_total = 0;
   for (double v : cp.seconds) path_total += v;

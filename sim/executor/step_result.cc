@@ -46,7 +46,7 @@ nlohmann::json to_json(const StepResult& r) {
     path.push_back({{"task", t.name}, {"stage", t.stage}, {"rank", t.rank}, {"start_s", t.start_s},
                     {"duration_s", t.duration_s}});
   }
-  j["critical_path_tasks"] = path;
+  if (!r.critical_path_tasks.empty()) j["critical_path_tasks"] = path;
   j["events"] = r.events;
   j["tasks"] = r.tasks;
   j["instances"] = r.instances;

@@ -49,7 +49,7 @@ struct Traced {
 Traced simulate_traced(const SimulationInput& in, const TraceFilter& filter, const std::string& name) {
   const std::string path = temp_path(name);
   Traced t;
-  t.result = simulate_step(in, {.trace_path = path, .trace_filter = &filter});
+  t.result = simulate_step(in, {.trace_path = path, .trace_filter = &filter, .critical_path_tasks = true});
   t.trace = decode_pftrace(path);
   std::remove(path.c_str());
   return t;
@@ -214,7 +214,7 @@ TEST(ExecutorPerfettoTrace, FullFidelityShowsReplicaZeroAndLinksItsCriticalTasks
   in.parallel.tp = 1;
   in.parallel.dp = 2;  // two pipelines: the trace shows replica 0 (ranks 0, 2, 4, 6 under tp-cp-ep-dp-pp)
   const std::string path = temp_path("full.pftrace");
-  const StepResult r = simulate_step(in, {.fidelity = Fidelity::kFull, .trace_path = path});
+  const StepResult r = simulate_step(in, {.fidelity = Fidelity::kFull, .trace_path = path, .critical_path_tasks = true});
   const DecodedTrace tr = decode_pftrace(path);
   std::remove(path.c_str());
   ASSERT_TRUE(tr.faults.empty()) << tr.faults.front();
