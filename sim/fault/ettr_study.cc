@@ -93,8 +93,8 @@ std::string render_ettr_table(const EttrStudy& s) {
     for (double q : {d.p1, d.p10, d.p50, d.p90, d.p99}) r += format_number(f, scale * q);
     out += r + "  " + bad + "\n";
   };
-  tails("  ETTR (%)", mc.ettr, 100, " %8.4f", "(low tail = bad: P1 is the worst 1 % of runs)");
-  tails("  E2E (days)", mc.e2e_s, 1.0 / 86400, " %8.3f", "(high tail = bad: P99 is the worst 1 % of runs)");
+  tails("  ETTR (%)", mc.ettr, 100, " %8.4f", "(low = bad: P1 = worst 1 % of runs)");
+  tails("  E2E (days)", mc.e2e_s, 1.0 / 86400, " %8.3f", "(high = bad: P99 = worst 1 % of runs)");
   out += "\noptimal interval (eq. 44)\n";
   line("  exact root", format_number("%.2f steps", s.optimum.exact_real));
   line("  best integer", format_number("%.0f steps", static_cast<double>(s.optimum.steps)) +

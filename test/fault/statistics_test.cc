@@ -84,8 +84,8 @@ TEST(EttrStudyTails, TableLabelsTheCiAndTheBadTail) {
   EXPECT_THAT(table, ::testing::Not(HasSubstr("+-")));
   EXPECT_THAT(table, HasSubstr("P1      P10   median      P90      P99"));
   EXPECT_THAT(table, HasSubstr(format_number(" %8.4f", 100 * e.p1) + format_number(" %8.4f", 100 * e.p10)));
-  EXPECT_THAT(table, HasSubstr("low tail = bad"));
-  EXPECT_THAT(table, HasSubstr("high tail = bad"));
+  EXPECT_THAT(table, HasSubstr("(low = bad: P1 = worst 1 % of runs)"));
+  EXPECT_THAT(table, HasSubstr("(high = bad: P99 = worst 1 % of runs)"));
 }
 
 }  // namespace
