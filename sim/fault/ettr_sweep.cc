@@ -68,27 +68,47 @@ EttrSweep run_ettr_sweep(const std::string& parameter, std::span<const double> v
   if (values.empty()) throw std::invalid_argument("sweep.values must not be empty");
   EttrSweep sweep;
   sweep.parameter = parameter;
-  MonteCarloOptions per_point = options;  // same seed at every point: common random numbers
-  per_point.progress = nullptr;
+  // The analytic pass first: it names the best point, whose trials the others are paired with.
+  std::vector<EttrStudyInputs> inputs;
   for (std::size_t i = 0; i < values.size(); ++i) {
-    const EttrStudyInputs in = build(values[i]);
-    const model::FaultAnalyticResult a = model::analytic_e2e(in.spec, in.run);
-    const MonteCarloSummary mc = run_monte_carlo(in.spec, in.run, per_point).summary;
+    inputs.push_back(build(values[i]));
+    const model::FaultAnalyticResult a = model::analytic_e2e(inputs[i].spec, inputs[i].run);
     sweep.points.push_back({.value = values[i],
-                            .step_time_s = in.run.step_time_s,
+                            .step_time_s = inputs[i].run.step_time_s,
                             .analytic_ettr = a.ettr,
                             .analytic_e2e_s = a.t_total_s,
-                            .renewal_ettr = model::renewal_ettr(in.spec, in.run),
-                            .mc_ettr_mean = mc.ettr.mean,
-                            .mc_ettr_std_error = mc.ettr.std_error,
-                            .mc_ettr_ci95 = mc.ettr.ci95,
-                            .mc_ettr_pooled = mc.ettr_pooled,
-                            .mc_e2e_mean_s = mc.e2e_s.mean,
-                            .mc_e2e_ci95_s = mc.e2e_s.ci95,
-                            .mc_e2e_p90_s = mc.e2e_s.p90});
+                            .renewal_ettr = model::renewal_ettr(inputs[i].spec, inputs[i].run)});
     // A run that cannot converge has T_total = +inf and never wins.
-    if (sweep.points.back().analytic_e2e_s < sweep.points[sweep.best].analytic_e2e_s) sweep.best = i;
-    if (options.progress) options.progress(static_cast<std::int64_t>(i + 1), static_cast<std::int64_t>(values.size()));
+    if (sweep.points[i].analytic_e2e_s < sweep.points[sweep.best].analytic_e2e_s) sweep.best = i;
+  }
+  MonteCarloOptions per_point = options;  // same seed at every point: common random numbers
+  per_point.progress = nullptr;
+  std::vector<double> best_walls;
+  std::vector<double> diff;
+  std::int64_t done = 0;
+  auto run_point = [&](std::size_t i) {
+    const MonteCarloResult r = run_monte_carlo(inputs[i].spec, inputs[i].run, per_point);
+    SweepPoint& p = sweep.points[i];
+    p.mc_ettr_mean = r.summary.ettr.mean;
+    p.mc_ettr_std_error = r.summary.ettr.std_error;
+    p.mc_ettr_ci95 = r.summary.ettr.ci95;
+    p.mc_ettr_pooled = r.summary.ettr_pooled;
+    p.mc_e2e_mean_s = r.summary.e2e_s.mean;
+    p.mc_e2e_ci95_s = r.summary.e2e_s.ci95;
+    p.mc_e2e_p90_s = r.summary.e2e_s.p90;
+    if (i == sweep.best) {
+      for (const TrialResult& t : r.trials) best_walls.push_back(t.wall_s);
+    }
+    diff.resize(r.trials.size());
+    for (std::size_t t = 0; t < r.trials.size(); ++t) diff[t] = r.trials[t].wall_s - best_walls[t];
+    const SampleSummary d = summarize(diff);
+    p.mc_e2e_minus_best_s = d.mean;
+    p.mc_e2e_minus_best_ci95_s = d.ci95;
+    if (options.progress) options.progress(++done, static_cast<std::int64_t>(values.size()));
+  };
+  run_point(sweep.best);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i != sweep.best) run_point(i);
   }
   return sweep;
 }
@@ -96,14 +116,17 @@ EttrSweep run_ettr_sweep(const std::string& parameter, std::span<const double> v
 void write_sweep_csv(std::ostream& out, const EttrSweep& sweep) {
   out << sweep.parameter
       << ",step_time_s,analytic_ettr,analytic_e2e_s,renewal_ettr,mc_ettr_mean,mc_ettr_std_error,mc_ettr_ci95_lo,"
-         "mc_ettr_ci95_hi,mc_ettr_pooled,mc_e2e_mean_s,mc_e2e_ci95_lo_s,mc_e2e_ci95_hi_s,mc_e2e_p90_s,best\n";
+         "mc_ettr_ci95_hi,mc_ettr_pooled,mc_e2e_mean_s,mc_e2e_ci95_lo_s,mc_e2e_ci95_hi_s,mc_e2e_p90_s,"
+         "mc_e2e_minus_best_s,mc_e2e_minus_best_ci95_lo_s,mc_e2e_minus_best_ci95_hi_s,best\n";
   for (std::size_t i = 0; i < sweep.points.size(); ++i) {
     const SweepPoint& p = sweep.points[i];
-    char buffer[640];
-    std::snprintf(buffer, sizeof buffer, "%.10g,%.9g,%.9f,%.6f,%.9f,%.9f,%.9f,%.9f,%.9f,%.9f,%.6f,%.6f,%.6f,%.6f,%d\n",
-                  p.value, p.step_time_s, p.analytic_ettr, p.analytic_e2e_s, p.renewal_ettr, p.mc_ettr_mean,
-                  p.mc_ettr_std_error, p.mc_ettr_ci95[0], p.mc_ettr_ci95[1], p.mc_ettr_pooled, p.mc_e2e_mean_s,
-                  p.mc_e2e_ci95_s[0], p.mc_e2e_ci95_s[1], p.mc_e2e_p90_s, i == sweep.best ? 1 : 0);
+    char buffer[768];
+    std::snprintf(buffer, sizeof buffer,
+                  "%.10g,%.9g,%.9f,%.6f,%.9f,%.9f,%.9f,%.9f,%.9f,%.9f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%d\n", p.value,
+                  p.step_time_s, p.analytic_ettr, p.analytic_e2e_s, p.renewal_ettr, p.mc_ettr_mean, p.mc_ettr_std_error,
+                  p.mc_ettr_ci95[0], p.mc_ettr_ci95[1], p.mc_ettr_pooled, p.mc_e2e_mean_s, p.mc_e2e_ci95_s[0],
+                  p.mc_e2e_ci95_s[1], p.mc_e2e_p90_s, p.mc_e2e_minus_best_s, p.mc_e2e_minus_best_ci95_s[0],
+                  p.mc_e2e_minus_best_ci95_s[1], i == sweep.best ? 1 : 0);
     out << buffer;
   }
 }

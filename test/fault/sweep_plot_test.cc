@@ -74,6 +74,27 @@ TEST(SweepCommonRandomNumbers, SameFailuresAtEveryInterval) {
   EXPECT_EQ(sweep.points[1].mc_e2e_mean_s, b.summary.e2e_s.mean);
 }
 
+TEST(SweepCommonRandomNumbers, PairedDifferencesToTheBestAreTighterThanTheMeansCis) {
+  // Intervals around the optimum of 64 nodes at 0.05 per day: neighbouring E2E means lie inside
+  // each other's 95% CIs, but trial-by-trial differences (same failures at every point) separate
+  // them: the paired CI is less than half as wide as a point's own.
+  const std::vector<double> values = {60, 90, 120, 150};
+  const EttrSweep sweep = run_ettr_sweep(
+      "interval_steps", values, [](double v) { return base(10, static_cast<std::int64_t>(v), 0.05); },
+      {.trials = 400, .seed = 7});
+  const SweepPoint& best = sweep.points[sweep.best];
+  EXPECT_EQ(best.mc_e2e_minus_best_s, 0);
+  EXPECT_EQ(best.mc_e2e_minus_best_ci95_s[0], 0);
+  EXPECT_EQ(best.mc_e2e_minus_best_ci95_s[1], 0);
+  for (const SweepPoint& p : sweep.points) {
+    if (&p == &best) continue;
+    EXPECT_NEAR(p.mc_e2e_minus_best_s, p.mc_e2e_mean_s - best.mc_e2e_mean_s, 1e-6 * p.mc_e2e_mean_s);
+    const double paired = p.mc_e2e_minus_best_ci95_s[1] - p.mc_e2e_minus_best_ci95_s[0];
+    const double own = p.mc_e2e_ci95_s[1] - p.mc_e2e_ci95_s[0];
+    EXPECT_LT(paired, 0.5 * own) << "interval " << p.value;
+  }
+}
+
 // A bandwidth-like sweep: a higher value shortens the step (10 s at 10, 6 s at 50) but the
 // checkpoint interval in steps is fixed, so ETTR falls while the run gets shorter. The best
 // point is the shortest run, not the highest ETTR, and each row carries its step time.
@@ -96,7 +117,7 @@ TEST(SweepRanking, BestIsTheShortestRunNotTheHighestEttr) {
   EXPECT_EQ(text.substr(0, text.find('\n')),
             "bandwidth,step_time_s,analytic_ettr,analytic_e2e_s,renewal_ettr,mc_ettr_mean,mc_ettr_std_error,"
             "mc_ettr_ci95_lo,mc_ettr_ci95_hi,mc_ettr_pooled,mc_e2e_mean_s,mc_e2e_ci95_lo_s,mc_e2e_ci95_hi_s,"
-            "mc_e2e_p90_s,best");
+            "mc_e2e_p90_s,mc_e2e_minus_best_s,mc_e2e_minus_best_ci95_lo_s,mc_e2e_minus_best_ci95_hi_s,best");
   EXPECT_THAT(text, HasSubstr("\n50,5.2,"));
   EXPECT_EQ(text.back(), '\n');
   EXPECT_EQ(text.substr(text.size() - 3), ",1\n");  // the last row is the best
