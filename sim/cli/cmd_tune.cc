@@ -136,7 +136,21 @@ int run_tune(const Args& args) {
     std::vector<std::string> texts;
     for (const std::string& f : merge_files) texts.push_back(read_text(f));
     const bool json = merge_files.front().ends_with(".json");
-    result = json ? tuner::merge_json(texts) : tuner::merge_csv(texts);
+    // A malformed shard is bad input (exit 2): name the file when one file alone is at fault.
+    if (!json) {
+      for (std::size_t i = 0; i < texts.size(); ++i) {
+        try {
+          tuner::merge_csv({texts[i]});
+        } catch (const std::invalid_argument& e) {
+          throw UsageError("mofasim tune: --merge: " + merge_files[i] + ": " + e.what());
+        }
+      }
+    }
+    try {
+      result = json ? tuner::merge_json(texts) : tuner::merge_csv(texts);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("mofasim tune: --merge: ") + e.what());
+    }
   } else {
     result = tuner::tune(problem, options, tuner::analytic_evaluator(problem));
   }
