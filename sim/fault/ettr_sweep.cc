@@ -160,7 +160,7 @@ void write_sweep_svg(std::ostream& out, const EttrSweep& sweep) {
   out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"720\" height=\"440\" viewBox=\"0 0 720 440\" "
          "font-family=\"sans-serif\" font-size=\"12\">\n"
       << "<rect width=\"720\" height=\"440\" fill=\"white\"/>\n"
-      << text(kWidth / 2, kTitleY, "middle", "ETTR vs " + x_name, " font-size=\"15\"");
+      << text(kWidth / 2, kTitleY, "middle", fit_text("ETTR vs " + x_name, 15, kWidth - 20), " font-size=\"15\"");
   // Axes, grid and ticks.
   out << "<line x1=\"" << kLeft << "\" y1=\"" << bottom << "\" x2=\"" << right << "\" y2=\"" << bottom
       << "\" stroke=\"black\"/>\n<line x1=\"" << kLeft << "\" y1=\"" << kTop << "\" x2=\"" << kLeft << "\" y2=\""
@@ -177,7 +177,8 @@ void write_sweep_svg(std::ostream& out, const EttrSweep& sweep) {
         << "\" stroke=\"black\"/>\n"
         << text(pxx, bottom + 20, "middle", tick_label(x, x_ticks.decimals));
   }
-  out << text((kLeft + right) / 2, kHeight - 16, "middle", x_name + (log_x ? ", log scale" : ""))
+  out << text((kLeft + right) / 2, kHeight - 16, "middle",
+              fit_text(x_name + (log_x ? ", log scale" : ""), 12, right - kLeft))
       << text(20, (kTop + bottom) / 2, "middle", "ETTR (%)",
               " transform=\"rotate(-90 20 " + px((kTop + bottom) / 2) + ")\"");
   // Analytic curve (points that cannot converge have no ETTR to draw).

@@ -109,4 +109,18 @@ TextBox estimate_text_box(double x, double y, const std::string& text, double fo
   return {.x0 = x0, .y0 = y - 0.8 * font_size, .x1 = x0 + width, .y1 = y + 0.25 * font_size};
 }
 
+std::string fit_text(const std::string& text, double font_size, double max_width) {
+  auto width = [&](const std::string& t) {
+    const TextBox b = estimate_text_box(0, 0, t, font_size, "start");
+    return b.x1 - b.x0;
+  };
+  if (width(text) <= max_width) return text;
+  std::string cut = text;
+  while (!cut.empty() && width(cut + "...") > max_width) {
+    cut.pop_back();
+    while (!cut.empty() && (static_cast<unsigned char>(cut.back()) & 0xC0) == 0x80) cut.pop_back();  // whole UTF-8 characters
+  }
+  return cut + "...";
+}
+
 }  // namespace mofasim::fault

@@ -43,4 +43,7 @@ struct TextBox {
 // "middle" or "end".
 TextBox estimate_text_box(double x, double y, const std::string& text, double font_size, const std::string& anchor);
 
+// `text` shortened with a trailing "..." until its estimated width fits `max_width` pixels.
+std::string fit_text(const std::string& text, double font_size, double max_width);
+
 }  // namespace mofasim::fault

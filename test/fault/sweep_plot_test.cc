@@ -279,6 +279,15 @@ TEST(SweepPlot, LogAxisAndNearHundredPercent) {
   check_plot(sweep, true, "log sweep");
 }
 
+TEST(SweepPlot, ARawLongParameterNameIsShortenedToFit) {
+  const std::vector<double> values = {10, 20, 30};
+  const std::string path(150, 'x');
+  const EttrSweep sweep = run_ettr_sweep(path, values, faster_network, {.trials = 10, .seed = 1});
+  check_plot(sweep, false, "a 150-character parameter");
+  EXPECT_EQ(fit_text("abc", 12, 100), "abc");
+  EXPECT_EQ(fit_text(std::string(20, 'a'), 10, 6.2 * 10), std::string(7, 'a') + "...");  // 10 characters of 6.2 px
+}
+
 TEST(SweepPlot, BestAtEitherEdgeKeepsItsLabelInside) {
   const std::vector<double> values = {10, 20, 30, 40, 50};
   EttrSweep right = run_ettr_sweep("cluster.network.bandwidth", values, faster_network, {.trials = 20, .seed = 1});
