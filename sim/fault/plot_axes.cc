@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
+#include <utility>
 
 #include "sim/units/format.h"
 
@@ -84,10 +86,15 @@ std::string axis_label(const std::string& field_path, const std::string& unit) {
   }
   std::string last = parts.back();
   std::string shown_unit = unit;
-  const std::string steps = "_steps";
-  if (shown_unit.empty() && last.size() > steps.size() && last.ends_with(steps)) {
-    last.resize(last.size() - steps.size());
-    shown_unit = "steps";
+  // Fields that carry their unit in the name (no unit is typed for them on the command line).
+  static const std::pair<const char*, const char*> kSuffixUnits[] = {
+      {"_steps", "steps"}, {"_per_day", "1/day"}, {"_bytes", "bytes"}, {"_s", "s"}};
+  for (const auto& [suffix, suffix_unit] : kSuffixUnits) {
+    const std::string_view sv(suffix);
+    if (shown_unit.empty() && last.size() > sv.size() && last.ends_with(sv)) {
+      last.resize(last.size() - sv.size());
+      shown_unit = suffix_unit;
+    }
   }
   std::string name = last;
   if (parts.size() >= 2) {

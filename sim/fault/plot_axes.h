@@ -29,8 +29,9 @@ AxisTicks log_ticks(double lo, double hi, int max_ticks = 8);
 std::string tick_label(double value, int decimals);
 
 // "checkpoint save time (s)" from "fault_tolerance.checkpoint.save_time" and "s": the last two
-// path components with '_' as spaces (one if the last already starts with its parent), a
-// trailing "_steps" turned into the unit "steps"; no parentheses when there is no unit.
+// path components with '_' as spaces (one if the last already starts with its parent); with no
+// unit given, a unit suffix of the name becomes the unit ("_steps" steps, "_per_day" 1/day,
+// "_bytes" bytes, "_s" s); no parentheses when there is still no unit.
 std::string axis_label(const std::string& field_path, const std::string& unit);
 
 struct TextBox {

@@ -138,6 +138,8 @@ TEST(PlotAxes, RoundTicksAndLabels) {
   EXPECT_EQ(axis_label("fault_tolerance.checkpoint.save_time", "s"), "checkpoint save time (s)");
   EXPECT_EQ(axis_label("fault_tolerance.checkpoint.interval_steps", ""), "checkpoint interval (steps)");
   EXPECT_EQ(axis_label("cluster.network.bandwidth", "GB/s"), "network bandwidth (GB/s)");
+  EXPECT_EQ(axis_label("fault_tolerance.node_failure_rate_per_day", ""), "node failure rate (1/day)");
+  EXPECT_EQ(axis_label("fault_tolerance.failure_units", ""), "failure units");
 }
 
 struct SvgText {
