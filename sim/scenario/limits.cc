@@ -45,17 +45,37 @@ std::string limit_reason(const gpb::FieldDescriptor& field) {
   return "keeps the simulator's tables and 64-bit arithmetic bounded";
 }
 
-std::optional<std::string> limit_violation(const gpb::FieldDescriptor& field, double value) {
+namespace {
+
+// An integer field's limit is written as an integer (10000, 1000000000), a number's shortest.
+std::string bound_text(const gpb::FieldDescriptor& field, double bound) {
+  if (field.cpp_type() == gpb::FieldDescriptor::CPPTYPE_INT32 || field.cpp_type() == gpb::FieldDescriptor::CPPTYPE_INT64) {
+    return std::to_string(static_cast<std::int64_t>(bound));  // limits are at most 2^31, exact in double
+  }
+  return limit_number(bound) + unit_suffix(field);
+}
+
+std::optional<std::string> violation(const gpb::FieldDescriptor& field, double value, const std::string& shown) {
   const gpb::FieldOptions& options = field.options();
   if (options.HasExtension(proto::max) && value > options.GetExtension(proto::max)) {
-    return "must be at most " + limit_number(options.GetExtension(proto::max)) + unit_suffix(field) + " (" +
-           limit_reason(field) + "), got " + limit_number(value) + unit_suffix(field);
+    return "must be at most " + bound_text(field, options.GetExtension(proto::max)) + " (" + limit_reason(field) +
+           "), got " + shown;
   }
   if (options.HasExtension(proto::min) && value > 0 && value < options.GetExtension(proto::min)) {
-    return "must be at least " + limit_number(options.GetExtension(proto::min)) + unit_suffix(field) + " (" +
-           limit_reason(field) + "), got " + limit_number(value) + unit_suffix(field);
+    return "must be at least " + bound_text(field, options.GetExtension(proto::min)) + " (" + limit_reason(field) +
+           "), got " + shown;
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> limit_violation(const gpb::FieldDescriptor& field, double value) {
+  return violation(field, value, limit_number(value) + unit_suffix(field));
+}
+
+std::optional<std::string> limit_violation(const gpb::FieldDescriptor& field, std::int64_t value) {
+  return violation(field, static_cast<double>(value), std::to_string(value));
 }
 
 std::optional<std::string> entries_violation(const gpb::FieldDescriptor& field, std::size_t entries) {
@@ -72,13 +92,9 @@ std::string limits_cell(const gpb::FieldDescriptor& field) {
   std::string out;
   const bool has_min = options.HasExtension(proto::min);
   const bool has_max = options.HasExtension(proto::max);
-  if (has_min && has_max) {
-    out = "[" + limit_number(options.GetExtension(proto::min)) + ", " + limit_number(options.GetExtension(proto::max)) +
-          "]" + unit_suffix(field);
-  } else if (has_max) {
-    out = "<= " + limit_number(options.GetExtension(proto::max)) + unit_suffix(field);
-  } else if (has_min) {
-    out = ">= " + limit_number(options.GetExtension(proto::min)) + unit_suffix(field);
+  if (has_max) out = "<= " + bound_text(field, options.GetExtension(proto::max));
+  if (has_min) {
+    out = (out.empty() ? "" : out + "; ") + "nonzero >= " + bound_text(field, options.GetExtension(proto::min));
   }
   if (options.HasExtension(proto::max_entries)) {
     if (!out.empty()) out += "; ";

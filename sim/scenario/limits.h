@@ -5,6 +5,7 @@
 // endless loop downstream. The reference (docs/scenario-reference.md) shows the same bounds.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,11 +19,14 @@ std::string limit_reason(const google::protobuf::FieldDescriptor& field);
 
 // The message for `value` (base unit) above `field`'s max, or above 0 and below its min; else nothing.
 std::optional<std::string> limit_violation(const google::protobuf::FieldDescriptor& field, double value);
+// The same for an integer field, the value shown exactly.
+std::optional<std::string> limit_violation(const google::protobuf::FieldDescriptor& field, std::int64_t value);
 
 // The message for a list of `entries` elements longer than `field`'s (max_entries), or nothing.
 std::optional<std::string> entries_violation(const google::protobuf::FieldDescriptor& field, std::size_t entries);
 
-// "[1e+09, 1e+18] FLOP/s", "<= 10000", "" for a field without limits (the reference's cell).
+// "<= 1e+18 FLOP/s; 0 or >= 1e+09 FLOP/s", "<= 10000", "<= 256 entries", "" for a field without
+// limits (the reference's cell).
 std::string limits_cell(const google::protobuf::FieldDescriptor& field);
 
 // Shortest round-trip spelling of a limit: 10000, 1e+18, 3.2e+07.

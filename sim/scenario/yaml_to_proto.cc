@@ -208,7 +208,7 @@ class Converter {
           error(anchor, origin, path, parsed.error);
           return;
         }
-        if (auto outside = limit_violation(field, static_cast<double>(parsed.value))) {
+        if (auto outside = limit_violation(field, parsed.value)) {
           error(anchor, origin, path, *outside);
           return;
         }
