@@ -42,6 +42,7 @@ std::string limit_reason(const gpb::FieldDescriptor& field) {
     case proto::UNIT_FLOPS_PER_SECOND: return "outside any real device; keeps every derived time finite";
     case proto::UNIT_NONE: break;
   }
+  if (field.cpp_type() == gpb::FieldDescriptor::CPPTYPE_DOUBLE) return "far outside any measured value; keeps derived times finite";
   return "keeps the simulator's tables and 64-bit arithmetic bounded";
 }
 

@@ -127,7 +127,7 @@ std::string read_scenario_file(const std::string& path) {
   }
   if (info.st_size > kMaxScenarioFileBytes) {
     refuse(std::to_string(info.st_size) + " bytes, more than the limit of " + std::to_string(kMaxScenarioFileBytes) +
-           " bytes (16 MiB)");
+           " bytes (4 MiB)");
   }
   // Read in chunks and stop one chunk past the limit: a file that grows while read stays bounded.
   std::string text;
@@ -139,7 +139,7 @@ std::string read_scenario_file(const std::string& path) {
     if (got < 0) refuse(std::strerror(errno));
     if (got == 0) break;
     text.append(chunk.data(), static_cast<std::size_t>(got));
-    if (text.size() > static_cast<std::size_t>(kMaxScenarioFileBytes)) refuse("grew past the limit of 16 MiB while read");
+    if (text.size() > static_cast<std::size_t>(kMaxScenarioFileBytes)) refuse("grew past the limit of 4 MiB while read");
   }
   return text;
 }

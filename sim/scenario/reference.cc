@@ -177,7 +177,7 @@ std::string scenario_reference_markdown() {
       << "maximum, or above 0 but below the minimum, is refused where it is written, before anything\n"
       << "is allocated. Lists have a maximum number of entries. Derived sizes have budgets too (see the\n"
       << "validation rules): simulator tasks per step, Monte Carlo events per trial and the step\n"
-      << "count. A scenario file is at most 16 MiB and must be a regular file (never a device or a\n"
+      << "count. A scenario file is at most 4 MiB and must be a regular file (never a device or a\n"
       << "FIFO); every string is valid UTF-8. At most 20 errors are listed, then `... and N more errors`.\n\n";
   write_units(out);
   std::vector<const gpb::Descriptor*> order;
