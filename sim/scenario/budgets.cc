@@ -34,12 +34,12 @@ void check_budgets(const proto::Scenario& s, const SourceMap& sources, Diagnosti
   if (tasks > kMaxTasksPerStep) {
     const double gib = tasks * kBytesPerTask / (1024.0 * 1024.0 * 1024.0);
     diagnostics.error(sources.find("parallelism.global_batch"), "parallelism.global_batch",
-                      "an estimated " + limit_number(std::round(tasks)) + " simulator tasks per step (m = " +
-                          limit_number(micro_batches(s.parallelism())) + " micro-batches x " +
-                          limit_number(s.model().num_layers() + s.model().mtp_depth()) + " layers x 2 passes x " +
-                          limit_number(ops_per_layer(s)) + " ops), about " + limit_number(std::round(gib)) +
-                          " GiB of replay tables, exceed the budget of " + limit_number(kMaxTasksPerStep) +
-                          " tasks; use fewer micro-batches or layers");
+                      "an estimated " + limit_number(std::round(tasks)) +
+                          " simulator tasks per step (m = " + limit_number(micro_batches(s.parallelism())) +
+                          " micro-batches x " + limit_number(s.model().num_layers() + s.model().mtp_depth()) +
+                          " layers x 2 passes x " + limit_number(ops_per_layer(s)) + " ops), about " +
+                          limit_number(std::round(gib)) + " GiB of replay tables, exceed the budget of " +
+                          limit_number(kMaxTasksPerStep) + " tasks; use fewer micro-batches or layers");
   }
   if (!s.has_training() || !s.has_fault_tolerance()) return;
   const proto::FaultTolerance& f = s.fault_tolerance();

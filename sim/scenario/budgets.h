@@ -12,10 +12,10 @@
 namespace mofasim::scenario {
 
 // Budgets, documented in the scenario reference.
-inline constexpr double kMaxTasksPerStep = 2e7;     // simulator tasks (ops and transfers) per step
-inline constexpr double kBytesPerTask = 128;        // replay-table bytes per task (for the message)
-inline constexpr double kMaxTrialEvents = 1e8;      // checkpoints + expected failures in one trial
-inline constexpr double kMaxTrainingSteps = 1e9;    // as training.steps (max)
+inline constexpr double kMaxTasksPerStep = 2e7;   // simulator tasks (ops and transfers) per step
+inline constexpr double kBytesPerTask = 128;      // replay-table bytes per task (for the message)
+inline constexpr double kMaxTrialEvents = 1e8;    // checkpoints + expected failures in one trial
+inline constexpr double kMaxTrainingSteps = 1e9;  // as training.steps (max)
 
 // Estimated simulator tasks of one step: micro-batches x (layers + MTP modules) x 2 passes
 // x ops per layer (a fixed 32, plus 8 per TP-overlap chunk and 4 per MemFine chunk).

@@ -56,7 +56,7 @@ class Diagnostics {
   // Records `at: path: message` (the path part is left out when empty).
   void error(const SourceLocation& at, std::string_view path, std::string_view message);
   [[nodiscard]] bool ok() const { return errors_.empty(); }
-  // True once kMaxReportedErrors lines are kept: callers may skip building costly messages.
+  // True once kMaxReportedErrors lines are kept: later errors are only counted.
   [[nodiscard]] bool full() const { return errors_.size() >= kMaxReportedErrors; }
   [[nodiscard]] const std::vector<std::string>& errors() const { return errors_; }
   // Throws ScenarioError with every collected line when there is at least one.

@@ -13,7 +13,9 @@ namespace {
 
 namespace gpb = google::protobuf;
 
-proto::Unit unit_of(const gpb::FieldDescriptor& field) { return field.options().GetExtension(proto::unit); }
+proto::Unit unit_of(const gpb::FieldDescriptor& field) {
+  return field.options().GetExtension(proto::unit);
+}
 
 // " FLOP/s" for a unit field, "" for a plain number.
 std::string unit_suffix(const gpb::FieldDescriptor& field) {
@@ -36,13 +38,17 @@ std::string limit_reason(const gpb::FieldDescriptor& field) {
   const std::string& why = field.options().GetExtension(proto::limit_why);
   if (!why.empty()) return why;
   switch (unit_of(field)) {
-    case proto::UNIT_SECONDS: return "longer than a year is a typo in a per-event time";
+    case proto::UNIT_SECONDS:
+      return "longer than a year is a typo in a per-event time";
     case proto::UNIT_BYTES:
     case proto::UNIT_BYTES_PER_SECOND:
-    case proto::UNIT_FLOPS_PER_SECOND: return "outside any real device; keeps every derived time finite";
-    case proto::UNIT_NONE: break;
+    case proto::UNIT_FLOPS_PER_SECOND:
+      return "outside any real device; keeps every derived time finite";
+    case proto::UNIT_NONE:
+      break;
   }
-  if (field.cpp_type() == gpb::FieldDescriptor::CPPTYPE_DOUBLE) return "far outside any measured value; keeps derived times finite";
+  if (field.cpp_type() == gpb::FieldDescriptor::CPPTYPE_DOUBLE)
+    return "far outside any measured value; keeps derived times finite";
   return "keeps the simulator's tables and 64-bit arithmetic bounded";
 }
 
@@ -50,7 +56,8 @@ namespace {
 
 // An integer field's limit is written as an integer (10000, 1000000000), a number's shortest.
 std::string bound_text(const gpb::FieldDescriptor& field, double bound) {
-  if (field.cpp_type() == gpb::FieldDescriptor::CPPTYPE_INT32 || field.cpp_type() == gpb::FieldDescriptor::CPPTYPE_INT64) {
+  if (field.cpp_type() == gpb::FieldDescriptor::CPPTYPE_INT32 ||
+      field.cpp_type() == gpb::FieldDescriptor::CPPTYPE_INT64) {
     return std::to_string(static_cast<std::int64_t>(bound));  // limits are at most 2^31, exact in double
   }
   return limit_number(bound) + unit_suffix(field);

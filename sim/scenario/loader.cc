@@ -112,7 +112,9 @@ LoadedScenario load_scenario_from_string(std::string_view text, const std::strin
 }
 
 std::string read_scenario_file(const std::string& path) {
-  const auto refuse = [&](const std::string& reason) { throw ScenarioError({path + ": cannot read scenario file: " + reason}); };
+  const auto refuse = [&](const std::string& reason) {
+    throw ScenarioError({path + ": cannot read scenario file: " + reason});
+  };
   // O_NONBLOCK: opening a FIFO with no writer must not wait; fstat then refuses it before a read.
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) refuse(std::strerror(errno));
@@ -139,7 +141,9 @@ std::string read_scenario_file(const std::string& path) {
     if (got < 0) refuse(std::strerror(errno));
     if (got == 0) break;
     text.append(chunk.data(), static_cast<std::size_t>(got));
-    if (text.size() > static_cast<std::size_t>(kMaxScenarioFileBytes)) refuse("grew past the limit of 4 MiB while read");
+    if (text.size() > static_cast<std::size_t>(kMaxScenarioFileBytes)) {
+      refuse("grew past the limit of 4 MiB while read");
+    }
   }
   return text;
 }

@@ -355,7 +355,9 @@ class Validator {
     const std::string m_text = "the micro-batch count m = global_batch/(micro_batch*dp) = " + num(m_count);
     if (x.schedule() == proto::INTERLEAVED_1F1B) {
       // One stage has nothing to interleave with: its chunks would talk to the same GPU.
-      if (pp < 2) fail(p + ".pp", "interleaved-1f1b needs pp > 1 (one stage has nothing to interleave; use 1f1b), got " + num(pp));
+      if (pp < 2) {
+        fail(p + ".pp", "interleaved-1f1b needs pp > 1 (one stage has nothing to interleave; use 1f1b), got " + num(pp));
+      }
       if (vpp < 2) fail(p + ".vpp", "interleaved-1f1b needs vpp > 1, got " + num(vpp));
       if (m_ok && m_count % pp != 0) fail(p + ".global_batch", "interleaved-1f1b needs " + m_text + " to be a multiple of pp = " + num(pp));
     } else if (vpp > 1) {

@@ -109,7 +109,8 @@ class Converter {
       }
       const std::string& name = key.Scalar();
       if (!is_valid_utf8(name)) {
-        error(key, key_origin, path.empty() ? "(top level)" : path, "keys must be field names, got text that is not valid UTF-8");
+        error(key, key_origin, path.empty() ? "(top level)" : path,
+              "keys must be field names, got text that is not valid UTF-8");
         continue;
       }
       const std::string field_path = join_path(path, name);

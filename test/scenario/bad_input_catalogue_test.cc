@@ -26,15 +26,18 @@ TEST_P(BadInputCatalogue, RefusedWithTheExpectedFirstLine) {
 INSTANTIATE_TEST_SUITE_P(Scenario, BadInputCatalogue, ::testing::ValuesIn(testing::bad_inputs()),
                          [](const ::testing::TestParamInfo<BadInput>& param_info) { return param_info.param.name; });
 
-TEST(BadInputCatalogueSize, HasAtLeastOneHundredCases) { EXPECT_GE(testing::bad_inputs().size(), 100U); }
+TEST(BadInputCatalogueSize, HasAtLeastOneHundredCases) {
+  EXPECT_GE(testing::bad_inputs().size(), 100U);
+}
 
 TEST(BadInputErrors, AtMostTwentyLinesThenACount) {
   std::string text = testing::base();
   for (int i = 0; i < 25; ++i) text += "unknown_" + std::to_string(i) + ": 1\n";
   const std::vector<std::string> errors = testing::errors_of(text);
   ASSERT_EQ(errors.size(), 21U);
-  EXPECT_EQ(errors[0], "bad.yaml:7:1: (top level): unknown field 'unknown_0'; expected one of name, description, "
-                       "model, hardware, topology, parallelism, optimizations, fault_tolerance, training");
+  EXPECT_EQ(errors[0],
+            "bad.yaml:7:1: (top level): unknown field 'unknown_0'; expected one of name, description, "
+            "model, hardware, topology, parallelism, optimizations, fault_tolerance, training");
   EXPECT_EQ(errors[20], "... and 5 more errors");
 }
 
@@ -51,8 +54,8 @@ TEST(BadInputErrors, ARunawayKeyIsShownClippedAndFound) {
 
 TEST(BadInputErrors, ValidUtf8IsAccepted) {
   // Two-, three- and four-byte sequences in a free-text field load.
-  const std::string text =
-      testing::base_with("training", "training: {steps: 100}\ndescription: \"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x9a\x80\"");
+  const std::string text = testing::base_with(
+      "training", "training: {steps: 100}\ndescription: \"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x9a\x80\"");
   EXPECT_EQ(testing::errors_of(text), std::vector<std::string>{"(loaded)"});
 }
 

@@ -114,8 +114,9 @@ TEST(BadInputFiles, DevZeroIsNeverRead) {
 }
 
 TEST(BadInputFiles, DevUrandomIsNeverRead) {
-  expect_refused(run_limited({"ettr", "/dev/urandom"}),
-                 "/dev/urandom: cannot read scenario file: not a regular file (a device, FIFO or socket is never read)");
+  expect_refused(
+      run_limited({"ettr", "/dev/urandom"}),
+      "/dev/urandom: cannot read scenario file: not a regular file (a device, FIFO or socket is never read)");
 }
 
 TEST(BadInputFiles, AFifoWithoutWriterIsNotWaitedOn) {
@@ -155,8 +156,9 @@ TEST(BadInputFiles, AFileOfManyUnknownKeysEndsWithACount) {
     for (int i = 0; i < 60'000; ++i) out << "unknown_key_" << i << ": 1\n";
   }
   const Outcome run = run_limited({"memory", "keys.yaml"});
-  expect_refused(run, "keys.yaml:1:1: (top level): unknown field 'unknown_key_0'; expected one of name, description, "
-                      "model, hardware, topology, parallelism, optimizations, fault_tolerance, training");
+  expect_refused(run,
+                 "keys.yaml:1:1: (top level): unknown field 'unknown_key_0'; expected one of name, description, "
+                 "model, hardware, topology, parallelism, optimizations, fault_tolerance, training");
   EXPECT_EQ(run.last_line, "... and 59980 more errors");
   fs::remove(scratch() / "keys.yaml");
 }
