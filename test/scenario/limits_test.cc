@@ -44,8 +44,10 @@ TEST(Limits, MessagesNameTheBoundTheReasonAndTheValue) {
             "layers), got 10001");
   const auto& bandwidth = field(*proto::LinkClass::descriptor(), "bandwidth");
   EXPECT_FALSE(limit_violation(bandwidth, 0.0).has_value());  // 0 is left to "must be greater than 0"
-  EXPECT_EQ(limit_violation(bandwidth, 1e-310).value(),
-            "must be at least 1e+06 B/s (outside any real device; keeps every derived time finite), got 1e-310 B/s");
+  EXPECT_EQ(
+      limit_violation(bandwidth, 1e-310).value(),
+      "must be at least 1e+06 B/s (below 1 MB/s is a unit typo; above 1e24 B/s a link is already free), got 1e-310 "
+      "B/s");
   const auto& classes = field(*proto::FaultTolerance::descriptor(), "failure_classes");
   EXPECT_FALSE(entries_violation(classes, 256).has_value());
   EXPECT_EQ(entries_violation(classes, 257).value(),
