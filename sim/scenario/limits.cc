@@ -38,7 +38,10 @@ std::string limit_reason(const gpb::FieldDescriptor& field) {
   const std::string& why = field.options().GetExtension(proto::limit_why);
   if (!why.empty()) return why;
   switch (unit_of(field)) {
-    case proto::UNIT_SECONDS:
+    case proto::UNIT_SECONDS:  // per-kernel / per-message times are bounded at 1 s, per-event ones at a year
+      if (field.options().HasExtension(proto::max) && field.options().GetExtension(proto::max) <= 1) {
+        return "a per-kernel or per-message time over a second is a unit typo";
+      }
       return "longer than a year is a typo in a per-event time";
     case proto::UNIT_BYTES:
     case proto::UNIT_BYTES_PER_SECOND:
