@@ -40,7 +40,4 @@ int in_flight_chunks(ScheduleKind kind, const PipelineShape& shape, int stage);
 // in_flight_chunks × (layers per chunk)/(L/p).
 double peak_activation(ScheduleKind kind, const PipelineShape& shape, int stage);
 
-// Copies of the parameters a stage holds relative to 1F1B (2 for DualPipe, else 1).
-int parameter_copies(ScheduleKind kind);
-
 }  // namespace mofasim::schedules

@@ -725,18 +725,32 @@ class Generator {
   void emit_early_param_gathers() {
     for (int s = 0; s < sched_.stages(); ++s) {
       const StagePlan& sp = plan_.stages[static_cast<std::size_t>(s)];
-      if (sp.param_gather_bytes <= 0) continue;
+      if (sp.param_gather_bytes <= 0 && sp.expert_param_gather_bytes <= 0) continue;
       std::vector<int> chunks(static_cast<std::size_t>(sched_.chunks()));
       for (int c = 0; c < sched_.chunks(); ++c) chunks[static_cast<std::size_t>(c)] = c;
       std::sort(chunks.begin(), chunks.end(),
                 [&](int a, int b) { return sched_.slot(s, a).position < sched_.slot(s, b).position; });
       for (int c : chunks) {
-        const TaskId g = add_stage_task(s, TaskKind::kCollective, Category::kDp, Stream::kDp, Scope::kDp,
-                                        Collective::kAllGather, "dp_param_all_gather",
-                                        sp.param_gather_bytes / sched_.chunks());
-        gather_before_forward_[chunk_slot(s, c)] = g;
+        gather_before_forward_[chunk_slot(s, c)] = emit_param_gathers(s, 1.0 / sched_.chunks(), kNone);
       }
     }
+  }
+
+  // The distributed optimizer's parameter all-gathers of `share` of the stage's parameters: the
+  // dense part over the DP group, then the routed experts over the expert-DP group, one after the
+  // other on the DP stream (eq. 25-26). Returns the last one (kNone when neither has bytes).
+  TaskId emit_param_gathers(int stage, double share, TaskId after) {
+    const StagePlan& sp = plan_.stages[static_cast<std::size_t>(stage)];
+    TaskId last = kNone;
+    for (const bool expert : {false, true}) {
+      const double bytes = (expert ? sp.expert_param_gather_bytes : sp.param_gather_bytes) * share;
+      if (bytes <= 0) continue;
+      last = add_stage_task(stage, TaskKind::kCollective, Category::kDp, Stream::kDp,
+                            expert ? Scope::kExpertDp : Scope::kDp, Collective::kAllGather,
+                            expert ? "dp_expert_param_all_gather" : "dp_param_all_gather", bytes);
+      if (after != kNone) w_.add_edge(after, last);
+    }
+    return last;
   }
 
   void emit_dp_and_optimizer(int stage) {
@@ -769,17 +783,14 @@ class Generator {
     pending_blocking_ = stage_blocking_[static_cast<std::size_t>(stage)];
     double total_grad = 0;
     for (double b : grad_bytes) total_grad += b;
-    const bool late_gather = f_.distributed_optimizer && !f_.dp_overlap.enabled && sp.param_gather_bytes > 0;
+    const bool late_gather = f_.distributed_optimizer && !f_.dp_overlap.enabled &&
+                             (sp.param_gather_bytes > 0 || sp.expert_param_gather_bytes > 0);
     if (f_.optimizer_placement == model::OptimizerPlacement::kGpu) {
       const TaskId upd = add_stage_task(stage, TaskKind::kCompute, Category::kOptimizer, Stream::kCompute,
                                         Scope::kRank, Collective::kNoCollective, "optimizer_update", sp.optimizer_gpu_seconds);
       for (TaskId g : grad_tasks) w_.add_edge(g, upd);
       for (TaskId b : pending_blocking_) w_.add_edge(b, upd);
-      if (late_gather) {
-        const TaskId g = add_stage_task(stage, TaskKind::kCollective, Category::kDp, Stream::kDp, Scope::kDp,
-                                        Collective::kAllGather, "dp_param_all_gather", sp.param_gather_bytes);
-        w_.add_edge(upd, g);
-      }
+      if (late_gather) emit_param_gathers(stage, 1.0, upd);
       return;
     }
     // CPU optimizer (eq. 27-28): per bucket D2H of its gradients, CPU update, H2D of its parameters.
@@ -800,11 +811,7 @@ class Generator {
       const TaskId h2d = add_stage_task(stage, TaskKind::kCopy, Category::kOptimizer, Stream::kH2D, Scope::kRank,
                                         Collective::kCopy, "optimizer_param_h2d", sp.param_h2d_bytes * share);
       w_.add_edge(upd, h2d);
-      if (late_gather) {
-        const TaskId g = add_stage_task(stage, TaskKind::kCollective, Category::kDp, Stream::kDp, Scope::kDp,
-                                        Collective::kAllGather, "dp_param_all_gather", sp.param_gather_bytes * share);
-        w_.add_edge(h2d, g);
-      }
+      if (late_gather) emit_param_gathers(stage, share, h2d);
     }
   }
 
