@@ -322,12 +322,21 @@ class Generator {
   // MemFine choices); what offload moves.
   double stored_bytes(const LayerPlan& lp) const {
     double b = lp.activation_bytes;
+    if (!transformer_layer(lp)) return b;
     if (f_.recompute == model::RecomputeKind::kSelective) b = lp.activation_bytes_selective;
     if (f_.recompute == model::RecomputeKind::kFull) b = lp.activation_bytes_full;
     if (memfine_applies(lp) && f_.recompute != model::RecomputeKind::kFull) {
       b = std::max(0.0, b - lp.expert_activation_bytes);
     }
     return b;
+  }
+  // Recompute and activation offload act on transformer layers only (MoFa eq. 29-35; Megatron
+  // checkpoints and offloads the layers, not the embedding or the output head and loss).
+  bool transformer_layer(const LayerPlan& lp) const {
+    return !(plan_.pre && &lp == &*plan_.pre) && !(plan_.post && &lp == &*plan_.post);
+  }
+  bool offloads(const LayerPlan& lp) const {
+    return f_.activation_offload.enabled && transformer_layer(lp) && stored_bytes(lp) > 0;
   }
   bool memfine_applies(const LayerPlan& lp) const { return f_.memfine && lp.expert_activation_bytes > 0; }
   double weight_grad_bytes(const LayerPlan& lp) const {
@@ -349,7 +358,7 @@ class Generator {
     const double stored = stored_bytes(lp);
     if (span_.first == kNone) return;
     w_.add_alloc(span_.first, stored);
-    if (f_.activation_offload.enabled && stored > 0) {
+    if (offloads(lp)) {
       TaskSpec t{.kind = TaskKind::kCopy, .category = Category::kOffload, .stream = Stream::kD2H,
                  .scope = Scope::kRank, .phase = l.phase, .collective = Collective::kCopy,
                  .stage = u16(l.stage), .peer_stage = u16(l.stage), .chunk = u16(l.chunk),
@@ -369,7 +378,7 @@ class Generator {
     const double stored = stored_bytes(lp);
     const double total = lp.activation_bytes - (memfine_applies(lp) ? lp.expert_activation_bytes : 0.0);
     span_ = {};
-    if (f_.activation_offload.enabled && stored > 0) {
+    if (offloads(lp)) {
       const auto& d2hs = offload_d2h_[mb_slot(l.stage, l.chunk, l.microbatch)];
       MOFASIM_CHECK(offload_index < d2hs.size(), "offload copy missing for a layer's backward");
       TaskSpec t{.kind = TaskKind::kCopy, .category = Category::kOffload, .stream = Stream::kH2D,
@@ -393,7 +402,8 @@ class Generator {
     Labels rl = l;
     rl.phase = Phase::kRecompute;
     const bool memfine = memfine_applies(lp);
-    if (f_.recompute == model::RecomputeKind::kSelective) {
+    const model::RecomputeKind recompute = transformer_layer(lp) ? f_.recompute : model::RecomputeKind::kNone;
+    if (recompute == model::RecomputeKind::kSelective) {
       double seconds = 0;
       double flops = 0;
       std::string name;
@@ -408,7 +418,7 @@ class Generator {
         w_.add_alloc(r, std::max(0.0, total - stored));
         seal(r);
       }
-    } else if (f_.recompute == model::RecomputeKind::kFull) {
+    } else if (recompute == model::RecomputeKind::kFull) {
       PassPlan fwd;
       for (const PlanOp& op : lp.forward.ops) {
         if (memfine && !op.is_comm && (op.flags & kFlagExpert) != 0) continue;  // MemFine re-runs it per chunk
@@ -517,7 +527,7 @@ class Generator {
         // Offload copies were recorded in forward order: pre, layers..., post.
         std::size_t offload_index = 0;
         const auto count_offload = [&](const LayerPlan& lp) {
-          return (f_.activation_offload.enabled && stored_bytes(lp) > 0) ? 1u : 0u;
+          return offloads(lp) ? 1u : 0u;
         };
         std::vector<std::size_t> offload_at;  // per emitted unit in forward order
         if (has_pre) offload_at.push_back(offload_index), offload_index += count_offload(*plan_.pre);
