@@ -524,6 +524,17 @@ AnalyticModel::AnalyticModel(const AnalyticInput& input) : input_(input), hardwa
     c.head = cl.chunk == static_cast<int>(layout.size()) - 1;
     return c;
   };
+  pair_share_.assign(static_cast<std::size_t>(p_), 1.0);
+  if (dualpipe && feat.ep_overlap.enabled) {
+    // The warm-up and cool-down passes of DualPipe's order run alone: its EP all-to-all is
+    // exposed there, as in the replay. Count the F&B pairs each stage actually runs (of m).
+    const schedules::Schedule order = schedules::build_schedule(par.schedule, schedules::step_shape(model, par, feat));
+    for (int r = 0; r < p_; ++r) {
+      int pairs = 0;
+      for (const schedules::Op& op : order.ops(r)) pairs += op.overlaps_next ? 1 : 0;
+      pair_share_[static_cast<std::size_t>(r)] = static_cast<double>(pairs) / m_;
+    }
+  }
   chunks_.assign(static_cast<std::size_t>(p_ * v_), Chunk{});
   for (int r = 0; r < p_; ++r) {
     if (dualpipe) {  // stage r holds chunk r (lane 0) and chunk p-1-r (lane 1)
@@ -648,7 +659,7 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
     double ep_delta = 0;  // pair - (F + B)
     double pp_extra = 0;  // steady PP exposure of the pair, eq. (23)
   };
-  auto chunk_time = [&](const Chunk& c) {
+  auto chunk_time = [&](const Chunk& c, double pair_share) {
     ChunkTime ct;
     ct.t = scaled(c.dense_layers, dense);
     ct.t += scaled(c.moe_layers, moe);
@@ -656,7 +667,7 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
     if (c.head) ct.t += head;
     const double fwd = ct.t.f.total();
     const double bwd = ct.t.backward().total();
-    ct.ep_delta = c.moe_layers * moe_pair_delta;
+    ct.ep_delta = c.moe_layers * moe_pair_delta * pair_share;  // eq. (22) on the overlapped pairs only
     ct.pair = fwd + bwd + ct.ep_delta;
     if (p_ > 1) {
       if (!f.pp_overlap.enabled) {
@@ -672,7 +683,9 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
   };
   // Every chunk's times, once: [rank * v + local chunk].
   InlineBuffer<ChunkTime> chunk_times(p_ * v_);
-  for (int i = 0; i < p_ * v_; ++i) chunk_times[i] = chunk_time(chunks_[static_cast<std::size_t>(i)]);
+  for (int i = 0; i < p_ * v_; ++i) {
+    chunk_times[i] = chunk_time(chunks_[static_cast<std::size_t>(i)], pair_share_[static_cast<std::size_t>(i / v_)]);
+  }
 
   // Busiest rank: the largest steady busy time.
   const double mb_per_chunk = k == ScheduleKind::kDualPipe ? m_ / 2.0 : m_;
