@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "model/spec.h"
 #include "schedules/pass_times.h"
 #include "schedules/schedule.h"
 

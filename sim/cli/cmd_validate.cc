@@ -8,7 +8,7 @@
 #include "sim/analysis/measured_validate.h"
 #include "sim/cli/cli_common.h"
 #include "sim/cli/commands.h"
-#include "sim/cli/scenario_specs.h"
+#include "sim/scenario/scenario_specs.h"
 
 namespace mofasim::cli {
 
