@@ -233,7 +233,7 @@ struct Groups {
   const Communicator* tp;
   const Communicator* ep;
   const Communicator* etp;
-  const CompactGroup* cp;
+  const Communicator* cp;
 };
 
 void price_block(AnalyticModel::Block& block, const Groups& g, int etp) {
@@ -249,8 +249,9 @@ void price_block(AnalyticModel::Block& block, const Groups& g, int etp) {
         break;
       case CommGroup::kEp: block.comm[j] = comm_cost(*g.ep, kind, c.bytes); break;
       case CommGroup::kCp:
-        // One ring step: every member sends to its successor at once; the slowest hop bounds it.
-        block.comm[j] = slowest_hop(g.cp->topology(), g.cp->gpus(), /*ring=*/true, c.bytes);
+        // One ring step (every member sends its KV block to its successor at once): the same
+        // collective kind, and so the same α and link loads, as the replay's CP step.
+        block.comm[j] = comm_cost(*g.cp, CollectiveKind::kRingStep, c.bytes);
         break;
       case CommGroup::kPp: MOFASIM_UNREACHABLE("a layer carries no pipeline send/recv");
     }
@@ -485,7 +486,7 @@ AnalyticModel::AnalyticModel(const AnalyticInput& input) : input_(input), hardwa
   const Groups g{.tp = &groups.communicator(std::move(tp_members)),
                  .ep = &groups.communicator(groups.members(GroupKind::kEp)),
                  .etp = &groups.communicator(std::move(etp_members)),
-                 .cp = &groups.compact(groups.members(GroupKind::kCp))};
+                 .cp = &groups.communicator(groups.members(GroupKind::kCp))};
 
   // Layer types and their collectives.
   for (int l = 0; l < model.num_layers && !(has_dense_ && has_moe_); ++l) {
@@ -523,6 +524,17 @@ AnalyticModel::AnalyticModel(const AnalyticInput& input) : input_(input), hardwa
     c.head = cl.chunk == static_cast<int>(layout.size()) - 1;
     return c;
   };
+  pair_share_.assign(static_cast<std::size_t>(p_), 1.0);
+  if (dualpipe && feat.ep_overlap.enabled) {
+    // The warm-up and cool-down passes of DualPipe's order run alone: its EP all-to-all is
+    // exposed there, as in the replay. Count the F&B pairs each stage actually runs (of m).
+    const schedules::Schedule order = schedules::build_schedule(par.schedule, schedules::step_shape(model, par, feat));
+    for (int r = 0; r < p_; ++r) {
+      int pairs = 0;
+      for (const schedules::Op& op : order.ops(r)) pairs += op.overlaps_next ? 1 : 0;
+      pair_share_[static_cast<std::size_t>(r)] = static_cast<double>(pairs) / m_;
+    }
+  }
   chunks_.assign(static_cast<std::size_t>(p_ * v_), Chunk{});
   for (int r = 0; r < p_; ++r) {
     if (dualpipe) {  // stage r holds chunk r (lane 0) and chunk p-1-r (lane 1)
@@ -544,24 +556,6 @@ AnalyticModel::AnalyticModel(const AnalyticInput& input) : input_(input), hardwa
                                  .head = head_.ops.totals(),
                                  .mtp_projection = mtp_projection_.ops.totals()};
   memory_ = memory_report(model, input_.hardware, par, feat, inflight, op_totals);
-  const int copies = schedules::parameter_copies(par.schedule);
-  if (copies > 1) {
-    // DualPipe keeps a second copy of its stage's weights and gradients (NOTE: the optimizer
-    // state is taken as shared between the copies).
-    double worst = -1;
-    for (StageMemory& s : memory_.stages) {
-      const double extra = (copies - 1) * (s.static_bytes.weights + s.static_bytes.grads);
-      s.static_bytes.weights *= copies;
-      s.static_bytes.grads *= copies;
-      s.peak_bytes += extra;
-      s.excess_bytes = std::max(0.0, s.peak_bytes - s.capacity_bytes);
-      if (s.peak_bytes > worst) {
-        worst = s.peak_bytes;
-        memory_.worst_rank = s.rank;
-      }
-    }
-  }
-
   // DP reduction and optimizer per rank (eq. (13), (24)-(28)).
   const BytesPerParam bpp = bytes_per_param(feat);
   const ShardGroups shards = optimizer_shard_groups(par);
@@ -579,8 +573,8 @@ AnalyticModel::AnalyticModel(const AnalyticInput& input) : input_(input), hardwa
   dp_.assign(static_cast<std::size_t>(p_), RankDp{});
   for (int r = 0; r < p_; ++r) {
     const GpuParams& gp = memory_.stages[static_cast<std::size_t>(r)].params;
-    const double dense = gp.dense() * copies;
-    const double expert = gp.expert * copies;
+    const double dense = gp.dense();  // DualPipe's second copy is in gp (parameter_chunks)
+    const double expert = gp.expert;
     RankDp& d = dp_[static_cast<std::size_t>(r)];
     if (distributed) {  // eq. (25)-(26): RS of gradients + AG of parameters
       d.grad = add(bucketed(dense_dp, CollectiveKind::kReduceScatter, dense * bpp.grad),
@@ -665,7 +659,7 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
     double ep_delta = 0;  // pair - (F + B)
     double pp_extra = 0;  // steady PP exposure of the pair, eq. (23)
   };
-  auto chunk_time = [&](const Chunk& c) {
+  auto chunk_time = [&](const Chunk& c, double pair_share) {
     ChunkTime ct;
     ct.t = scaled(c.dense_layers, dense);
     ct.t += scaled(c.moe_layers, moe);
@@ -673,7 +667,7 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
     if (c.head) ct.t += head;
     const double fwd = ct.t.f.total();
     const double bwd = ct.t.backward().total();
-    ct.ep_delta = c.moe_layers * moe_pair_delta;
+    ct.ep_delta = c.moe_layers * moe_pair_delta * pair_share;  // eq. (22) on the overlapped pairs only
     ct.pair = fwd + bwd + ct.ep_delta;
     if (p_ > 1) {
       if (!f.pp_overlap.enabled) {
@@ -689,7 +683,9 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
   };
   // Every chunk's times, once: [rank * v + local chunk].
   InlineBuffer<ChunkTime> chunk_times(p_ * v_);
-  for (int i = 0; i < p_ * v_; ++i) chunk_times[i] = chunk_time(chunks_[static_cast<std::size_t>(i)]);
+  for (int i = 0; i < p_ * v_; ++i) {
+    chunk_times[i] = chunk_time(chunks_[static_cast<std::size_t>(i)], pair_share_[static_cast<std::size_t>(i / v_)]);
+  }
 
   // Busiest rank: the largest steady busy time.
   const double mb_per_chunk = k == ScheduleKind::kDualPipe ? m_ / 2.0 : m_;

@@ -171,6 +171,9 @@ class AnalyticModel {
   bool has_moe_ = false;
   CommCost pp_hop_;
   std::vector<Chunk> chunks_;           // [rank * v + local chunk]
+  // Per rank, the share of its forward/backward passes that DualPipe's order runs as overlapped
+  // F&B pairs (MoFa eq. 22 credits only those); 1 for every other schedule.
+  std::vector<double> pair_share_;
   std::vector<RankDp> dp_;              // per rank
   MemoryReport memory_;
   StepTiming timing_;                   // time_step(rates()), what evaluate() reports

@@ -105,16 +105,21 @@ GpuParams stage_gpu_params(const ModelSpec& model, const ParallelSpec& parallel,
     g.replicated += lp.norms + lp.router;
     g.expert += lp.routed_experts / expert_shards;
   };
-  for (const ChunkLayers& c : rank_chunks(model, parallel, rank)) {
+  const int last_chunk = parallel.pp * parallel.vpp - 1;
+  bool embedding = false;
+  bool head = false;
+  for (const ChunkLayers& c : parameter_chunks(model, parallel, rank)) {
     for (int i = c.first_layer; i < c.first_layer + c.num_layers; ++i) add_layer(layer_params(model, i));
+    embedding = embedding || c.chunk == 0;
+    head = head || c.chunk == last_chunk;
   }
   const double h = model.hidden_size;
   const double vocab_h = static_cast<double>(model.vocab_size) * h;
-  if (rank == 0) {
+  if (embedding) {
     g.dense_sharded += vocab_h / t;  // vocab-parallel embedding
     if (model.position == PositionKind::kLearned) g.replicated += static_cast<double>(model.seq_length) * h;
   }
-  if (rank == parallel.pp - 1) {
+  if (head) {
     // The head: its own weights when untied; with tied weights a synced copy unless rank 0 is this rank.
     if (model.untie_embeddings || parallel.pp > 1) g.dense_sharded += vocab_h / t;
     g.replicated += h * norm_vectors(model.norm);

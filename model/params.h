@@ -78,7 +78,8 @@ struct GpuParams {
   [[nodiscard]] double total() const { return dense_sharded + replicated + expert; }
 };
 
-// What one GPU of pipeline rank `rank` holds (all its chunks; see the placement notes above).
+// What one GPU of pipeline rank `rank` holds: every chunk of parameter_chunks() (DualPipe's reverse
+// copy included; see the placement notes above).
 // Throws std::invalid_argument on a bad rank or a layout chunk_layers() rejects.
 GpuParams stage_gpu_params(const ModelSpec& model, const ParallelSpec& parallel, int rank);
 

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "schedules/schedule_kind.h"
+
 namespace mofasim::model {
 
 enum class AttentionKind { kMha, kGqa, kMqa, kMla };
@@ -118,7 +120,7 @@ struct HardwareSpec {
   double roofline_intercept = 0;  // modified roofline: FLOP/s
 };
 
-enum class ScheduleKind { kGpipe, k1F1B, kInterleaved1F1B, kZbH1, kDualPipe };
+using ScheduleKind = schedules::ScheduleKind;  // owned by the schedules (schedules/schedule_kind.h)
 
 struct ParallelSpec {
   int tp = 1;

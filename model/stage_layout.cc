@@ -60,6 +60,15 @@ std::vector<ChunkLayers> rank_chunks(const ModelSpec& model, const ParallelSpec&
   return out;
 }
 
+std::vector<ChunkLayers> parameter_chunks(const ModelSpec& model, const ParallelSpec& parallel, int rank) {
+  std::vector<ChunkLayers> out = rank_chunks(model, parallel, rank);
+  if (parallel.schedule == ScheduleKind::kDualPipe) {
+    // DualPipe runs pp = p stages with vpp = 1; stage r's reverse lane is stage p-1-r's layers.
+    for (const ChunkLayers& c : rank_chunks(model, parallel, parallel.pp - 1 - rank)) out.push_back(c);
+  }
+  return out;
+}
+
 StageComposition stage_composition(const ModelSpec& model, const ParallelSpec& parallel, int rank) {
   StageComposition s;
   for (const ChunkLayers& c : rank_chunks(model, parallel, rank)) {

@@ -26,6 +26,14 @@ std::vector<ChunkLayers> chunk_layers(const ModelSpec& model, const ParallelSpec
 // The chunks that pipeline rank `rank` runs, in virtual-stage order.
 std::vector<ChunkLayers> rank_chunks(const ModelSpec& model, const ParallelSpec& parallel, int rank);
 
+// The chunks whose parameters pipeline rank `rank` holds: the chunks it runs, and under DualPipe
+// also the mirror stage's chunk (rank p-1-rank), the reverse direction's copy. DualPipe keeps two
+// copies of the parameters, one per direction (DeepSeek-V3 report §3.2.1, Table 2: parameters
+// 2x): each is an ordinary stage module with its own weights, gradients and optimizer state, so
+// everything counted per parameter follows this list (memory, DP traffic, the update). The
+// embedding belongs to chunk 0 and the head to the last chunk, wherever they are held.
+std::vector<ChunkLayers> parameter_chunks(const ModelSpec& model, const ParallelSpec& parallel, int rank);
+
 // What one pipeline rank runs, counted, so that a caller can multiply one dense and one MoE op
 // table (ops_for_layer) instead of walking every layer. The embedding sits on rank 0; the head,
 // final norm and the MTP modules on the last rank (the placement params.h documents).

@@ -69,6 +69,4 @@ double peak_activation(ScheduleKind kind, const PipelineShape& shape, int stage)
   return kind == ScheduleKind::kInterleaved1F1B ? static_cast<double>(chunks) / shape.chunks : chunks;
 }
 
-int parameter_copies(ScheduleKind kind) { return kind == ScheduleKind::kDualPipe ? 2 : 1; }
-
 }  // namespace mofasim::schedules

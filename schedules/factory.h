@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "model/spec.h"
 #include "schedules/pass_times.h"
 #include "schedules/schedule.h"
 
@@ -39,8 +40,5 @@ int in_flight_chunks(ScheduleKind kind, const PipelineShape& shape, int stage);
 // The same peak in units of M_B, one micro-batch's activation of a full L/p-layer stage:
 // in_flight_chunks × (layers per chunk)/(L/p).
 double peak_activation(ScheduleKind kind, const PipelineShape& shape, int stage);
-
-// Copies of the parameters a stage holds relative to 1F1B (2 for DualPipe, else 1).
-int parameter_copies(ScheduleKind kind);
 
 }  // namespace mofasim::schedules

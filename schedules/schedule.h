@@ -20,11 +20,9 @@
 #include <string>
 #include <vector>
 
-#include "model/spec.h"
+#include "schedules/schedule_kind.h"
 
 namespace mofasim::schedules {
-
-using model::ScheduleKind;
 
 // kBackward is the full backward (input and weight gradient together). Schedules that split the
 // backward (ZB-H1, parts of DualPipe) emit kInputGrad then, later, kWeightGrad for that pass.

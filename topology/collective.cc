@@ -14,6 +14,7 @@ std::string_view collective_kind_name(CollectiveKind k) {
     case CollectiveKind::kAllToAll: return "all-to-all";
     case CollectiveKind::kBroadcast: return "broadcast";
     case CollectiveKind::kSendRecv: return "send-recv";
+    case CollectiveKind::kRingStep: return "ring-step";
   }
   return "?";
 }
@@ -37,7 +38,8 @@ double bus_bandwidth_factor(CollectiveKind kind, int n) {
     case CollectiveKind::kAllGather:
     case CollectiveKind::kAllToAll: return (p - 1) / p;
     case CollectiveKind::kBroadcast:
-    case CollectiveKind::kSendRecv: return 1;
+    case CollectiveKind::kSendRecv:
+    case CollectiveKind::kRingStep: return 1;
   }
   return 1;
 }
@@ -62,6 +64,7 @@ void check_supported(CollectiveKind kind, CollectiveAlgorithm algorithm) {
     case CollectiveKind::kReduceScatter:
     case CollectiveKind::kAllGather:
     case CollectiveKind::kBroadcast:
+    case CollectiveKind::kRingStep:
       ok = algorithm == A::kRing;
       allowed = "ring";
       break;

@@ -4,7 +4,7 @@
 //
 // Sizes follow nccl-tests: S is the whole buffer for all-reduce and broadcast, the whole gathered
 // / scattered array (per-rank count × ranks) for reduce-scatter and all-gather, the total bytes
-// one rank sends (itself included) for all-to-all, and the message for send/recv.
+// one rank sends (itself included) for all-to-all, and the message for send/recv and a ring step.
 #pragma once
 
 #include <string_view>
@@ -21,10 +21,14 @@ enum class CollectiveKind : std::uint8_t {
   kAllToAll,
   kBroadcast,
   kSendRecv,  // members[0] sends S bytes to members[1]
+  // One step of a ring: every member sends S bytes to its ring successor at once (a CP ring
+  // attention KV exchange). One α, each ring edge carries S. Both step models price a CP ring
+  // step with this kind (cost) and the replay runs its plan, so the two cannot drift apart.
+  kRingStep,
 };
 
 enum class CollectiveAlgorithm : std::uint8_t {
-  kRing,          // all-reduce, reduce-scatter, all-gather, broadcast (pipelined ring / chain)
+  kRing,          // all-reduce, reduce-scatter, all-gather, broadcast (pipelined ring / chain), ring step
   kTree,          // all-reduce (NCCL double binary tree)
   kHierarchical,  // all-reduce: intra-node RS -> inter-node AR per rail -> intra-node AG, serialized
   kPairwise,      // all-to-all
@@ -34,7 +38,7 @@ enum class CollectiveAlgorithm : std::uint8_t {
 std::string_view collective_kind_name(CollectiveKind k);
 std::string_view collective_algorithm_name(CollectiveAlgorithm a);
 
-// nccl-tests busBW = algBW × factor: AR 2(n−1)/n; RS, AG, A2A (n−1)/n; broadcast, send/recv 1.
+// nccl-tests busBW = algBW × factor: AR 2(n−1)/n; RS, AG, A2A (n−1)/n; broadcast, send/recv, ring step 1.
 double bus_bandwidth_factor(CollectiveKind kind, int n);
 
 // The algorithm used when none is asked for (ring; pairwise for all-to-all; direct for send/recv).

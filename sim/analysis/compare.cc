@@ -7,7 +7,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "sim/cli/scenario_specs.h"
+#include "sim/scenario/scenario_specs.h"
 
 namespace mofasim::analysis {
 namespace {

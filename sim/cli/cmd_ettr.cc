@@ -10,7 +10,7 @@
 #include "sim/cli/commands.h"
 #include "sim/cli/output_files.h"
 #include "sim/cli/ettr_options.h"
-#include "sim/cli/scenario_specs.h"
+#include "sim/scenario/scenario_specs.h"
 #include "sim/cli/step_time.h"
 #include "sim/fault/ettr_study.h"
 #include "sim/scenario/loader.h"

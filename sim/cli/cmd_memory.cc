@@ -11,7 +11,7 @@
 #include "sim/cli/cli_common.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/format.h"
-#include "sim/cli/scenario_specs.h"
+#include "sim/scenario/scenario_specs.h"
 #include "sim/scenario/loader.h"
 
 namespace mofasim::cli {

@@ -9,7 +9,7 @@
 #include "sim/cli/cli_common.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/output_files.h"
-#include "sim/cli/scenario_specs.h"
+#include "sim/scenario/scenario_specs.h"
 #include "sim/executor/simulate_step.h"
 #include "sim/executor/trace_filter.h"
 #include "sim/interop/chakra_writer.h"

@@ -1,6 +1,6 @@
 #include "sim/cli/step_time.h"
 
-#include "sim/cli/scenario_specs.h"
+#include "sim/scenario/scenario_specs.h"
 #include "sim/executor/simulate_step.h"
 
 namespace mofasim::cli {

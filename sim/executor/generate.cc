@@ -322,12 +322,21 @@ class Generator {
   // MemFine choices); what offload moves.
   double stored_bytes(const LayerPlan& lp) const {
     double b = lp.activation_bytes;
+    if (!transformer_layer(lp)) return b;
     if (f_.recompute == model::RecomputeKind::kSelective) b = lp.activation_bytes_selective;
     if (f_.recompute == model::RecomputeKind::kFull) b = lp.activation_bytes_full;
     if (memfine_applies(lp) && f_.recompute != model::RecomputeKind::kFull) {
       b = std::max(0.0, b - lp.expert_activation_bytes);
     }
     return b;
+  }
+  // Recompute and activation offload act on transformer layers only (MoFa eq. 29-35; Megatron
+  // checkpoints and offloads the layers, not the embedding or the output head and loss).
+  bool transformer_layer(const LayerPlan& lp) const {
+    return !(plan_.pre && &lp == &*plan_.pre) && !(plan_.post && &lp == &*plan_.post);
+  }
+  bool offloads(const LayerPlan& lp) const {
+    return f_.activation_offload.enabled && transformer_layer(lp) && stored_bytes(lp) > 0;
   }
   bool memfine_applies(const LayerPlan& lp) const { return f_.memfine && lp.expert_activation_bytes > 0; }
   double weight_grad_bytes(const LayerPlan& lp) const {
@@ -349,7 +358,7 @@ class Generator {
     const double stored = stored_bytes(lp);
     if (span_.first == kNone) return;
     w_.add_alloc(span_.first, stored);
-    if (f_.activation_offload.enabled && stored > 0) {
+    if (offloads(lp)) {
       TaskSpec t{.kind = TaskKind::kCopy, .category = Category::kOffload, .stream = Stream::kD2H,
                  .scope = Scope::kRank, .phase = l.phase, .collective = Collective::kCopy,
                  .stage = u16(l.stage), .peer_stage = u16(l.stage), .chunk = u16(l.chunk),
@@ -369,7 +378,7 @@ class Generator {
     const double stored = stored_bytes(lp);
     const double total = lp.activation_bytes - (memfine_applies(lp) ? lp.expert_activation_bytes : 0.0);
     span_ = {};
-    if (f_.activation_offload.enabled && stored > 0) {
+    if (offloads(lp)) {
       const auto& d2hs = offload_d2h_[mb_slot(l.stage, l.chunk, l.microbatch)];
       MOFASIM_CHECK(offload_index < d2hs.size(), "offload copy missing for a layer's backward");
       TaskSpec t{.kind = TaskKind::kCopy, .category = Category::kOffload, .stream = Stream::kH2D,
@@ -393,7 +402,8 @@ class Generator {
     Labels rl = l;
     rl.phase = Phase::kRecompute;
     const bool memfine = memfine_applies(lp);
-    if (f_.recompute == model::RecomputeKind::kSelective) {
+    const model::RecomputeKind recompute = transformer_layer(lp) ? f_.recompute : model::RecomputeKind::kNone;
+    if (recompute == model::RecomputeKind::kSelective) {
       double seconds = 0;
       double flops = 0;
       std::string name;
@@ -408,7 +418,7 @@ class Generator {
         w_.add_alloc(r, std::max(0.0, total - stored));
         seal(r);
       }
-    } else if (f_.recompute == model::RecomputeKind::kFull) {
+    } else if (recompute == model::RecomputeKind::kFull) {
       PassPlan fwd;
       for (const PlanOp& op : lp.forward.ops) {
         if (memfine && !op.is_comm && (op.flags & kFlagExpert) != 0) continue;  // MemFine re-runs it per chunk
@@ -517,7 +527,7 @@ class Generator {
         // Offload copies were recorded in forward order: pre, layers..., post.
         std::size_t offload_index = 0;
         const auto count_offload = [&](const LayerPlan& lp) {
-          return (f_.activation_offload.enabled && stored_bytes(lp) > 0) ? 1u : 0u;
+          return offloads(lp) ? 1u : 0u;
         };
         std::vector<std::size_t> offload_at;  // per emitted unit in forward order
         if (has_pre) offload_at.push_back(offload_index), offload_index += count_offload(*plan_.pre);
@@ -725,18 +735,32 @@ class Generator {
   void emit_early_param_gathers() {
     for (int s = 0; s < sched_.stages(); ++s) {
       const StagePlan& sp = plan_.stages[static_cast<std::size_t>(s)];
-      if (sp.param_gather_bytes <= 0) continue;
+      if (sp.param_gather_bytes <= 0 && sp.expert_param_gather_bytes <= 0) continue;
       std::vector<int> chunks(static_cast<std::size_t>(sched_.chunks()));
       for (int c = 0; c < sched_.chunks(); ++c) chunks[static_cast<std::size_t>(c)] = c;
       std::sort(chunks.begin(), chunks.end(),
                 [&](int a, int b) { return sched_.slot(s, a).position < sched_.slot(s, b).position; });
       for (int c : chunks) {
-        const TaskId g = add_stage_task(s, TaskKind::kCollective, Category::kDp, Stream::kDp, Scope::kDp,
-                                        Collective::kAllGather, "dp_param_all_gather",
-                                        sp.param_gather_bytes / sched_.chunks());
-        gather_before_forward_[chunk_slot(s, c)] = g;
+        gather_before_forward_[chunk_slot(s, c)] = emit_param_gathers(s, 1.0 / sched_.chunks(), kNone);
       }
     }
+  }
+
+  // The distributed optimizer's parameter all-gathers of `share` of the stage's parameters: the
+  // dense part over the DP group, then the routed experts over the expert-DP group, one after the
+  // other on the DP stream (eq. 25-26). Returns the last one (kNone when neither has bytes).
+  TaskId emit_param_gathers(int stage, double share, TaskId after) {
+    const StagePlan& sp = plan_.stages[static_cast<std::size_t>(stage)];
+    TaskId last = kNone;
+    for (const bool expert : {false, true}) {
+      const double bytes = (expert ? sp.expert_param_gather_bytes : sp.param_gather_bytes) * share;
+      if (bytes <= 0) continue;
+      last = add_stage_task(stage, TaskKind::kCollective, Category::kDp, Stream::kDp,
+                            expert ? Scope::kExpertDp : Scope::kDp, Collective::kAllGather,
+                            expert ? "dp_expert_param_all_gather" : "dp_param_all_gather", bytes);
+      if (after != kNone) w_.add_edge(after, last);
+    }
+    return last;
   }
 
   void emit_dp_and_optimizer(int stage) {
@@ -769,17 +793,14 @@ class Generator {
     pending_blocking_ = stage_blocking_[static_cast<std::size_t>(stage)];
     double total_grad = 0;
     for (double b : grad_bytes) total_grad += b;
-    const bool late_gather = f_.distributed_optimizer && !f_.dp_overlap.enabled && sp.param_gather_bytes > 0;
+    const bool late_gather = f_.distributed_optimizer && !f_.dp_overlap.enabled &&
+                             (sp.param_gather_bytes > 0 || sp.expert_param_gather_bytes > 0);
     if (f_.optimizer_placement == model::OptimizerPlacement::kGpu) {
       const TaskId upd = add_stage_task(stage, TaskKind::kCompute, Category::kOptimizer, Stream::kCompute,
                                         Scope::kRank, Collective::kNoCollective, "optimizer_update", sp.optimizer_gpu_seconds);
       for (TaskId g : grad_tasks) w_.add_edge(g, upd);
       for (TaskId b : pending_blocking_) w_.add_edge(b, upd);
-      if (late_gather) {
-        const TaskId g = add_stage_task(stage, TaskKind::kCollective, Category::kDp, Stream::kDp, Scope::kDp,
-                                        Collective::kAllGather, "dp_param_all_gather", sp.param_gather_bytes);
-        w_.add_edge(upd, g);
-      }
+      if (late_gather) emit_param_gathers(stage, 1.0, upd);
       return;
     }
     // CPU optimizer (eq. 27-28): per bucket D2H of its gradients, CPU update, H2D of its parameters.
@@ -800,11 +821,7 @@ class Generator {
       const TaskId h2d = add_stage_task(stage, TaskKind::kCopy, Category::kOptimizer, Stream::kH2D, Scope::kRank,
                                         Collective::kCopy, "optimizer_param_h2d", sp.param_h2d_bytes * share);
       w_.add_edge(upd, h2d);
-      if (late_gather) {
-        const TaskId g = add_stage_task(stage, TaskKind::kCollective, Category::kDp, Stream::kDp, Scope::kDp,
-                                        Collective::kAllGather, "dp_param_all_gather", sp.param_gather_bytes * share);
-        w_.add_edge(h2d, g);
-      }
+      if (late_gather) emit_param_gathers(stage, share, h2d);
     }
   }
 

@@ -164,15 +164,21 @@ class Builder {
         st.grad_d2h_bytes = updated * grad_b;
         st.param_h2d_bytes = updated * weight_b;
       }
+      // eq. (25)-(26): each optimizer shard group all-gathers the parameters it updated, the
+      // routed experts over the expert-DP group as well as the dense part over the dense one.
       if (f_.distributed_optimizer && shards.dense_dp > 1) st.param_gather_bytes = gp.dense() * weight_b;
+      if (f_.distributed_optimizer && shards.expert_dp > 1) st.expert_param_gather_bytes = gp.expert * weight_b;
+      // The gradients the layer buckets already carry: every chunk whose parameters this rank
+      // holds (DualPipe's reverse copy included), the embedding with chunk 0, the head with the last.
       double layer_dense = 0;
-      for (const model::ChunkLayers& c : model::rank_chunks(m, par, s)) {
+      const int last_chunk = par.pp * par.vpp - 1;
+      for (const model::ChunkLayers& c : model::parameter_chunks(m, par, s)) {
         for (int l = c.first_layer; l < c.first_layer + c.num_layers; ++l) {
           layer_dense += plan.layers[static_cast<std::size_t>(l)].dense_grad_bytes;
         }
+        if (c.chunk == 0) layer_dense += plan.pre->dense_grad_bytes;
+        if (c.chunk == last_chunk) layer_dense += plan.post->dense_grad_bytes;
       }
-      if (s == 0) layer_dense += plan.pre->dense_grad_bytes;
-      if (s == sched.stages() - 1) layer_dense += plan.post->dense_grad_bytes;
       st.extra_grad_bytes = std::max(0.0, gp.dense() * grad_b - layer_dense);
       plan.stages.push_back(st);
     }

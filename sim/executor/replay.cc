@@ -42,9 +42,8 @@ topology::CollectiveKind topo_kind(Collective c) {
     case Collective::kAllGather: return topology::CollectiveKind::kAllGather;
     case Collective::kReduceScatter: return topology::CollectiveKind::kReduceScatter;
     case Collective::kAllToAll: return topology::CollectiveKind::kAllToAll;
-    // A CP ring step (every member sends one block to its ring neighbour) is one ring step of an
-    // all-gather: the all-gather plan scaled so that each link carries the block once.
-    case Collective::kSendRecv: return topology::CollectiveKind::kAllGather;
+    // A group send/recv is a CP ring step: every member sends one block to its ring neighbour.
+    case Collective::kSendRecv: return topology::CollectiveKind::kRingStep;
     default: break;
   }
   MOFASIM_UNREACHABLE("no topology collective for this kind");
@@ -280,11 +279,7 @@ class Replayer {
       return;
     }
     const PlanPhase& ph = plan.phases[phase];
-    double bytes = w_.work(t);
-    if (w_.collective(t) == Collective::kSendRecv && w_.kind(t) == TaskKind::kCollective) {
-      const double n = static_cast<double>(map_.group_ranks(w_.scope(t), w_.stage(t), inst).size());
-      if (n > 1) bytes *= n / (n - 1);
-    }
+    const double bytes = w_.work(t);
     if (ph.uses.empty() || bytes <= 0) {
       sim::ActivitySpec spec{.work = 0, .latency = ph.latency};
       fluid_.start(spec, done);

@@ -70,7 +70,8 @@ struct StagePlan {
   double optimizer_cpu_seconds = 0;           // CPU update (eq. 28)
   double grad_d2h_bytes = 0;                  // CPU optimizer: gradients to host (eq. 28)
   double param_h2d_bytes = 0;                 // CPU optimizer: updated parameters back (eq. 28)
-  double param_gather_bytes = 0;              // distributed optimizer: bf16 params all-gathered
+  double param_gather_bytes = 0;              // distributed optimizer: dense params all-gathered (DP)
+  double expert_param_gather_bytes = 0;       // distributed optimizer: expert params all-gathered (expert DP)
   double extra_grad_bytes = 0;                // embedding / head gradients (dense DP)
 };
 

@@ -20,15 +20,12 @@ StepEvaluation to_step_evaluation(const model::AnalyticResult& result) {
 
 MemoryVerdict analytic_memory(const TuneProblem& problem, const ConfigView& config) {
   const model::ParallelSpec& par = config.parallel;
-  // NOTE: mirrors AnalyticModel's memory step (in-flight activations from the schedule, a second
-  // copy of weights and gradients for DualPipe); analytic_tune_test checks the two agree.
+  // NOTE: mirrors AnalyticModel's memory step (in-flight activations from the schedule; DualPipe's
+  // second parameter copy is in the memory report already); analytic_tune_test checks the two agree.
   const std::vector<double> inflight = schedules::stage_inflight_microbatches(problem.model, par, config.features);
   const model::MemoryReport report = model::memory_report(problem.model, problem.hardware, par, config.features, inflight);
-  const int copies = schedules::parameter_copies(par.schedule);
   double peak = 0;
-  for (const model::StageMemory& s : report.stages) {
-    peak = std::max(peak, s.peak_bytes + (copies - 1) * (s.static_bytes.weights + s.static_bytes.grads));
-  }
+  for (const model::StageMemory& s : report.stages) peak = std::max(peak, s.peak_bytes);
   return MemoryVerdict{.peak_memory_bytes = peak, .fits = peak <= problem.hardware.gpu_memory_bytes};
 }
 

@@ -15,7 +15,7 @@
 
 #include "sim/analysis/calibrate.h"
 #include "sim/analysis/compare.h"
-#include "sim/cli/scenario_specs.h"
+#include "sim/scenario/scenario_specs.h"
 #include "sim/executor/simulate_step.h"
 #include "sim/scenario/loader.h"
 

@@ -111,8 +111,12 @@ TEST(ExecutorFeatures, DpOverlapStartsBucketsDuringTheBackward) {
 
 TEST(ExecutorFeatures, ActivationOffloadFreesDeviceMemory) {
   // Eq. (33)-(35): activations leave the GPU after each layer's forward and come back before its
-  // backward; the live peak drops below the resident case, the step does not get shorter.
+  // backward; the live peak drops below the resident case, the step does not get shorter. Copies
+  // at 1 TB/s finish before the next layer's forward ends (at 25 GB/s they would still be in
+  // flight at the peak: only transformer layers are offloaded, not the embedding).
   SimulationInput in = tiny_input();
+  in.hardware.d2h_bandwidth = 1e12;
+  in.hardware.h2d_bandwidth = 1e12;
   const StepResult base = simulate_step(in, {});
   in.features.activation_offload.enabled = true;
   const StepResult off = simulate_step(in, {});

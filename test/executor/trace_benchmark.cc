@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <string>
 
-#include "sim/cli/scenario_specs.h"
+#include "sim/scenario/scenario_specs.h"
 #include "sim/executor/simulate_step.h"
 
 namespace mofasim::executor {

@@ -10,7 +10,7 @@
 #include <map>
 #include <set>
 
-#include "sim/cli/scenario_specs.h"
+#include "sim/scenario/scenario_specs.h"
 #include "sim/scenario/loader.h"
 #include "test/cli/run_cli.h"
 

@@ -150,7 +150,6 @@ TEST_F(Section84, DualPipeBubbleIs6AndPeakIs9) {
   }
   EXPECT_DOUBLE_EQ(bubble_time(ScheduleKind::kDualPipe, shape, times_), 6.0);
   EXPECT_EQ(in_flight_chunks(ScheduleKind::kDualPipe, shape, 3), 9);
-  EXPECT_EQ(parameter_copies(ScheduleKind::kDualPipe), 2);
 }
 
 // DualPipe with an overlap credit: pair scale 0.8 makes F&B = 0.8·(F + B) = 4.8 units for

@@ -95,6 +95,25 @@ TEST(CollectiveTest, LatencyTermsCountSteps) {
   EXPECT_NEAR(g.seconds(K::kAllGather, A::kRing, Bytes{0}), 127 * 5e-6, 1e-12);
 }
 
+// A CP ring step: one α (not P−1) and each ring edge carries the block once. 128 GPUs on 16
+// nodes, 1 GiB: NVLink side (8−1)/8 / 370e9 s/B, NIC side (1/8) / 46e9 s/B (one member per rail),
+// so the NIC bounds it: 2^30 / 8 / 46e9 = 2.918 ms, plus the inter-node α of 5 µs.
+TEST(CollectiveTest, RingStepIsOneLatencyAndOneBlockPerEdge) {
+  TopologySpec spec = sixteen_nodes();
+  spec.intra_node.latency = 2e-6;
+  spec.inter_node.latency = 5e-6;
+  const Topology t(spec);
+  const CommGroup g(t, iota(0, 128));
+  const CollectiveCost c = g.cost(K::kRingStep, A::kRing, Bytes{kGiB});
+  EXPECT_NEAR(c.latency_seconds, 5e-6, 1e-15);
+  EXPECT_NEAR(c.bandwidth_seconds, kGiB / 8 / 46e9, 1e-12);
+  // One node of 4: every member sends 1 GiB over its own NVLink port, one intra α.
+  const CommGroup four(t, iota(0, 4));
+  EXPECT_NEAR(four.cost(K::kRingStep, A::kRing, Bytes{kGiB}).latency_seconds, 2e-6, 1e-15);
+  EXPECT_NEAR(four.cost(K::kRingStep, A::kRing, Bytes{kGiB}).bandwidth_seconds, kGiB / 370e9, 1e-15);
+  EXPECT_THROW((void)g.cost(K::kRingStep, A::kDirect, Bytes{1}), std::invalid_argument);
+}
+
 // One GPU per node (e.g. a DP group under tp = 8): the ring crosses each NIC with no NVLink
 // help, busBW = 46 GB/s; T = 2^30 · 2·15/16 / 46e9 = 43.77 ms.
 TEST(CollectiveTest, OneGpuPerNodeRingIsNicBound) {

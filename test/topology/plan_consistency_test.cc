@@ -84,7 +84,8 @@ TEST_P(PlanConsistency, AloneFluidTimeEqualsClosedForm) {
   const std::vector<Pair> pairs = {{K::kAllReduce, A::kRing},     {K::kAllReduce, A::kTree},
                                    {K::kAllReduce, A::kHierarchical}, {K::kReduceScatter, A::kRing},
                                    {K::kAllGather, A::kRing},     {K::kBroadcast, A::kRing},
-                                   {K::kAllToAll, A::kPairwise},  {K::kSendRecv, A::kDirect}};
+                                   {K::kAllToAll, A::kPairwise},  {K::kSendRecv, A::kDirect},
+                                   {K::kRingStep, A::kRing}};
   const double bytes = 3.5e8;
   for (const Pair& p : pairs) {
     if (p.kind == K::kSendRecv && g.size() != 2) continue;

@@ -1,6 +1,7 @@
 // Ring collectives (reduce-scatter, all-gather, all-reduce = RS + AG, broadcast as a pipelined
-// chain) over the ring order of group_shape.h. Each ring edge carries E = vol·S bytes with
-// vol = 2(P−1)/P (AR), (P−1)/P (RS, AG) or 1 (broadcast) — the nccl-tests busBW factors.
+// chain, and a single ring step) over the ring order of group_shape.h. Each ring edge carries
+// E = vol·S bytes with vol = 2(P−1)/P (AR), (P−1)/P (RS, AG) or 1 (broadcast, ring step) — the
+// nccl-tests busBW factors.
 //
 // Per link (per byte of E), one node:   every member sends and receives E over NVLink.
 // Across N > 1 nodes (node X with g_X members): each member sends and receives (g_X−1)/g_X·E over
@@ -15,10 +16,17 @@ namespace mofasim::topology::topology_internal {
 namespace {
 
 double ring_volume(CollectiveKind kind, int p) {
-  return kind == CollectiveKind::kBroadcast ? 1.0 : bus_bandwidth_factor(kind, p);
+  return kind == CollectiveKind::kBroadcast || kind == CollectiveKind::kRingStep ? 1.0 : bus_bandwidth_factor(kind, p);
 }
 
-int ring_steps(CollectiveKind kind, int p) { return kind == CollectiveKind::kAllReduce ? 2 * (p - 1) : p - 1; }
+// α steps: 2(P−1) for all-reduce, one for a single ring step, P−1 otherwise.
+int ring_steps(CollectiveKind kind, int p) {
+  switch (kind) {
+    case CollectiveKind::kAllReduce: return 2 * (p - 1);
+    case CollectiveKind::kRingStep: return 1;
+    default: return p - 1;
+  }
+}
 
 }  // namespace
 

@@ -1,4 +1,4 @@
-#include "sim/cli/scenario_specs.h"
+#include "sim/scenario/scenario_specs.h"
 
 #include <filesystem>
 #include <stdexcept>
