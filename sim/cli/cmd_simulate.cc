@@ -8,9 +8,23 @@
 #include "sim/cli/commands.h"
 #include "sim/cli/scenario_specs.h"
 #include "sim/executor/simulate_step.h"
+#include "sim/progress/progress_reporter.h"
 #include "sim/scenario/loader.h"
 
 namespace mofasim::cli {
+
+namespace {
+
+// A first run ends with where to go next: the same scenario through the other questions.
+std::string next_steps(const std::string& path) {
+  return "what to try next:\n"
+         "  mofasim memory " + path + "                      does it fit? memory per stage\n"
+         "  mofasim simulate " + path + " --trace step.json  the timeline, in ui.perfetto.dev\n"
+         "  mofasim ettr " + path + "                        end-to-end time with failures\n"
+         "  mofasim tune " + path + "                        a faster layout?\n";
+}
+
+}  // namespace
 
 int run_simulate(const Args& args) {
   CommonOptions common;
@@ -18,8 +32,10 @@ int run_simulate(const Args& args) {
   std::string fidelity = "folded";
   std::string trace;
   std::string timeline;
+  bool quiet = false;
   po::options_description desc("options");
   add_common_options(desc, common);
+  desc.add_options()("quiet,q", po::bool_switch(&quiet), "no progress line on stderr (it is shown only on a terminal)");
   desc.add_options()("fidelity", po::value<std::string>(&fidelity)->default_value(fidelity),
                      "full (every rank) or folded (provably identical ranks simulated once)")(
       "trace", po::value<std::string>(&trace), "write a Chrome/Perfetto trace (JSON) to this file")(
@@ -31,7 +47,7 @@ int run_simulate(const Args& args) {
   po::variables_map vm;
   parse_command_line("simulate", args, desc, pos, vm);
   if (common.help) {
-    print_command_help("simulate", "SCENARIO.yaml [--fidelity full|folded] [--trace FILE.json] [--timeline FILE.pb] [--json] [--set field.path=value ...]", desc);
+    print_command_help("simulate", "SCENARIO.yaml [--fidelity full|folded] [--trace FILE.json] [--timeline FILE.pb] [--json] [-q] [--set field.path=value ...]", desc);
     return 0;
   }
   if (path.empty()) throw UsageError("mofasim simulate: missing SCENARIO.yaml (see: mofasim simulate --help)");
@@ -46,6 +62,7 @@ int run_simulate(const Args& args) {
 
   const scenario::LoadedScenario loaded = load_checked(path, common.sets);
   options.scenario_name = loaded.proto.name();
+  options.progress = progress::stderr_callback("replay", "tasks", quiet);
   const executor::StepResult result = executor::simulate_step(simulation_input(loaded), options);
   if (common.json) {
     nlohmann::json j = executor::to_json(result);
@@ -55,6 +72,7 @@ int run_simulate(const Args& args) {
     std::cout << "scenario   " << loaded.proto.name() << " (" << loaded.path << ")\n\n" << executor::to_table(result);
     if (!trace.empty()) std::cout << "\ntrace written to " << trace << " (open it in https://ui.perfetto.dev)\n";
     if (!timeline.empty()) std::cout << "\ntimeline written to " << timeline << " (mofasim.proto.Timeline, binary protobuf)\n";
+    std::cout << "\n" << next_steps(loaded.path);
   }
   return 0;
 }

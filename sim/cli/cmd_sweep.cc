@@ -12,6 +12,7 @@
 #include "sim/cli/step_time.h"
 #include "sim/cli/sweep_range.h"
 #include "sim/fault/ettr_sweep.h"
+#include "sim/progress/progress_reporter.h"
 #include "sim/scenario/loader.h"
 
 namespace mofasim::cli {
@@ -55,8 +56,10 @@ int run_sweep(const Args& args) {
                       .run = {.step_time_s = step.seconds, .n_steps = scenario::training_steps(loaded.proto)}});
   }
   std::size_t next = 0;
+  fault::MonteCarloOptions mc = monte_carlo_options(ettr);
+  mc.progress = progress::stderr_callback("sweep", "points", ettr.quiet);  // per point, not per trial
   const fault::EttrSweep sweep = fault::run_ettr_sweep(
-      range.path, range.values, [&](double) { return inputs.at(next++); }, monte_carlo_options(ettr));
+      range.path, range.values, [&](double) { return inputs.at(next++); }, mc);
 
   std::ofstream csv(out + ".csv");
   std::ofstream svg(out + ".svg");

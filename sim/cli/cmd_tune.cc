@@ -12,6 +12,7 @@
 #include "sim/cli/cli_common.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/scenario_specs.h"
+#include "sim/progress/progress_reporter.h"
 #include "sim/scenario/loader.h"
 #include "sim/tuner/analytic_evaluator.h"
 #include "sim/tuner/merge.h"
@@ -123,10 +124,9 @@ int run_tune(const Args& args) {
                                      .n_steps = scenario::training_steps(loaded.proto),
                                      .save_time_s = {}};
   }
-  if (!quiet) {
-    options.progress = [](const tuner::Progress& p) {
-      std::cerr << "\rtune: " << p.layouts_done << "/" << p.layouts_total << " layouts, " << p.evaluated
-                << " evaluated" << (p.layouts_done == p.layouts_total ? "\n" : "") << std::flush;
+  if (auto line = progress::stderr_callback("tune", "layouts", quiet)) {
+    options.progress = [line](const tuner::Progress& p) {
+      line(static_cast<std::int64_t>(p.layouts_done), static_cast<std::int64_t>(p.layouts_total));
     };
   }
 

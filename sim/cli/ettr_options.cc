@@ -4,6 +4,8 @@
 #include <iostream>
 #include <thread>
 
+#include "sim/progress/progress_reporter.h"
+
 namespace mofasim::cli {
 
 void add_ettr_options(po::options_description& desc, EttrOptions& options) {
@@ -11,7 +13,7 @@ void add_ettr_options(po::options_description& desc, EttrOptions& options) {
                      "Monte Carlo trials")("seed", po::value<std::uint64_t>(&options.seed)->default_value(options.seed),
                                            "random seed (results are identical for any thread count)")(
       "threads", po::value<int>(&options.threads)->default_value(options.threads), "worker threads; 0 = all cores")(
-      "quiet,q", po::bool_switch(&options.quiet), "no progress on stderr")(
+      "quiet,q", po::bool_switch(&options.quiet), "no progress line on stderr (it is shown only on a terminal)")(
       "step-time", po::value<double>()->notifier([&options](double v) { options.step_time = v; }),
       "step time in seconds (e.g. measured on real hardware); replaces the simulated one");
 }
@@ -27,11 +29,7 @@ void check_ettr_options(const std::string& command, const EttrOptions& options) 
 fault::MonteCarloOptions monte_carlo_options(const EttrOptions& options) {
   fault::MonteCarloOptions mc{.trials = options.trials, .seed = options.seed, .threads = options.threads, .progress = {}};
   if (mc.threads == 0) mc.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  if (!options.quiet) {
-    mc.progress = [](std::int64_t done, std::int64_t total) {
-      std::cerr << "\rmonte carlo: " << done << "/" << total << (done == total ? "\n" : "") << std::flush;
-    };
-  }
+  mc.progress = progress::stderr_callback("monte carlo", "trials", options.quiet);
   return mc;
 }
 

@@ -9,6 +9,7 @@
 
 #include "sim/cli/cli_common.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/version.h"
 #include "sim/scenario/diagnostics.h"
 #include "sim/units/check.h"
 
@@ -34,7 +35,14 @@ constexpr Command kCommands[] = {
 void print_usage(std::ostream& out) {
   out << "usage: mofasim <command> [options] SCENARIO.yaml\n\ncommands:\n";
   for (const Command& c : kCommands) out << "  " << c.name << std::string(12 - std::strlen(c.name), ' ') << c.summary << "\n";
+  out << "  version     print the version (also: mofasim --version)\n";
   out << "\nRun 'mofasim <command> --help' for a command's options.\n";
+}
+
+void print_version() {
+  std::cout << "mofasim " << mofasim::cli::kVersion;
+  if (*mofasim::cli::kGitCommit != '\0') std::cout << " (git " << mofasim::cli::kGitCommit << ")";
+  std::cout << "\n";
 }
 
 }  // namespace
@@ -47,6 +55,10 @@ int main(int argc, char** argv) {
   const std::string name = argv[1];
   if (name == "--help" || name == "-h" || name == "help") {
     print_usage(std::cout);
+    return 0;
+  }
+  if (name == "--version" || name == "version") {
+    print_version();
     return 0;
   }
   for (const Command& c : kCommands) {
