@@ -28,6 +28,8 @@ nlohmann::json simulate_json(const std::string& extra) {
   return nlohmann::json::parse(run.out);
 }
 
+// Before folding was refused here, the folded replay of this configuration gave 0.556 ms against
+// full fidelity's 0.565 ms (1.5% fast): the NIC carried only replica 0's PP traffic.
 TEST(FoldingRefusal, SharedNicsReplayEveryRankAndMatchFull) {
   const auto folded = simulate_json("--set topology.nics_per_node=1");
   const auto full = simulate_json("--set topology.nics_per_node=1 --fidelity full");
