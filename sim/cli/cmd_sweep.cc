@@ -17,6 +17,32 @@
 
 namespace mofasim::cli {
 
+namespace {
+
+// `sweep --json`: every point as the CSV has it, the analytic optimum and the files written.
+nlohmann::json sweep_json(const fault::EttrSweep& sweep, const std::string& out) {
+  nlohmann::json points = nlohmann::json::array();
+  for (const fault::SweepPoint& p : sweep.points) {
+    points.push_back({{"value", p.value},
+                      {"analytic_ettr", p.analytic_ettr},
+                      {"analytic_e2e_s", p.analytic_e2e_s},
+                      {"renewal_ettr", p.renewal_ettr},
+                      {"mc_ettr_mean", p.mc_ettr_mean},
+                      {"mc_ettr_std_error", p.mc_ettr_std_error},
+                      {"mc_ettr_ci95", {p.mc_ettr_ci95[0], p.mc_ettr_ci95[1]}},
+                      {"mc_ettr_pooled", p.mc_ettr_pooled},
+                      {"mc_e2e_mean_s", p.mc_e2e_mean_s},
+                      {"mc_e2e_p90_s", p.mc_e2e_p90_s}});
+  }
+  return {{"parameter", sweep.parameter},
+          {"points", points},
+          {"best_analytic_index", sweep.best_analytic},
+          {"csv", out + ".csv"},
+          {"svg", out + ".svg"}};
+}
+
+}  // namespace
+
 int run_sweep(const Args& args) {
   CommonOptions common;
   EttrOptions ettr;
@@ -37,7 +63,7 @@ int run_sweep(const Args& args) {
   po::variables_map vm;
   parse_command_line("sweep", args, desc, pos, vm);
   if (common.help) {
-    print_command_help("sweep", "SCENARIO.yaml --param PATH=FROM:TO:STEP [--out PREFIX] [--trials N] [--step-time S]", desc);
+    print_command_help("sweep", "SCENARIO.yaml --param PATH=FROM:TO:STEP [--out PREFIX] [--trials N] [--step-time S] [--json]", desc);
     return 0;
   }
   if (path.empty()) throw UsageError("mofasim sweep: missing SCENARIO.yaml (see: mofasim sweep --help)");
@@ -66,6 +92,10 @@ int run_sweep(const Args& args) {
   if (!csv || !svg) throw std::runtime_error("cannot write " + out + ".csv / " + out + ".svg");
   fault::write_sweep_csv(csv, sweep);
   fault::write_sweep_svg(svg, sweep);
+  if (common.json) {
+    std::cout << sweep_json(sweep, out).dump(2) << "\n";
+    return 0;
+  }
   const fault::SweepPoint& best = sweep.points.at(sweep.best_analytic);
   std::cout << "swept " << range.path << " over " << range.values.size() << " values; wrote " << out << ".csv and "
             << out << ".svg\nbest analytic ETTR " << best.analytic_ettr * 100 << "% at " << range.path << " = "

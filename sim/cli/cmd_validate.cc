@@ -12,6 +12,42 @@
 
 namespace mofasim::cli {
 
+namespace {
+
+// `validate --measured --json`: each row with its prediction and error, the subset statistics
+// and the files written.
+nlohmann::json measured_json(const analysis::MeasuredValidation& v, const analysis::MeasuredValidateOptions& o,
+                             const std::string& predictor) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const analysis::MeasuredComparison& c : v.rows) {
+    rows.push_back({{"source", c.row.source},
+                    {"line", c.row.line},
+                    {"subset", c.subset},
+                    {"gpus", c.row.gpus},
+                    {"tp", c.row.tp},
+                    {"dp", c.row.dp},
+                    {"pp", c.row.pp},
+                    {"measured_s", c.row.iteration_time_s},
+                    {"predicted_s", c.predicted_s},
+                    {"error_percent", c.signed_percent_error()}});
+  }
+  nlohmann::json subsets = nlohmann::json::array();
+  for (const analysis::SubsetStats& s : v.stats) {
+    subsets.push_back({{"subset", s.name},
+                       {"rows", s.stats.count},
+                       {"mape_percent", s.stats.mape},
+                       {"median_ape_percent", s.stats.median_ape},
+                       {"max_ape_percent", s.stats.max_ape},
+                       {"bias_percent", s.stats.mean_signed}});
+  }
+  nlohmann::json j = {{"predictor", predictor}, {"rows", rows}, {"subsets", subsets}};
+  if (o.csv_path) j["csv"] = *o.csv_path;
+  if (o.svg_path) j["svg"] = *o.svg_path;
+  return j;
+}
+
+}  // namespace
+
 int run_validate(const Args& args) {
   CommonOptions common;
   std::vector<std::string> paths;
@@ -41,7 +77,7 @@ int run_validate(const Args& args) {
   po::variables_map vm;
   parse_command_line("validate", args, desc, pos, vm);
   if (common.help) {
-    print_command_help("validate", "SCENARIO.yaml... [--tolerance X] [--json]  |  --measured FILE.csv [--csv OUT] [--svg OUT]", desc);
+    print_command_help("validate", "SCENARIO.yaml... [--tolerance X] [--json]  |  --measured FILE.csv [--csv OUT] [--svg OUT] [--json]", desc);
     return 0;
   }
 
@@ -55,6 +91,10 @@ int run_validate(const Args& args) {
     }
     if (!csv_path.empty()) options.csv_path = csv_path;
     if (!svg_path.empty()) options.svg_path = svg_path;
+    if (common.json) {
+      std::cout << measured_json(analysis::run_measured_validation(options), options, predictor).dump(2) << "\n";
+      return 0;
+    }
     return analysis::validate_measured_command(options, std::cout);
   }
 
