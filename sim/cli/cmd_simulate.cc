@@ -2,7 +2,9 @@
 // modeled cluster; prints step time, the Table-6-style breakdown, TFLOPS/MFU/HFU, tokens/s, peak
 // memory per stage and the critical path by category. --trace writes a Perfetto trace, --timeline
 // the same spans as a binary protobuf Timeline (proto/timeline.proto) for programs.
+#include <algorithm>
 #include <iostream>
+#include <utility>
 
 #include "sim/cli/cli_common.h"
 #include "sim/cli/commands.h"
@@ -17,11 +19,17 @@ namespace {
 
 // A first run ends with where to go next: the same scenario through the other questions.
 std::string next_steps(const std::string& path) {
-  return "what to try next:\n"
-         "  mofasim memory " + path + "                      does it fit? memory per stage\n"
-         "  mofasim simulate " + path + " --trace step.json  the timeline, in ui.perfetto.dev\n"
-         "  mofasim ettr " + path + "                        end-to-end time with failures\n"
-         "  mofasim tune " + path + "                        a faster layout?\n";
+  const std::pair<std::string, const char*> steps[] = {
+      {"mofasim memory " + path, "does it fit? memory per stage"},
+      {"mofasim simulate " + path + " --trace step.json", "the timeline, in ui.perfetto.dev"},
+      {"mofasim ettr " + path, "end-to-end time with failures"},
+      {"mofasim tune " + path, "a faster layout?"},
+  };
+  std::size_t width = 0;
+  for (const auto& [command, what] : steps) width = std::max(width, command.size());
+  std::string out = "what to try next:\n";
+  for (const auto& [command, what] : steps) out += "  " + command + std::string(width + 2 - command.size(), ' ') + what + "\n";
+  return out;
 }
 
 }  // namespace

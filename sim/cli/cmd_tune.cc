@@ -4,6 +4,7 @@
 // the step simulation, and prints the top K like the paper's Table 6. --e2e adds the optimal
 // checkpoint interval, ETTR and total time and ranks by them. --shard i/n and --merge split a large
 // search into array jobs.
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -176,7 +177,18 @@ int run_tune(const Args& args) {
   }
   std::optional<tuner::RerankResult> reranked;
   if (rerank_n > 0 && !result.ranking.empty()) {
-    reranked = tuner::rerank(result, problem, options, rerank_n, tuner::simulated_step(problem));
+    // Each re-ranked configuration is one step simulation (seconds at thousands of GPUs).
+    const auto n = static_cast<std::int64_t>(std::min<std::size_t>(static_cast<std::size_t>(rerank_n), result.ranking.size()));
+    progress::ProgressReporter line = progress::ProgressReporter::for_stderr("re-rank", "simulations", n, quiet);
+    std::int64_t done = 0;
+    const tuner::StepFn simulate = tuner::simulated_step(problem);
+    reranked = tuner::rerank(result, problem, options, rerank_n, [&](const tuner::ConfigView& config) {
+      line.update(done);
+      tuner::StepEvaluation evaluation = simulate(config);
+      line.update(++done);
+      return evaluation;
+    });
+    line.finish();
   }
   if (common.json) {
     nlohmann::json j = tuner::to_json(result, top_k);

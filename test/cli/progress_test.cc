@@ -93,7 +93,9 @@ TEST(ProgressReporter, TerminalDetection) {
 TEST(ProgressReporter, LongCommandsAreSilentWhenStderrIsNotATerminal) {
   for (const char* args : {"ettr scenarios/small.yaml --trials 3000", "simulate scenarios/small.yaml --fidelity full",
                            "sweep scenarios/small.yaml --trials 200 --param fault_tolerance.checkpoint.interval_steps=50:100:50 "
-                           "--out /tmp/mofasim_progress_sweep"}) {
+                           "--out /tmp/mofasim_progress_sweep",
+                           "tune scenarios/small.yaml --rerank 2 --top 1",
+                           "calibrate scenarios/mofa/measured-device-a.csv --evaluations 20"}) {
     const CliRun run = run_mofasim(args);
     EXPECT_EQ(run.exit_code, 0) << args << "\n" << run.err;
     EXPECT_EQ(run.err, "") << args;
