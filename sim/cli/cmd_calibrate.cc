@@ -85,16 +85,16 @@ int run_calibrate(const Args& args) {
   }
   // Every objective evaluation predicts every point; at most `evaluations` of them (fewer when the
   // fit converges). With the simulated evaluator each prediction is a step simulation.
-  progress::ProgressReporter line = progress::ProgressReporter::for_stderr(
+  progress::ProgressReporter progress_line = progress::ProgressReporter::for_stderr(
       "calibrate", "predictions", static_cast<std::int64_t>(evaluations) * static_cast<std::int64_t>(points.size()), quiet);
   std::int64_t predicted = 0;
   const analysis::CalibrationResult result =
       analysis::calibrate(points, options, [&](const model::AnalyticInput& input) {
         const double step_s = step(input);
-        line.update(++predicted);
+        progress_line.update(++predicted);
         return step_s;
       });
-  line.finish();
+  progress_line.finish();
 
   if (common.json) {
     nlohmann::json j;

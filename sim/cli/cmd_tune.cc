@@ -179,16 +179,16 @@ int run_tune(const Args& args) {
   if (rerank_n > 0 && !result.ranking.empty()) {
     // Each re-ranked configuration is one step simulation (seconds at thousands of GPUs).
     const auto n = static_cast<std::int64_t>(std::min<std::size_t>(static_cast<std::size_t>(rerank_n), result.ranking.size()));
-    progress::ProgressReporter line = progress::ProgressReporter::for_stderr("re-rank", "simulations", n, quiet);
+    progress::ProgressReporter progress_line = progress::ProgressReporter::for_stderr("re-rank", "simulations", n, quiet);
     std::int64_t done = 0;
     const tuner::StepFn simulate = tuner::simulated_step(problem);
     reranked = tuner::rerank(result, problem, options, rerank_n, [&](const tuner::ConfigView& config) {
-      line.update(done);
+      progress_line.update(done);
       tuner::StepEvaluation evaluation = simulate(config);
-      line.update(++done);
+      progress_line.update(++done);
       return evaluation;
     });
-    line.finish();
+    progress_line.finish();
   }
   if (common.json) {
     nlohmann::json j = tuner::to_json(result, top_k);
