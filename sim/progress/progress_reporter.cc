@@ -57,7 +57,7 @@ std::string ProgressReporter::line(std::int64_t done, double elapsed_s) const {
   const double fraction = static_cast<double>(done) / static_cast<double>(total_);
   std::string s = label_ + "  " + format_number("%3.0f%%", 100 * fraction) + "  " + std::to_string(done) + "/" +
                   std::to_string(total_) + " " + unit_;
-  if (elapsed_s > 0 && done > 0) {
+  if (elapsed_s >= kSteadyAfterS && done > 0) {
     const double rate = static_cast<double>(done) / elapsed_s;
     s += "  " + short_count(rate) + " " + unit_ + "/s";
     if (done < total_) s += "  ETA " + eta_text(static_cast<double>(total_ - done) / rate);
@@ -95,10 +95,10 @@ void ProgressReporter::finish() {
 
 std::function<void(std::int64_t, std::int64_t)> stderr_callback(std::string label, std::string unit, bool quiet) {
   if (!enabled_for_stderr(quiet)) return {};
-  auto reporter = std::make_shared<std::unique_ptr<ProgressReporter>>();
-  return [reporter, label = std::move(label), unit = std::move(unit)](std::int64_t done, std::int64_t total) {
-    if (!*reporter) *reporter = std::make_unique<ProgressReporter>(label, unit, total, ReporterOptions{.enabled = true});
-    (*reporter)->update(done);
+  auto reporter = std::make_shared<ProgressReporter>(std::move(label), std::move(unit), 1, ReporterOptions{.enabled = true});
+  return [reporter](std::int64_t done, std::int64_t total) {
+    reporter->set_total(total);
+    reporter->update(done);
   };
 }
 

@@ -30,6 +30,8 @@ struct ReporterOptions {
 
 class ProgressReporter {
  public:
+  static constexpr double kSteadyAfterS = 0.2;
+
   // `label` names the work ("monte carlo"), `unit` its items ("trials"); `total` > 0 items.
   ProgressReporter(std::string label, std::string unit, std::int64_t total, ReporterOptions options);
   // The usual construction: enabled_for_stderr(quiet), writing to std::cerr.
@@ -45,9 +47,12 @@ class ProgressReporter {
   void update(std::int64_t done);
   // Ends the line (newline) if anything was drawn and the work stopped before `total`.
   void finish();
+  // For work whose size is known only once it has started (the layers report it with progress).
+  void set_total(std::int64_t total) { total_ = total > 0 ? total : 1; }
 
   [[nodiscard]] bool enabled() const { return options_.enabled; }
-  // The text of the line for `done` items after `elapsed_s` seconds (no "\r", no padding).
+  // The text of the line for `done` items after `elapsed_s` seconds (no "\r", no padding). Rate
+  // and ETA appear from kSteadyAfterS on: earlier they are mostly noise.
   [[nodiscard]] std::string line(std::int64_t done, double elapsed_s) const;
 
  private:
@@ -66,7 +71,7 @@ class ProgressReporter {
 };
 
 // A (done, total) callback for the layers' progress hooks that draws one ProgressReporter on
-// stderr, made at the first call (when the total is known). Empty — so the hook costs nothing —
+// stderr, started when the callback is made (the total comes with each call). Empty — so the hook costs nothing —
 // when progress is off (quiet or not a terminal).
 std::function<void(std::int64_t done, std::int64_t total)> stderr_callback(std::string label, std::string unit,
                                                                            bool quiet);

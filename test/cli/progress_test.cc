@@ -50,6 +50,19 @@ TEST(ProgressReporter, EtaInMinutesAndHoursAndLargeRates) {
   EXPECT_EQ(r.line(5'000'000, 25'000.0), "replay   50%  5000000/10000000 tasks  200 tasks/s  ETA 6 h 56 min");
   // 1 task/s with 95 left -> "1 min 35 s"; 99.99905% prints as 100%.
   EXPECT_EQ(r.line(9'999'905, 9'999'905.0), "replay  100%  9999905/10000000 tasks  1 tasks/s  ETA 1 min 35 s");
+  // In the first 0.2 s a rate is mostly noise (1 chunk in 1 ms would claim millions per second).
+  EXPECT_EQ(r.line(256, 0.001), "replay    0%  256/10000000 tasks");
+}
+
+TEST(ProgressReporter, TotalKnownOnlyOnceStarted) {
+  std::ostringstream out;
+  double now = 0;
+  ProgressReporter r("monte carlo", "trials", 1,
+                     {.enabled = true, .out = &out, .min_interval_s = 0.1, .clock = [&] { return now; }});
+  now = 2.0;  // the clock started with the reporter, before the size was known
+  r.set_total(400);
+  r.update(100);  // 100 in 2 s = 50/s; 300 left -> 6 s
+  EXPECT_EQ(out.str(), "\rmonte carlo   25%  100/400 trials  50 trials/s  ETA 6 s");
 }
 
 TEST(ProgressReporter, DisabledPrintsNothing) {
