@@ -9,6 +9,7 @@
 #include "sim/cli/cli_common.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/scenario_specs.h"
+#include "sim/progress/progress_reporter.h"
 
 namespace mofasim::cli {
 
@@ -58,8 +59,10 @@ int run_validate(const Args& args) {
   std::string predictor = "simulated";
   std::string csv_path;
   std::string svg_path;
+  bool quiet = false;
   po::options_description desc("options");
   add_common_options(desc, common);
+  desc.add_options()("quiet,q", po::bool_switch(&quiet), "no progress line on stderr (it is shown only on a terminal)");
   desc.add_options()("tolerance", po::value<double>(&tolerance)->default_value(tolerance),
                      "flag fields whose relative difference exceeds this (0.01 = 1%)")(
       "fidelity", po::value<std::string>(&fidelity)->default_value(fidelity), "simulation fidelity: full or folded")(
@@ -77,13 +80,14 @@ int run_validate(const Args& args) {
   po::variables_map vm;
   parse_command_line("validate", args, desc, pos, vm);
   if (common.help) {
-    print_command_help("validate", "SCENARIO.yaml... [--tolerance X] [--json]  |  --measured FILE.csv [--csv OUT] [--svg OUT] [--json]", desc);
+    print_command_help("validate", "SCENARIO.yaml... [--tolerance X] [--json]  |  --measured FILE.csv [--csv OUT] [--svg OUT] [--json] [-q]", desc);
     return 0;
   }
 
   if (!measured.empty()) {
     if (!paths.empty()) throw UsageError("mofasim validate: give scenarios or --measured, not both");
     analysis::MeasuredValidateOptions options{.measured = measured, .mapping = mapping};
+    options.progress = progress::stderr_callback("validate", "rows", quiet);
     if (predictor == "analytic") {
       options.predictor = analysis::MeasuredPredictorKind::kAnalytic;
     } else if (predictor != "simulated") {

@@ -108,7 +108,8 @@ TEST(ProgressReporter, LongCommandsAreSilentWhenStderrIsNotATerminal) {
                            "sweep scenarios/small.yaml --trials 200 --param fault_tolerance.checkpoint.interval_steps=50:100:50 "
                            "--out /tmp/mofasim_progress_sweep",
                            "tune scenarios/small.yaml --rerank 2 --top 1",
-                           "calibrate scenarios/mofa/measured-device-a.csv --evaluations 20"}) {
+                           "calibrate scenarios/mofa/measured-device-a.csv --evaluations 20",
+                           "validate scenarios/small.yaml"}) {
     const CliRun run = run_mofasim(args);
     EXPECT_EQ(run.exit_code, 0) << args << "\n" << run.err;
     EXPECT_EQ(run.err, "") << args;
