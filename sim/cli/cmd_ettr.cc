@@ -8,6 +8,7 @@
 #include "model/fault_spec.h"
 #include "sim/cli/cli_common.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/output_files.h"
 #include "sim/cli/ettr_options.h"
 #include "sim/cli/scenario_specs.h"
 #include "sim/cli/step_time.h"
@@ -36,17 +37,21 @@ int run_ettr(const Args& args) {
   }
   if (path.empty()) throw UsageError("mofasim ettr: missing SCENARIO.yaml (see: mofasim ettr --help)");
   check_ettr_options("ettr", ettr);
+  check_outputs("ettr", {{"--csv", csv_path}}, {path});
 
   const scenario::LoadedScenario loaded = load_checked(path, common.sets, true);
   const StepTimeChoice step = resolve_step_time(loaded, ettr.step_time);
   const model::FaultSpec spec = to_fault_spec(loaded);
   const model::RunSpec run{.step_time_s = step.seconds, .n_steps = scenario::training_steps(loaded.proto)};
-  const fault::EttrStudy study = fault::run_ettr_study(spec, run, monte_carlo_options(ettr));
+  fault::EttrStudy study;
+  try {
+    study = fault::run_ettr_study(spec, run, monte_carlo_options(ettr));
+  } catch (const fault::EventBudgetExceeded& e) {
+    throw located_budget_error(loaded, e);
+  }
 
   if (!csv_path.empty()) {
-    std::ofstream csv(csv_path);
-    if (!csv) throw std::runtime_error("cannot write " + csv_path);
-    fault::write_trials_csv(csv, study.monte_carlo);
+    write_output_file(csv_path, [&](std::ostream& csv) { fault::write_trials_csv(csv, study.monte_carlo); });
   }
   if (common.json) {
     nlohmann::json j = fault::ettr_study_json(study);

@@ -1,17 +1,24 @@
 // `mofasim sweep SCENARIO --param PATH=FROM:TO:STEP`: re-evaluates the fault-tolerance study for
 // each value of one scenario field (any field, applied as a --set override, so units and
 // validation are the same as in a file) and writes a CSV and an SVG plot: the analytic ETTR curve,
-// Monte Carlo points with 95% error bars, and the optimum marked.
+// Monte Carlo points with 95% error bars, and the best point marked. "Best" is the shortest
+// end-to-end time (the parameter may change the step time too), with its ETTR beside it; every
+// point uses the same Monte Carlo seed (common random numbers).
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "sim/cli/cli_common.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/output_files.h"
 #include "sim/cli/ettr_options.h"
 #include "sim/cli/scenario_specs.h"
 #include "sim/cli/step_time.h"
 #include "sim/cli/sweep_range.h"
 #include "sim/fault/ettr_sweep.h"
+#include "sim/fault/plot_axes.h"
+#include "sim/fault/statistics.h"
+#include "sim/units/format.h"
 #include "sim/progress/progress_reporter.h"
 #include "sim/scenario/loader.h"
 
@@ -19,11 +26,12 @@ namespace mofasim::cli {
 
 namespace {
 
-// `sweep --json`: every point as the CSV has it, the analytic optimum and the files written.
+// `sweep --json`: every point as the CSV has it, the best (shortest end-to-end) and the files written.
 nlohmann::json sweep_json(const fault::EttrSweep& sweep, const std::string& out) {
   nlohmann::json points = nlohmann::json::array();
   for (const fault::SweepPoint& p : sweep.points) {
     points.push_back({{"value", p.value},
+                      {"step_time_s", p.step_time_s},
                       {"analytic_ettr", p.analytic_ettr},
                       {"analytic_e2e_s", p.analytic_e2e_s},
                       {"renewal_ettr", p.renewal_ettr},
@@ -32,11 +40,14 @@ nlohmann::json sweep_json(const fault::EttrSweep& sweep, const std::string& out)
                       {"mc_ettr_ci95", {p.mc_ettr_ci95[0], p.mc_ettr_ci95[1]}},
                       {"mc_ettr_pooled", p.mc_ettr_pooled},
                       {"mc_e2e_mean_s", p.mc_e2e_mean_s},
-                      {"mc_e2e_p90_s", p.mc_e2e_p90_s}});
+                      {"mc_e2e_ci95_s", {p.mc_e2e_ci95_s[0], p.mc_e2e_ci95_s[1]}},
+                      {"mc_e2e_p90_s", p.mc_e2e_p90_s},
+                      {"mc_e2e_minus_best_s", p.mc_e2e_minus_best_s},
+                      {"mc_e2e_minus_best_ci95_s", {p.mc_e2e_minus_best_ci95_s[0], p.mc_e2e_minus_best_ci95_s[1]}}});
   }
   return {{"parameter", sweep.parameter},
           {"points", points},
-          {"best_analytic_index", sweep.best_analytic},
+          {"best_index", sweep.best},  // the shortest analytic end-to-end time
           {"csv", out + ".csv"},
           {"svg", out + ".svg"}};
 }
@@ -70,9 +81,11 @@ int run_sweep(const Args& args) {
   if (param.empty()) throw UsageError("mofasim sweep: missing --param PATH=FROM:TO:STEP");
   check_ettr_options("sweep", ettr);
   const SweepRange range = parse_sweep_range(param);
+  check_outputs("sweep", {{"--out", out + ".csv"}, {"--out", out + ".svg"}}, {path});
 
   // Load every point up front so a bad value fails before any Monte Carlo work.
   std::vector<fault::EttrStudyInputs> inputs;
+  std::optional<scenario::LoadedScenario> first;  // locates a budget error met during the trials
   for (double v : range.values) {
     std::vector<std::string> sets = common.sets;
     sets.push_back(range.override_for(v));
@@ -80,27 +93,61 @@ int run_sweep(const Args& args) {
     const StepTimeChoice step = resolve_step_time(loaded, ettr.step_time);
     inputs.push_back({.spec = to_fault_spec(loaded),
                       .run = {.step_time_s = step.seconds, .n_steps = scenario::training_steps(loaded.proto)}});
+    try {
+      fault::check_event_budget(inputs.back().spec, inputs.back().run, ettr.trials, ettr.max_events);
+    } catch (const fault::EventBudgetExceeded& e) {
+      throw located_budget_error(loaded, e);
+    }
+    if (!first) first = loaded;
   }
   std::size_t next = 0;
+  fault::EttrSweep sweep;
   fault::MonteCarloOptions mc = monte_carlo_options(ettr);
   mc.progress = progress::stderr_callback("sweep", "points", ettr.quiet);  // per point, not per trial
-  const fault::EttrSweep sweep = fault::run_ettr_sweep(
-      range.path, range.values, [&](double) { return inputs.at(next++); }, mc);
+  try {
+    sweep = fault::run_ettr_sweep(range.path, range.values, [&](double) { return inputs.at(next++); }, mc);
+  } catch (const fault::EventBudgetExceeded& e) {
+    throw located_budget_error(*first, e);
+  }
+  sweep.axis_label = fault::axis_label(range.path, range.unit);
 
-  std::ofstream csv(out + ".csv");
-  std::ofstream svg(out + ".svg");
-  if (!csv || !svg) throw std::runtime_error("cannot write " + out + ".csv / " + out + ".svg");
-  fault::write_sweep_csv(csv, sweep);
-  fault::write_sweep_svg(svg, sweep);
+  write_output_file(out + ".csv", [&](std::ostream& csv) { fault::write_sweep_csv(csv, sweep); });
+  write_output_file(out + ".svg", [&](std::ostream& svg) { fault::write_sweep_svg(svg, sweep); });
   if (common.json) {
     std::cout << sweep_json(sweep, out).dump(2) << "\n";
     return 0;
   }
-  const fault::SweepPoint& best = sweep.points.at(sweep.best_analytic);
+  const fault::SweepPoint& best = sweep.points.at(sweep.best);
+  const std::string unit = range.unit.empty() ? "" : " " + range.unit;
+  auto days = [](double s) { return format_number("%.3f days", s / 86400); };
   std::cout << "swept " << range.path << " over " << range.values.size() << " values; wrote " << out << ".csv and "
-            << out << ".svg\nbest analytic ETTR " << best.analytic_ettr * 100 << "% at " << range.path << " = "
-            << best.value << " (Monte Carlo " << best.mc_ettr_mean * 100 << "% +/- "
-            << 1.96 * best.mc_ettr_std_error * 100 << ")\n";
+            << out << ".svg\n"
+            << "best (shortest end-to-end time): " << range.path << " = " << format_number("%.10g", best.value) << unit
+            << "\n  E2E  " << days(best.analytic_e2e_s) << " analytic, " << days(best.mc_e2e_mean_s)
+            << " Monte Carlo mean (" << format_number("%.0f %% CI ", 100 * fault::kCiLevel)
+            << format_number("%.3f-", best.mc_e2e_ci95_s[0] / 86400) << days(best.mc_e2e_ci95_s[1]) << ")\n  ETTR " << format_number("%.4f %%", 100 * best.analytic_ettr)
+            << " analytic, " << format_number("%.4f %%", 100 * best.mc_ettr_mean) << " Monte Carlo mean\n  step "
+            << format_number("%.6g s", best.step_time_s) << "\n";
+  // Points the Monte Carlo trials cannot tell from the best: the paired (same failures, trial by
+  // trial) 95% CI of their E2E difference contains 0.
+  std::string tied;
+  for (std::size_t i = 0; i < sweep.points.size(); ++i) {
+    const auto& ci = sweep.points[i].mc_e2e_minus_best_ci95_s;
+    if (i != sweep.best && ci[0] <= 0 && ci[1] >= 0) tied += (tied.empty() ? "" : ", ") + format_number("%.10g", sweep.points[i].value);
+  }
+  std::cout << (tied.empty() ? std::string("every other value is slower than the best beyond Monte Carlo noise")
+                             : "within Monte Carlo noise of the best: " + tied)
+            << " (paired 95 % CIs of the E2E difference, common random numbers)\n";
+  std::size_t top_ettr = 0;
+  for (std::size_t i = 0; i < sweep.points.size(); ++i) {
+    if (sweep.points[i].analytic_ettr > sweep.points[top_ettr].analytic_ettr) top_ettr = i;
+  }
+  if (sweep.points[top_ettr].analytic_e2e_s > best.analytic_e2e_s) {
+    const fault::SweepPoint& p = sweep.points[top_ettr];
+    std::cout << "highest ETTR (" << format_number("%.4f %%", 100 * p.analytic_ettr) << ") is at " << range.path
+              << " = " << format_number("%.10g", p.value) << unit << ", but its run is longer: "
+              << days(p.analytic_e2e_s) << " (step " << format_number("%.6g s", p.step_time_s) << ")\n";
+  }
   return 0;
 }
 

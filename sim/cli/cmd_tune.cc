@@ -5,13 +5,15 @@
 // checkpoint interval, ETTR and total time and ranks by them. --shard i/n and --merge split a large
 // search into array jobs.
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 #include <thread>
 
+#include "sim/analysis/input_file.h"
 #include "sim/cli/cli_common.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/output_files.h"
 #include "sim/cli/scenario_specs.h"
 #include "sim/progress/progress_reporter.h"
 #include "sim/scenario/loader.h"
@@ -88,12 +90,14 @@ void print_rules() {
   }
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError("mofasim tune: cannot read " + path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+// A shard output: a regular file, at most 1 GiB (a shard's CSV holds every evaluated
+// configuration, so it is larger than a measurements file).
+std::string read_shard(const std::string& path) {
+  try {
+    return analysis::read_input_file(path, "shard output", std::size_t{1} << 30);
+  } catch (const analysis::InputError& e) {
+    throw UsageError(std::string("mofasim tune: --merge: ") + e.what());
+  }
 }
 
 }  // namespace
@@ -138,8 +142,14 @@ int run_tune(const Args& args) {
   if (path.empty()) throw UsageError("mofasim tune: missing SCENARIO.yaml (see: mofasim tune --help)");
   if (top_k < 1) throw UsageError("mofasim tune: --top must be >= 1");
   if (rerank_n < 0) throw UsageError("mofasim tune: --rerank must be >= 0");
-  if (threads < 0) throw UsageError("mofasim tune: --threads must be >= 0");
+  if (threads < 0 || threads > tuner::kMaxTuneThreads) {
+    throw UsageError("mofasim tune: --threads: must be in [0, " + std::to_string(tuner::kMaxTuneThreads) +
+                     "] (0 = all cores), got " + std::to_string(threads));
+  }
 
+  std::vector<std::string> inputs = merge_files;
+  inputs.push_back(path);
+  check_outputs("tune", {{"--csv", csv_path}}, inputs);
   const scenario::LoadedScenario loaded = load_checked(path, common.sets, e2e);
   tuner::TuneProblem problem{.model = loaded.model,
                              .hardware = loaded.hardware,
@@ -148,7 +158,9 @@ int run_tune(const Args& args) {
                              .base_features = loaded.features};
   tuner::TuneOptions options;
   options.shard = parse_shard(shard_text);
-  options.threads = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  options.threads = threads > 0 ? threads
+                                : static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u,
+                                                              static_cast<unsigned>(tuner::kMaxTuneThreads)));
   for (const std::string& rule : no_rules) switch_off_rule(options.rules, rule);
   if (e2e) {
     options.e2e = tuner::E2ESettings{.fault = to_fault_spec(loaded),
@@ -164,16 +176,33 @@ int run_tune(const Args& args) {
   tuner::TuneResult result;
   if (!merge_files.empty()) {
     std::vector<std::string> texts;
-    for (const std::string& f : merge_files) texts.push_back(read_text(f));
+    for (const std::string& f : merge_files) texts.push_back(read_shard(f));
     const bool json = merge_files.front().ends_with(".json");
-    result = json ? tuner::merge_json(texts) : tuner::merge_csv(texts);
+    // A malformed shard is bad input (exit 2): name the file when one file alone is at fault.
+    if (!json) {
+      for (std::size_t i = 0; i < texts.size(); ++i) {
+        try {
+          tuner::merge_csv({texts[i]});
+        } catch (const std::invalid_argument& e) {
+          throw UsageError("mofasim tune: --merge: " + merge_files[i] + ": " + e.what());
+        }
+      }
+    }
+    try {
+      result = json ? tuner::merge_json(texts) : tuner::merge_csv(texts);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("mofasim tune: --merge: ") + e.what());
+    }
   } else {
-    result = tuner::tune(problem, options, tuner::analytic_evaluator(problem));
+    try {
+      result = tuner::tune(problem, options, tuner::analytic_evaluator(problem));
+    } catch (const tuner::SearchSpaceTooLarge& e) {
+      throw scenario::ScenarioError(
+          {scenario::format_location(loaded.sources.find("topology.gpus")) + ": topology.gpus: tune: " + e.what()});
+    }
   }
   if (!csv_path.empty()) {
-    std::ofstream csv(csv_path);
-    if (!csv) throw std::runtime_error("cannot write " + csv_path);
-    tuner::write_csv(csv, result);
+    write_output_file(csv_path, [&](std::ostream& csv) { tuner::write_csv(csv, result); });
   }
   std::optional<tuner::RerankResult> reranked;
   if (rerank_n > 0 && !result.ranking.empty()) {
@@ -196,12 +225,21 @@ int run_tune(const Args& args) {
     if (reranked) {
       nlohmann::json entries = nlohmann::json::array();
       for (const tuner::RerankEntry& e : reranked->entries) {
-        entries.push_back({{"analytic_rank", e.analytic_rank},
-                           {"simulated_rank", e.simulated_rank},
-                           {"simulated_step_time_s", e.simulated.step_time_s},
-                           {"configuration", tuner::to_json(result.rows[e.row])}});
+        nlohmann::json entry = {{"analytic_rank", e.analytic_rank},
+                                {"simulated_rank", e.simulated_rank},
+                                {"simulated_step_time_s", e.simulated.step_time_s},
+                                {"configuration", tuner::to_json(result.rows[e.row])}};
+        // The end-to-end time re-computed from the simulated step (the configuration's e2e is
+        // the analytic one); null total when the run cannot converge.
+        if (e.simulated_e2e) {
+          const double total = e.simulated_e2e->total_s;
+          entry["simulated_e2e"] = {{"checkpoint_interval_steps", e.simulated_e2e->interval_steps},
+                                    {"ettr", e.simulated_e2e->ettr},
+                                    {"total_time_s", std::isfinite(total) ? nlohmann::json(total) : nlohmann::json()}};
+        }
+        entries.push_back(entry);
       }
-      j["rerank"] = {{"entries", entries}, {"moved", reranked->moved}};
+      j["rerank"] = {{"entries", entries}, {"moved", reranked->moved}, {"ranked_by", e2e ? "simulated_e2e" : "simulated_step"}};
     }
     std::cout << j.dump(2) << "\n";
     return 0;
@@ -214,7 +252,9 @@ int run_tune(const Args& args) {
   }
   std::cout << tuner::format_table(result, problem, top_k);
   if (reranked) {
-    std::cout << "\nre-ranked by the step simulation (folded), best " << reranked->entries.size() << ": "
+    std::cout << "\nre-ranked by the step simulation (folded)"
+              << (e2e ? ", by end-to-end time re-computed from the simulated step" : "") << ", best "
+              << reranked->entries.size() << ": "
               << reranked->moved << " moved\n"
               << tuner::format_rerank(result, *reranked);
   }

@@ -7,9 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "sim/analysis/input_file.h"
 #include "sim/cli/cli_common.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/output_files.h"
 #include "sim/cli/version.h"
+#include "sim/engine/fluid_model.h"
 #include "sim/scenario/diagnostics.h"
 #include "sim/units/check.h"
 
@@ -30,11 +33,12 @@ constexpr Command kCommands[] = {
     {"validate", "analytic MoFa model against the simulated timeline, or against measurements", mofasim::cli::run_validate},
     {"calibrate", "fit device efficiencies to measured step times", mofasim::cli::run_calibrate},
     {"schema", "print the scenario reference generated from the schema", mofasim::cli::run_schema},
+    {"import-megatron", "Megatron-LM launch arguments or script -> scenario YAML", mofasim::cli::run_import_megatron},
 };
 
 void print_usage(std::ostream& out) {
   out << "usage: mofasim <command> [options] SCENARIO.yaml\n\ncommands:\n";
-  for (const Command& c : kCommands) out << "  " << c.name << std::string(12 - std::strlen(c.name), ' ') << c.summary << "\n";
+  for (const Command& c : kCommands) out << "  " << c.name << std::string(std::strlen(c.name) < 12 ? 12 - std::strlen(c.name) : 2, ' ') << c.summary << "\n";
   out << "  version     print the version (also: mofasim --version)\n";
   out << "\nRun 'mofasim <command> --help' for a command's options.\n";
 }
@@ -65,12 +69,18 @@ int main(int argc, char** argv) {
     if (name != c.name) continue;
     const mofasim::cli::Args args(argv + 2, argv + argc);
     try {
-      return c.run(args);
+      return mofasim::cli::finish_stdout(name, c.run(args));
     } catch (const mofasim::scenario::ScenarioError& e) {
       for (const std::string& line : e.errors()) std::cerr << line << "\n";
       return 2;
     } catch (const mofasim::cli::UsageError& e) {
       std::cerr << e.what() << "\n";
+      return 2;
+    } catch (const mofasim::analysis::InputError& e) {  // a measurements file or mapping, located
+      std::cerr << e.what() << "\n";
+      return 2;
+    } catch (const mofasim::sim::SimulationOutOfRange& e) {  // absurd rates in the input, not a bug
+      std::cerr << "mofasim " << name << ": " << e.what() << "\n";
       return 2;
     } catch (const mofasim::InternalError& e) {
       std::cerr << "mofasim " << name << ": " << e.what() << "\n";
