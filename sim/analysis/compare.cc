@@ -8,11 +8,11 @@
 #include <stdexcept>
 
 #include "sim/scenario/scenario_specs.h"
+#include "sim/units/format.h"
 
 namespace mofasim::analysis {
 namespace {
 
-constexpr double kBytesPerGb = 1e9;
 
 double relative(double analytic, double simulated) {
   if (analytic == simulated) return 0;
@@ -118,7 +118,7 @@ ValidationReport compare_results(const model::AnalyticResult& analytic, const ex
   for (std::size_t k = 0; k < stages; ++k) {
     const double av = k < analytic.memory.stages.size() ? analytic.memory.stages[k].peak_bytes : 0;
     const double sv = k < simulated.memory.size() ? simulated.memory[k].peak_bytes : 0;
-    add("peak_memory_gb[" + std::to_string(k) + "]", FieldGroup::kMemory, av / kBytesPerGb, sv / kBytesPerGb);
+    add("peak_memory_gib[" + std::to_string(k) + "]", FieldGroup::kMemory, av / kBytesPerGiB, sv / kBytesPerGiB);
   }
   return report;
 }

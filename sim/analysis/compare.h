@@ -12,7 +12,7 @@
 //   dp_exposed_s                breakdown.dp_exposed              | dp
 //   optimizer_s                 breakdown.optimizer               | optimizer
 //   tflops_per_gpu, mfu, hfu, tokens_per_s
-//   peak_memory_gb[k]           memory.stages[k].peak_bytes       | memory[k].peak_bytes (1e9 B)
+//   peak_memory_gib[k]          memory.stages[k].peak_bytes       | memory[k].peak_bytes (2^30 B)
 // The simulator's recompute category (the re-run forward before a backward, eq. 29-32) and its
 // offload category (D2H/H2D copies that run while no compute does, eq. 33-35) fold into compute,
 // because the analytic model reports both inside T_B / T_F of a layer ("recompute and offload
@@ -52,7 +52,7 @@ struct ValidateOptions {
 enum class FieldGroup { kHeadline, kBreakdown, kThroughput, kMemory };
 
 struct FieldComparison {
-  std::string name;   // "step_time_s", "compute_s", ..., "peak_memory_gb[3]"
+  std::string name;   // "step_time_s", "compute_s", ..., "peak_memory_gib[3]"
   FieldGroup group = FieldGroup::kHeadline;
   double analytic = 0;
   double simulated = 0;

@@ -36,8 +36,16 @@ MeasuredValidation run_measured_validation(const MeasuredValidateOptions& option
   const MeasuredConditions conditions = options.conditions ? *options.conditions : vtrain_a100_calibrated_conditions();
   const StepPredictor predict = options.predictor == MeasuredPredictorKind::kSimulated ? simulated_step_predictor()
                                                                                        : analytic_step_predictor();
+  std::int64_t predicted = 0;
+  const auto total = static_cast<std::int64_t>(rows.size());
+  const StepPredictor counted = [&](const MeasuredCase& c) {
+    const double s = predict(c);
+    if (options.progress) options.progress(++predicted, total);
+    return s;
+  };
   MeasuredValidation v;
-  v.rows = compare_measured(rows, conditions, predict);
+  v.rows = compare_measured(rows, conditions, counted);
+  if (options.progress) options.progress(total, total);  // ends the line even if a row was not predicted
   v.stats = subset_stats(v.rows);
   if (options.csv_path) {
     std::ofstream out = open_output(*options.csv_path);

@@ -5,6 +5,8 @@
 // (measured_calibration.h); see docs/validation-measured.md.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -25,6 +27,9 @@ struct MeasuredValidateOptions {
   std::optional<MeasuredConditions> conditions{};
   std::optional<std::string> csv_path{};  // per-row CSV (--csv)
   std::optional<std::string> svg_path{};  // log-log scatter (--svg)
+  // If set: (rows predicted, rows in all) after each row's prediction (a step simulation each
+  // with the simulated predictor).
+  std::function<void(std::int64_t, std::int64_t)> progress{};
 };
 
 struct MeasuredValidation {

@@ -4,6 +4,7 @@
 // (bounded Nelder-Mead, deterministic), and the fitted values, the residual of every row and the
 // hardware YAML to paste into a preset are printed.
 #include <cmath>
+#include <cstdint>
 #include <iostream>
 #include <map>
 
@@ -12,6 +13,7 @@
 #include "sim/cli/cli_common.h"
 #include "sim/cli/commands.h"
 #include "sim/scenario/scenario_specs.h"
+#include "sim/progress/progress_reporter.h"
 
 namespace mofasim::cli {
 namespace {
@@ -45,8 +47,10 @@ int run_calibrate(const Args& args) {
   std::vector<std::string> fit;
   std::string evaluator = "analytic";
   int evaluations = 600;
+  bool quiet = false;
   po::options_description desc("options");
   add_common_options(desc, common);
+  desc.add_options()("quiet,q", po::bool_switch(&quiet), "no progress line on stderr (it is shown only on a terminal)");
   desc.add_options()("fit", po::value<std::vector<std::string>>(&fit)->composing(),
                      "parameter to fit (repeatable): gemm, attention, memory, small_gemm, bandwidth, kernel_launch, "
                      "op_dispatch; default gemm")(
@@ -59,7 +63,7 @@ int run_calibrate(const Args& args) {
   po::variables_map vm;
   parse_command_line("calibrate", args, desc, pos, vm);
   if (common.help) {
-    print_command_help("calibrate", "MEASUREMENTS.csv [--fit gemm --fit attention ...] [--evaluator analytic|simulated] [--json]", desc);
+    print_command_help("calibrate", "MEASUREMENTS.csv [--fit gemm --fit attention ...] [--evaluator analytic|simulated] [--json] [-q]", desc);
     return 0;
   }
   if (path.empty()) throw UsageError("mofasim calibrate: missing MEASUREMENTS.csv (see: mofasim calibrate --help)");
@@ -85,7 +89,18 @@ int run_calibrate(const Args& args) {
     const scenario::LoadedScenario loaded = load_checked(m.scenario_path, common.sets);
     points.push_back({.label = m.scenario_path, .input = analytic_input(loaded), .measured_step_s = m.step_time_s});
   }
-  const analysis::CalibrationResult result = analysis::calibrate(points, options, step);
+  // Every objective evaluation predicts every point; at most `evaluations` of them (fewer when the
+  // fit converges). With the simulated evaluator each prediction is a step simulation.
+  progress::ProgressReporter progress_line = progress::ProgressReporter::for_stderr(
+      "calibrate", "predictions", static_cast<std::int64_t>(evaluations) * static_cast<std::int64_t>(points.size()), quiet);
+  std::int64_t predicted = 0;
+  const analysis::CalibrationResult result =
+      analysis::calibrate(points, options, [&](const model::AnalyticInput& input) {
+        const double step_s = step(input);
+        progress_line.update(++predicted);
+        return step_s;
+      });
+  progress_line.finish();
 
   if (common.json) {
     nlohmann::json j;

@@ -10,7 +10,7 @@
 #include "schedules/factory.h"
 #include "sim/cli/cli_common.h"
 #include "sim/cli/commands.h"
-#include "sim/cli/format.h"
+#include "sim/units/format.h"
 #include "sim/scenario/scenario_specs.h"
 #include "sim/scenario/loader.h"
 

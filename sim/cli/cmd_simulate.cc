@@ -3,8 +3,10 @@
 // memory per stage and the critical path by category. --trace writes a Perfetto trace (Chrome JSON
 // for FILE.json), limited by --trace-stages/-ranks/-window/-microbatch; --timeline the same spans
 // as a binary protobuf Timeline (proto/timeline.proto) for programs.
+#include <algorithm>
 #include <iostream>
 #include <tuple>
+#include <utility>
 
 #include "sim/cli/cli_common.h"
 #include "sim/cli/commands.h"
@@ -13,9 +15,29 @@
 #include "sim/executor/simulate_step.h"
 #include "sim/executor/trace_filter.h"
 #include "sim/interop/chakra_writer.h"
+#include "sim/progress/progress_reporter.h"
 #include "sim/scenario/loader.h"
 
 namespace mofasim::cli {
+
+namespace {
+
+// A first run ends with where to go next: the same scenario through the other questions.
+std::string next_steps(const std::string& path) {
+  const std::pair<std::string, const char*> steps[] = {
+      {"mofasim memory " + path, "does it fit? memory per stage"},
+      {"mofasim simulate " + path + " --trace step.json", "the timeline, in ui.perfetto.dev"},
+      {"mofasim ettr " + path, "end-to-end time with failures"},
+      {"mofasim tune " + path, "a faster layout?"},
+  };
+  std::size_t width = 0;
+  for (const auto& [command, what] : steps) width = std::max(width, command.size());
+  std::string out = "what to try next:\n";
+  for (const auto& [command, what] : steps) out += "  " + command + std::string(width + 2 - command.size(), ' ') + what + "\n";
+  return out;
+}
+
+}  // namespace
 
 int run_simulate(const Args& args) {
   CommonOptions common;
@@ -23,6 +45,7 @@ int run_simulate(const Args& args) {
   std::string fidelity = "folded";
   std::string trace;
   std::string timeline;
+  bool quiet = false;
   std::string trace_stages;
   std::string trace_ranks;
   std::string trace_window;
@@ -32,6 +55,7 @@ int run_simulate(const Args& args) {
   bool critical_path = false;
   po::options_description desc("options");
   add_common_options(desc, common);
+  desc.add_options()("quiet,q", po::bool_switch(&quiet), "no progress line on stderr (it is shown only on a terminal)");
   desc.add_options()("fidelity", po::value<std::string>(&fidelity)->default_value(fidelity),
                      "full (every rank) or folded (provably identical ranks simulated once)")(
       "trace", po::value<std::string>(&trace),
@@ -55,7 +79,7 @@ int run_simulate(const Args& args) {
   po::variables_map vm;
   parse_command_line("simulate", args, desc, pos, vm);
   if (common.help) {
-    print_command_help("simulate", "SCENARIO.yaml [--fidelity full|folded] [--trace FILE.pftrace|FILE.json] [--trace-stages LIST] [--trace-ranks LIST] [--trace-window START:END] [--trace-microbatch N] [--timeline FILE.pb] [--chakra DIR [--chakra-ranks LIST]] [--json [--critical-path]] [--set field.path=value ...]", desc);
+    print_command_help("simulate", "SCENARIO.yaml [--fidelity full|folded] [--trace FILE.pftrace|FILE.json] [--trace-stages LIST] [--trace-ranks LIST] [--trace-window START:END] [--trace-microbatch N] [--timeline FILE.pb] [--chakra DIR [--chakra-ranks LIST]] [--json [--critical-path]] [-q] [--set field.path=value ...]", desc);
     return 0;
   }
   if (path.empty()) throw UsageError("mofasim simulate: missing SCENARIO.yaml (see: mofasim simulate --help)");
@@ -107,6 +131,7 @@ int run_simulate(const Args& args) {
 
   const scenario::LoadedScenario loaded = load_checked(path, common.sets);
   options.scenario_name = loaded.proto.name();
+  options.progress = progress::stderr_callback("replay", "tasks", quiet);
   const executor::SimulationInput input = simulation_input(loaded);
   if (trace_filter.microbatch) {
     const model::ParallelSpec& par = input.parallel;
@@ -147,6 +172,7 @@ int run_simulate(const Args& args) {
       std::cout << "\nchakra traces written to " << chakra << " (" << chakra_rank_list.size()
                 << " ranks: mofasim.<rank>.et, comm_groups.json)\n";
     }
+    std::cout << "\n" << next_steps(loaded.path);
   }
   return 0;
 }

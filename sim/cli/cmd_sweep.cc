@@ -19,9 +19,40 @@
 #include "sim/fault/plot_axes.h"
 #include "sim/fault/statistics.h"
 #include "sim/units/format.h"
+#include "sim/progress/progress_reporter.h"
 #include "sim/scenario/loader.h"
 
 namespace mofasim::cli {
+
+namespace {
+
+// `sweep --json`: every point as the CSV has it, the best (shortest end-to-end) and the files written.
+nlohmann::json sweep_json(const fault::EttrSweep& sweep, const std::string& out) {
+  nlohmann::json points = nlohmann::json::array();
+  for (const fault::SweepPoint& p : sweep.points) {
+    points.push_back({{"value", p.value},
+                      {"step_time_s", p.step_time_s},
+                      {"analytic_ettr", p.analytic_ettr},
+                      {"analytic_e2e_s", p.analytic_e2e_s},
+                      {"renewal_ettr", p.renewal_ettr},
+                      {"mc_ettr_mean", p.mc_ettr_mean},
+                      {"mc_ettr_std_error", p.mc_ettr_std_error},
+                      {"mc_ettr_ci95", {p.mc_ettr_ci95[0], p.mc_ettr_ci95[1]}},
+                      {"mc_ettr_pooled", p.mc_ettr_pooled},
+                      {"mc_e2e_mean_s", p.mc_e2e_mean_s},
+                      {"mc_e2e_ci95_s", {p.mc_e2e_ci95_s[0], p.mc_e2e_ci95_s[1]}},
+                      {"mc_e2e_p90_s", p.mc_e2e_p90_s},
+                      {"mc_e2e_minus_best_s", p.mc_e2e_minus_best_s},
+                      {"mc_e2e_minus_best_ci95_s", {p.mc_e2e_minus_best_ci95_s[0], p.mc_e2e_minus_best_ci95_s[1]}}});
+  }
+  return {{"parameter", sweep.parameter},
+          {"points", points},
+          {"best_index", sweep.best},  // the shortest analytic end-to-end time
+          {"csv", out + ".csv"},
+          {"svg", out + ".svg"}};
+}
+
+}  // namespace
 
 int run_sweep(const Args& args) {
   CommonOptions common;
@@ -43,7 +74,7 @@ int run_sweep(const Args& args) {
   po::variables_map vm;
   parse_command_line("sweep", args, desc, pos, vm);
   if (common.help) {
-    print_command_help("sweep", "SCENARIO.yaml --param PATH=FROM:TO:STEP [--out PREFIX] [--trials N] [--step-time S]", desc);
+    print_command_help("sweep", "SCENARIO.yaml --param PATH=FROM:TO:STEP [--out PREFIX] [--trials N] [--step-time S] [--json]", desc);
     return 0;
   }
   if (path.empty()) throw UsageError("mofasim sweep: missing SCENARIO.yaml (see: mofasim sweep --help)");
@@ -71,9 +102,10 @@ int run_sweep(const Args& args) {
   }
   std::size_t next = 0;
   fault::EttrSweep sweep;
+  fault::MonteCarloOptions mc = monte_carlo_options(ettr);
+  mc.progress = progress::stderr_callback("sweep", "points", ettr.quiet);  // per point, not per trial
   try {
-    sweep = fault::run_ettr_sweep(range.path, range.values, [&](double) { return inputs.at(next++); },
-                                  monte_carlo_options(ettr));
+    sweep = fault::run_ettr_sweep(range.path, range.values, [&](double) { return inputs.at(next++); }, mc);
   } catch (const fault::EventBudgetExceeded& e) {
     throw located_budget_error(*first, e);
   }
@@ -81,6 +113,10 @@ int run_sweep(const Args& args) {
 
   write_output_file(out + ".csv", [&](std::ostream& csv) { fault::write_sweep_csv(csv, sweep); });
   write_output_file(out + ".svg", [&](std::ostream& svg) { fault::write_sweep_svg(svg, sweep); });
+  if (common.json) {
+    std::cout << sweep_json(sweep, out).dump(2) << "\n";
+    return 0;
+  }
   const fault::SweepPoint& best = sweep.points.at(sweep.best);
   const std::string unit = range.unit.empty() ? "" : " " + range.unit;
   auto days = [](double s) { return format_number("%.3f days", s / 86400); };

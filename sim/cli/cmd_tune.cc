@@ -6,6 +6,7 @@
 // search into array jobs.
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <iostream>
 #include <thread>
 
@@ -14,6 +15,7 @@
 #include "sim/cli/commands.h"
 #include "sim/cli/output_files.h"
 #include "sim/scenario/scenario_specs.h"
+#include "sim/progress/progress_reporter.h"
 #include "sim/scenario/loader.h"
 #include "sim/tuner/analytic_evaluator.h"
 #include "sim/tuner/merge.h"
@@ -43,19 +45,48 @@ tuner::Shard parse_shard(const std::string& text) {
   throw UsageError("mofasim tune: --shard must be i/n with 0 <= i < n, got '" + text + "'");
 }
 
+// The switchable pruning rules (tuner::PruneRules): the --no-rule name, what the rule skips, and
+// its switch. One table for parsing --no-rule and for --help.
+struct RuleInfo {
+  const char* name;
+  const char* meaning;
+  bool tuner::PruneRules::*flag;
+};
+constexpr RuleInfo kRules[] = {
+    {"tp-within-node", "TP no wider than a node's GPUs (MoFa rule 4)", &tuner::PruneRules::tp_within_node},
+    {"microbatches-cover-pipeline", "at least as many micro-batches as pipeline stages (MoFa rule 3)",
+     &tuner::PruneRules::microbatches_cover_pipeline},
+    {"vpp-needs-pipeline", "interleaving (vpp > 1) only with more than one stage", &tuner::PruneRules::vpp_needs_pipeline},
+    {"cp-needs-long-sequence", "context parallelism only for sequences of 16384 tokens or more",
+     &tuner::PruneRules::cp_needs_long_sequence},
+    {"inert-feature", "no feature with nothing to act on (e.g. TP overlap at TP 1)", &tuner::PruneRules::inert_feature},
+    {"overlap-dominates", "no overlap switched off where overlapping costs nothing (alpha = beta = 1)",
+     &tuner::PruneRules::overlap_dominates},
+    {"memory-saver-not-needed", "no recompute or offload where a lighter variant already fits",
+     &tuner::PruneRules::memory_saver_not_needed},
+};
+
 void switch_off_rule(tuner::PruneRules& rules, const std::string& name) {
-  if (name == "tp-within-node") rules.tp_within_node = false;
-  else if (name == "microbatches-cover-pipeline") rules.microbatches_cover_pipeline = false;
-  else if (name == "vpp-needs-pipeline") rules.vpp_needs_pipeline = false;
-  else if (name == "cp-needs-long-sequence") rules.cp_needs_long_sequence = false;
-  else if (name == "inert-feature") rules.inert_feature = false;
-  else if (name == "overlap-dominates") rules.overlap_dominates = false;
-  else if (name == "memory-saver-not-needed") rules.memory_saver_not_needed = false;
-  else if (name == "all") rules = tuner::PruneRules::none();
-  else {
-    throw UsageError("mofasim tune: --no-rule '" + name +
-                     "' is not a rule; allowed: tp-within-node, microbatches-cover-pipeline, vpp-needs-pipeline, "
-                     "cp-needs-long-sequence, inert-feature, overlap-dominates, memory-saver-not-needed, all");
+  if (name == "all") {
+    rules = tuner::PruneRules::none();
+    return;
+  }
+  std::string allowed;
+  for (const RuleInfo& r : kRules) {
+    if (name == r.name) {
+      rules.*r.flag = false;
+      return;
+    }
+    allowed += std::string(r.name) + ", ";
+  }
+  throw UsageError("mofasim tune: --no-rule '" + name + "' is not a rule; allowed: " + allowed + "all");
+}
+
+void print_rules() {
+  std::cout << "pruning rules (each on by default; --no-rule NAME switches one off, --no-rule all every one):\n";
+  for (const RuleInfo& r : kRules) {
+    const std::string name = r.name;
+    std::cout << "  " << name << std::string(name.size() < 30 ? 30 - name.size() : 1, ' ') << r.meaning << "\n";
   }
 }
 
@@ -95,9 +126,9 @@ int run_tune(const Args& args) {
       "merge", po::value<std::vector<std::string>>(&merge_files)->multitoken(),
       "combine shard outputs (CSV files from --csv, or JSON files from --json) instead of searching")(
       "no-rule", po::value<std::vector<std::string>>(&no_rules)->composing(),
-      "switch a pruning rule off (repeatable; 'all' = brute force)")(
+      "switch a pruning rule off (repeatable; 'all' = brute force; the rules are listed below)")(
       "threads", po::value<int>(&threads)->default_value(threads), "worker threads; 0 = all cores")(
-      "quiet,q", po::bool_switch(&quiet), "no progress on stderr")("scenario", po::value<std::string>(&path),
+      "quiet,q", po::bool_switch(&quiet), "no progress line on stderr (it is shown only on a terminal)")("scenario", po::value<std::string>(&path),
                                                                    "scenario YAML file");
   po::positional_options_description pos;
   pos.add("scenario", 1);
@@ -105,6 +136,7 @@ int run_tune(const Args& args) {
   parse_command_line("tune", args, desc, pos, vm);
   if (common.help) {
     print_command_help("tune", "SCENARIO.yaml [--top K] [--rerank N] [--e2e] [--csv FILE] [--json] [--shard i/n] [--merge FILES...]", desc);
+    print_rules();
     return 0;
   }
   if (path.empty()) throw UsageError("mofasim tune: missing SCENARIO.yaml (see: mofasim tune --help)");
@@ -135,10 +167,9 @@ int run_tune(const Args& args) {
                                      .n_steps = scenario::training_steps(loaded.proto),
                                      .save_time_s = {}};
   }
-  if (!quiet) {
-    options.progress = [](const tuner::Progress& p) {
-      std::cerr << "\rtune: " << p.layouts_done << "/" << p.layouts_total << " layouts, " << p.evaluated
-                << " evaluated" << (p.layouts_done == p.layouts_total ? "\n" : "") << std::flush;
+  if (auto line = progress::stderr_callback("tune", "layouts", quiet)) {
+    options.progress = [line](const tuner::Progress& p) {
+      line(static_cast<std::int64_t>(p.layouts_done), static_cast<std::int64_t>(p.layouts_total));
     };
   }
 
@@ -175,7 +206,18 @@ int run_tune(const Args& args) {
   }
   std::optional<tuner::RerankResult> reranked;
   if (rerank_n > 0 && !result.ranking.empty()) {
-    reranked = tuner::rerank(result, problem, options, rerank_n, tuner::simulated_step(problem));
+    // Each re-ranked configuration is one step simulation (seconds at thousands of GPUs).
+    const auto n = static_cast<std::int64_t>(std::min<std::size_t>(static_cast<std::size_t>(rerank_n), result.ranking.size()));
+    progress::ProgressReporter progress_line = progress::ProgressReporter::for_stderr("re-rank", "simulations", n, quiet);
+    std::int64_t done = 0;
+    const tuner::StepFn simulate = tuner::simulated_step(problem);
+    reranked = tuner::rerank(result, problem, options, rerank_n, [&](const tuner::ConfigView& config) {
+      progress_line.update(done);
+      tuner::StepEvaluation evaluation = simulate(config);
+      progress_line.update(++done);
+      return evaluation;
+    });
+    progress_line.finish();
   }
   if (common.json) {
     nlohmann::json j = tuner::to_json(result, top_k);

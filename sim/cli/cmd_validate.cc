@@ -10,8 +10,45 @@
 #include "sim/cli/commands.h"
 #include "sim/cli/output_files.h"
 #include "sim/scenario/scenario_specs.h"
+#include "sim/progress/progress_reporter.h"
 
 namespace mofasim::cli {
+
+namespace {
+
+// `validate --measured --json`: each row with its prediction and error, the subset statistics
+// and the files written.
+nlohmann::json measured_json(const analysis::MeasuredValidation& v, const analysis::MeasuredValidateOptions& o,
+                             const std::string& predictor) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const analysis::MeasuredComparison& c : v.rows) {
+    rows.push_back({{"source", c.row.source},
+                    {"line", c.row.line},
+                    {"subset", c.subset},
+                    {"gpus", c.row.gpus},
+                    {"tp", c.row.tp},
+                    {"dp", c.row.dp},
+                    {"pp", c.row.pp},
+                    {"measured_s", c.row.iteration_time_s},
+                    {"predicted_s", c.predicted_s},
+                    {"error_percent", c.signed_percent_error()}});
+  }
+  nlohmann::json subsets = nlohmann::json::array();
+  for (const analysis::SubsetStats& s : v.stats) {
+    subsets.push_back({{"subset", s.name},
+                       {"rows", s.stats.count},
+                       {"mape_percent", s.stats.mape},
+                       {"median_ape_percent", s.stats.median_ape},
+                       {"max_ape_percent", s.stats.max_ape},
+                       {"bias_percent", s.stats.mean_signed}});
+  }
+  nlohmann::json j = {{"predictor", predictor}, {"rows", rows}, {"subsets", subsets}};
+  if (o.csv_path) j["csv"] = *o.csv_path;
+  if (o.svg_path) j["svg"] = *o.svg_path;
+  return j;
+}
+
+}  // namespace
 
 int run_validate(const Args& args) {
   CommonOptions common;
@@ -23,8 +60,10 @@ int run_validate(const Args& args) {
   std::string predictor = "simulated";
   std::string csv_path;
   std::string svg_path;
+  bool quiet = false;
   po::options_description desc("options");
   add_common_options(desc, common);
+  desc.add_options()("quiet,q", po::bool_switch(&quiet), "no progress line on stderr (it is shown only on a terminal)");
   desc.add_options()("tolerance", po::value<double>(&tolerance)->default_value(tolerance),
                      "flag fields whose relative difference exceeds this (0.01 = 1%)")(
       "fidelity", po::value<std::string>(&fidelity)->default_value(fidelity), "simulation fidelity: full or folded")(
@@ -42,13 +81,14 @@ int run_validate(const Args& args) {
   po::variables_map vm;
   parse_command_line("validate", args, desc, pos, vm);
   if (common.help) {
-    print_command_help("validate", "SCENARIO.yaml... [--tolerance X] [--json]  |  --measured FILE.csv [--csv OUT] [--svg OUT]", desc);
+    print_command_help("validate", "SCENARIO.yaml... [--tolerance X] [--json]  |  --measured FILE.csv [--csv OUT] [--svg OUT] [--json] [-q]", desc);
     return 0;
   }
 
   if (!measured.empty()) {
     if (!paths.empty()) throw UsageError("mofasim validate: give scenarios or --measured, not both");
     analysis::MeasuredValidateOptions options{.measured = measured, .mapping = mapping};
+    options.progress = progress::stderr_callback("validate", "rows", quiet);
     if (predictor == "analytic") {
       options.predictor = analysis::MeasuredPredictorKind::kAnalytic;
     } else if (predictor != "simulated") {
@@ -57,6 +97,10 @@ int run_validate(const Args& args) {
     check_outputs("validate", {{"--csv", csv_path}, {"--svg", svg_path}}, measured);
     if (!csv_path.empty()) options.csv_path = csv_path;
     if (!svg_path.empty()) options.svg_path = svg_path;
+    if (common.json) {
+      std::cout << measured_json(analysis::run_measured_validation(options), options, predictor).dump(2) << "\n";
+      return 0;
+    }
     return analysis::validate_measured_command(options, std::cout);
   }
 

@@ -5,6 +5,8 @@
 #include <iostream>
 #include <thread>
 
+#include "sim/progress/progress_reporter.h"
+
 namespace mofasim::cli {
 
 void add_ettr_options(po::options_description& desc, EttrOptions& options) {
@@ -12,7 +14,7 @@ void add_ettr_options(po::options_description& desc, EttrOptions& options) {
                      "Monte Carlo trials")("seed", po::value<std::uint64_t>(&options.seed)->default_value(options.seed),
                                            "random seed (results are identical for any thread count)")(
       "threads", po::value<int>(&options.threads)->default_value(options.threads), "worker threads; 0 = all cores")(
-      "quiet,q", po::bool_switch(&options.quiet), "no progress on stderr")(
+      "quiet,q", po::bool_switch(&options.quiet), "no progress line on stderr (it is shown only on a terminal)")(
       "max-events", po::value<std::int64_t>(&options.max_events)->default_value(options.max_events),
       "failure events over all Monte Carlo trials at most; a run expected to need more is refused up front")(
       "step-time", po::value<double>()->notifier([&options](double v) { options.step_time = v; }),
@@ -47,11 +49,7 @@ fault::MonteCarloOptions monte_carlo_options(const EttrOptions& options) {
     mc.threads = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u,
                                              static_cast<unsigned>(fault::kMaxMonteCarloThreads)));
   }
-  if (!options.quiet) {
-    mc.progress = [](std::int64_t done, std::int64_t total) {
-      std::cerr << "\rmonte carlo: " << done << "/" << total << (done == total ? "\n" : "") << std::flush;
-    };
-  }
+  mc.progress = progress::stderr_callback("monte carlo", "trials", options.quiet);
   return mc;
 }
 

@@ -11,6 +11,7 @@
 #include "sim/cli/cli_common.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/output_files.h"
+#include "sim/cli/version.h"
 #include "sim/engine/fluid_model.h"
 #include "sim/scenario/diagnostics.h"
 #include "sim/units/check.h"
@@ -38,7 +39,14 @@ constexpr Command kCommands[] = {
 void print_usage(std::ostream& out) {
   out << "usage: mofasim <command> [options] SCENARIO.yaml\n\ncommands:\n";
   for (const Command& c : kCommands) out << "  " << c.name << std::string(std::strlen(c.name) < 12 ? 12 - std::strlen(c.name) : 2, ' ') << c.summary << "\n";
+  out << "  version     print the version (also: mofasim --version)\n";
   out << "\nRun 'mofasim <command> --help' for a command's options.\n";
+}
+
+void print_version() {
+  std::cout << "mofasim " << mofasim::cli::kVersion;
+  if (*mofasim::cli::kGitCommit != '\0') std::cout << " (git " << mofasim::cli::kGitCommit << ")";
+  std::cout << "\n";
 }
 
 }  // namespace
@@ -51,6 +59,10 @@ int main(int argc, char** argv) {
   const std::string name = argv[1];
   if (name == "--help" || name == "-h" || name == "help") {
     print_usage(std::cout);
+    return 0;
+  }
+  if (name == "--version" || name == "version") {
+    print_version();
     return 0;
   }
   for (const Command& c : kCommands) {

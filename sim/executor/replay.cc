@@ -54,7 +54,8 @@ class Replayer {
   explicit Replayer(const ReplayInput& in)
       : w_(*in.workload), topo_(*in.topology), hw_(*in.hardware),
         out_(InstanceMap(*in.placement, in.workload->stages(), in.fidelity)), map_(out_.map),
-        queue_(sim::EventQueueOptions{.shuffle_ties_seed = in.shuffle_ties_seed}), fluid_(queue_) {}
+        queue_(sim::EventQueueOptions{.shuffle_ties_seed = in.shuffle_ties_seed}), fluid_(queue_),
+        progress_(in.progress) {}
 
   ReplayOutput run() {
     build_instances();
@@ -67,6 +68,7 @@ class Replayer {
     }
     queue_.run();
     check_finished();
+    if (progress_) progress_(static_cast<std::int64_t>(finished_), static_cast<std::int64_t>(out_.end_ns.size()));
     out_.events = queue_.processed();
     out_.activities = fluid_.completed();
     return std::move(out_);
@@ -308,6 +310,9 @@ class Replayer {
     out_.end_ns[gi] = now;
     out_.step_ns = std::max(out_.step_ns, now);
     ++finished_;
+    if (progress_ && finished_ % kProgressEvery == 0) {
+      progress_(static_cast<std::int64_t>(finished_), static_cast<std::int64_t>(out_.end_ns.size()));
+    }
     if (w_.free_bytes(t) > 0) live_bytes_[rank_slot(t, inst)] -= w_.free_bytes(t);
     for (TaskId v : w_.successors(t)) {
       for_each_succ_instance(t, inst, v, [&](std::uint32_t vi) { ready_.push_back({v, vi}); });
@@ -361,6 +366,7 @@ class Replayer {
   };
   std::vector<Ready> ready_;
   std::uint64_t finished_ = 0;
+  std::function<void(std::int64_t, std::int64_t)> progress_;
 };
 
 }  // namespace

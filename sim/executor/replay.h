@@ -17,10 +17,12 @@
 // NOTE: the alpha/beta of a collective act in one domain (its first simulated member's), which is
 // the same rank in both fidelities, so folding stays exact; the other members' compute is not
 // slowed. Folded fidelity loads only the real groups of replica 0: exact when no link carries
-// traffic of two groups of one kind at once (rail-optimised NICs, the default).
+// traffic of two groups of one kind at once (rail-optimised NICs, the default); simulate_step()
+// replays every rank instead when GPUs share NICs (folding_refusal, simulate_step.h).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -43,7 +45,10 @@ struct ReplayInput {
   Fidelity fidelity = Fidelity::kFolded;
   // Debug (style.md S9): permute same-time events with this seed; results must not change.
   std::optional<std::uint64_t> shuffle_ties_seed{};
+  // If set: (instances finished, instances in all), every kProgressEvery instances and at the end.
+  std::function<void(std::int64_t, std::int64_t)> progress{};
 };
+inline constexpr std::uint64_t kProgressEvery = 1 << 16;  // a branch per instance, a call per 65536
 
 struct ReplayOutput {
   explicit ReplayOutput(InstanceMap m) : map(std::move(m)) {}

@@ -36,6 +36,14 @@ void check_acyclic(const Workload& w) {
   }
 }
 
+std::string folding_refusal(const topology::TopologySpec& t) {
+  if (t.nodes() > 1 && t.nics() < t.gpus_per_node) {
+    return "folded refused: " + std::to_string(t.gpus_per_node / t.nics()) +
+           " GPUs share each NIC, so other replicas' traffic would be missing";
+  }
+  return "";
+}
+
 StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& options) {
   if (in.plan == nullptr || in.schedule == nullptr) {
     throw std::invalid_argument("simulate_plan: plan and schedule are required");
@@ -62,12 +70,15 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
     const auto ranks = placement.members(topology::GroupKind::kPp, 0);
     (void)traced_stages(trace_filter, std::vector<int>(ranks.begin(), ranks.end()));
   }
+  const std::string fold_refusal = options.fidelity == Fidelity::kFolded ? folding_refusal(topo_spec) : "";
+  const Fidelity fidelity = fold_refusal.empty() ? options.fidelity : Fidelity::kFull;
   const ReplayOutput r = replay({.workload = &w, .topology = &topo, .placement = &placement,
-                                 .hardware = &in.hardware, .fidelity = options.fidelity,
-                                 .shuffle_ties_seed = options.shuffle_ties_seed});
+                                 .hardware = &in.hardware, .fidelity = fidelity,
+                                 .shuffle_ties_seed = options.shuffle_ties_seed, .progress = options.progress});
 
   StepResult res;
-  res.fidelity = options.fidelity;
+  res.fidelity = fidelity;
+  res.fidelity_note = fold_refusal;
   res.gpus = placement.world_size();
   res.simulated_ranks = static_cast<int>(r.map.slots());
   res.step_time_s = static_cast<double>(r.step_ns) * 1e-9;

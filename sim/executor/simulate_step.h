@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +39,7 @@ struct SimulateOptions {
   std::optional<std::string> timeline_path{};  // write a binary proto::Timeline here (timeline_writer.h)
   std::string scenario_name{};  // the name the timeline records
   std::optional<std::uint64_t> shuffle_ties_seed{};  // debug: permute same-time events (style.md S9)
+  std::function<void(std::int64_t, std::int64_t)> progress{};  // replay progress (ReplayInput::progress)
   // Fill StepResult::critical_path_tasks. Off by default: at 2,048 GPUs the chain is ~10^5 tasks
   // (about 19 MB of JSON), which scripts asking for the step time should not have to read.
   bool critical_path_tasks = false;
@@ -59,6 +61,13 @@ struct PlanSimulation {
   double load_imbalance = 1.0;
 };
 StepResult simulate_plan(const PlanSimulation& input, const SimulateOptions& options);
+
+// Folded replay loads only replica 0's communication groups onto the links (replay.h). That is
+// exact only when no link carries two groups of one kind at once: with GPUs sharing a NIC, the
+// DP/PP traffic of the other replicas on that NIC would be missing and the step too fast (1-2% at
+// 256 GPUs with 2 or 4 NICs per node, and fewer NICs looked faster). For such topologies this
+// returns why folding is refused and simulate_step() replays every rank instead; "" = fold.
+std::string folding_refusal(const topology::TopologySpec& topology);
 
 // Throws std::runtime_error naming tasks on a cycle (via schedules::TaskGraph) if `w` is not a DAG.
 void check_acyclic(const Workload& w);

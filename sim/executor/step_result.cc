@@ -11,6 +11,7 @@ nlohmann::json to_json(const StepResult& r) {
   const Breakdown& b = r.breakdown;
   nlohmann::json j;
   j["fidelity"] = r.fidelity == Fidelity::kFull ? "full" : "folded";
+  if (!r.fidelity_note.empty()) j["fidelity_note"] = r.fidelity_note;
   j["gpus"] = r.gpus;
   j["simulated_ranks"] = r.simulated_ranks;
   j["step_time_s"] = r.step_time_s;
@@ -65,7 +66,8 @@ std::string to_table(const StepResult& r) {
   auto secs = [&](const char* name, double v) {
     row(name, format_number("%.6f s", v) + format_number("  (%5.1f%%)", r.step_time_s > 0 ? 100.0 * v / r.step_time_s : 0.0));
   };
-  row("fidelity", r.fidelity == Fidelity::kFull ? "full" : "folded");
+  row("fidelity", std::string(r.fidelity == Fidelity::kFull ? "full" : "folded") +
+                     (r.fidelity_note.empty() ? "" : " (" + r.fidelity_note + ")"));
   row("gpus (simulated ranks)", std::to_string(r.gpus) + " (" + std::to_string(r.simulated_ranks) + ")");
   row("step time", format_number("%.6f s", r.step_time_s));
   row("critical stage", std::to_string(r.critical_stage));

@@ -61,7 +61,8 @@ struct CriticalTask {
 };
 
 struct StepResult {
-  Fidelity fidelity = Fidelity::kFolded;
+  Fidelity fidelity = Fidelity::kFolded;  // the fidelity replayed (full when folding was refused)
+  std::string fidelity_note{};            // why folded was asked for and full replayed; else empty
   int gpus = 0;
   int simulated_ranks = 0;
   double step_time_s = 0;

@@ -46,7 +46,7 @@ std::string render_ettr_table(const EttrStudy& s) {
     out += value + "\n";
   };
   auto pct = [](double x) { return format_number("%.4f %%", 100 * x); };
-  auto secs = [](double x) { return format_number("%.1f s", x) + format_number(" (%.2f days)", x / 86400); };
+  auto secs = [](double x) { return format_duration(x); };
   out += "inputs\n";
   line("  failure units", format_number("%.0f", static_cast<double>(s.spec.failure_units)));
   line("  failures per unit per day", format_number("%.6g", s.spec.node_failure_rate_per_day));
@@ -80,7 +80,7 @@ std::string render_ettr_table(const EttrStudy& s) {
     row("    " + s.monte_carlo.class_names[c], "", format_number("%.2f", mc.mean_failures_by_class[c]));
   }
   row("  lost work", "", secs(mc.mean_lost_work_s));
-  row("  checkpoint overhead", format_number("%.1f s", s.analytic.checkpoint_s), secs(mc.mean_checkpoint_s));
+  row("  checkpoint overhead", secs(s.analytic.checkpoint_s), secs(mc.mean_checkpoint_s));
   row("  downtime", "", secs(mc.mean_downtime_s));
   row("  trials / seed", "", format_number("%.0f / ", static_cast<double>(mc.trials)) + std::to_string(mc.seed));
   std::string head = "\ndistribution over trials";
@@ -98,7 +98,7 @@ std::string render_ettr_table(const EttrStudy& s) {
   out += "\noptimal interval (eq. 44)\n";
   line("  exact root", format_number("%.2f steps", s.optimum.exact_real));
   line("  best integer", format_number("%.0f steps", static_cast<double>(s.optimum.steps)) +
-                             format_number(" (ETTR %.4f %%", 100 * s.optimum.ettr) + format_number(", E2E %.1f s)", s.optimum.t_total_s));
+                             format_number(" (ETTR %.4f %%", 100 * s.optimum.ettr) + ", E2E " + format_duration(s.optimum.t_total_s) + ")");
   line("  Young / Daly", format_number("%.2f / ", s.optimum.young_steps) + format_number("%.2f steps", s.optimum.daly_steps));
   return out;
 }

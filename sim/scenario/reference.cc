@@ -164,7 +164,7 @@ std::string scenario_reference_markdown() {
   std::ostringstream out;
   out << "<!-- Generated from proto/scenario.proto by mofasim::scenario::scenario_reference_markdown()\n"
       << "     (`mofasim schema`). Do not edit by hand: change the proto, then regenerate with\n"
-      << "     MOFASIM_REGENERATE_DOCS=1 ctest -R ScenarioReference. -->\n\n"
+      << "     MOFASIM_REGENERATE_DOCS=1 ctest --test-dir build -R ScenarioReference. -->\n\n"
       << "# Scenario reference\n\n"
       << "A scenario is one YAML file whose keys are the fields below (proto/scenario.proto is the\n"
       << "source). Unknown keys, duplicate keys, wrong types, negative or non-finite numbers and bare\n"

@@ -9,10 +9,10 @@
 #include <ostream>
 #include <stdexcept>
 
+#include "sim/units/format.h"
+
 namespace mofasim::tuner {
 namespace {
-
-constexpr double kGb = 1e9;
 
 std::string fmt(const char* format, double a) {
   std::array<char, 64> buf{};
@@ -99,8 +99,8 @@ T get(const nlohmann::json& j, const char* key) {
 std::string format_table(const TuneResult& result, const TuneProblem& problem, int top_k) {
   const bool e2e = !result.ranking.empty() && result.ranked(0).e2e.has_value();
   std::string out;
-  out += "  # GPUs   GBS  TP CP PP  EP   DP  v  b schedule     features                                    mem_GB TFLOPS    step  compute     TP     CP     EP bubble     PP     DP    opt";
-  if (e2e) out += "   N_ckpt   ETTR      total_s";
+  out += "  # GPUs   GBS  TP CP PP  EP   DP  v  b schedule     features                                   mem_GiB TFLOPS    step  compute     TP     CP     EP bubble     PP     DP    opt";
+  if (e2e) out += "   N_ckpt   ETTR        total";
   out += '\n';
   const std::size_t n = std::min(result.ranking.size(), static_cast<std::size_t>(std::max(top_k, 0)));
   for (std::size_t k = 0; k < n; ++k) {
@@ -113,12 +113,12 @@ std::string format_table(const TuneResult& result, const TuneProblem& problem, i
                   "%6.2f %6.2f %6.2f %6.2f",
                   k + 1, problem.topology.gpus, problem.global_batch, l.tp, l.cp, l.pp, l.ep, l.dp, l.vpp,
                   l.micro_batch, std::string(to_string(l.schedule)).c_str(), feature_label(r.candidate.features).c_str(),
-                  r.step.peak_memory_bytes / kGb, r.step.tflops_per_gpu, r.step.step_time_s, b.compute, b.tp_exposed,
+                  r.step.peak_memory_bytes / kBytesPerGiB, r.step.tflops_per_gpu, r.step.step_time_s, b.compute, b.tp_exposed,
                   b.cp_exposed, b.ep_exposed, b.pp_bubble, b.pp_exposed, b.dp_exposed, b.optimizer);
     out += buf.data();
     if (e2e && r.e2e) {
-      std::snprintf(buf.data(), buf.size(), " %8lld %6.2f%% %12.4g", static_cast<long long>(r.e2e->interval_steps),
-                    100 * r.e2e->ettr, r.e2e->total_s);
+      std::snprintf(buf.data(), buf.size(), " %8lld %6.2f%% %12s", static_cast<long long>(r.e2e->interval_steps),
+                    100 * r.e2e->ettr, format_duration(r.e2e->total_s).c_str());
       out += buf.data();
     }
     out += '\n';

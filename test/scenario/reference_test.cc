@@ -1,5 +1,5 @@
 // docs/scenario-reference.md is generated from the proto descriptors; this test fails when the
-// checked-in file and the generator differ. Regenerate: MOFASIM_REGENERATE_DOCS=1 ctest -R ScenarioReference
+// checked-in file and the generator differ. Regenerate: MOFASIM_REGENERATE_DOCS=1 ctest --test-dir build -R ScenarioReference
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -24,7 +24,7 @@ TEST(ScenarioReference, CheckedInFileMatchesGenerator) {
   text << in.rdbuf();
   EXPECT_TRUE(text.str() == generated)
       << "docs/scenario-reference.md is out of date with proto/scenario.proto; regenerate it with "
-         "`MOFASIM_REGENERATE_DOCS=1 ctest -R ScenarioReference` (or `mofasim schema > docs/scenario-reference.md`)";
+         "`MOFASIM_REGENERATE_DOCS=1 ctest --test-dir build -R ScenarioReference` (or `mofasim schema > docs/scenario-reference.md`)";
 }
 
 TEST(ScenarioReference, DocumentsEveryMessageFieldUnitAndEnumSpelling) {
