@@ -17,10 +17,12 @@ namespace {
 
 constexpr std::int64_t kChunk = 256;  // trials claimed at a time; small enough for even load
 
-MonteCarloSummary aggregate(const MonteCarloResult& r, const model::RunSpec& run, const MonteCarloOptions& options) {
+}  // namespace
+
+MonteCarloSummary summarize_trials(const MonteCarloResult& r, const model::RunSpec& run, std::uint64_t seed) {
   MonteCarloSummary s;
-  s.trials = options.trials;
-  s.seed = options.seed;
+  s.trials = static_cast<std::int64_t>(r.trials.size());
+  s.seed = seed;
   const std::size_t n = r.trials.size();
   std::vector<double> values(n);
   for (std::size_t i = 0; i < n; ++i) values[i] = r.trials[i].ettr;
@@ -51,23 +53,28 @@ MonteCarloSummary aggregate(const MonteCarloResult& r, const model::RunSpec& run
   return s;
 }
 
-}  // namespace
-
 MonteCarloResult run_monte_carlo(const model::FaultSpec& spec, const model::RunSpec& run,
                                  const MonteCarloOptions& options) {
   model::validate(spec);
   model::validate(run);
   if (options.trials < 1) throw std::invalid_argument("monte_carlo.trials must be >= 1");
   if (options.threads < 1) throw std::invalid_argument("monte_carlo.threads must be >= 1");
+  const std::int64_t first = options.first_trial;
+  const std::int64_t last = options.end_trial < 0 ? options.trials : options.end_trial;
+  if (first < 0 || first >= last || last > options.trials) {
+    throw std::invalid_argument("monte_carlo: trial range [" + std::to_string(first) + ", " + std::to_string(last) +
+                                ") is empty or outside [0, " + std::to_string(options.trials) + ")");
+  }
+  const std::int64_t count = last - first;
   const FailureSampler sampler(spec);
   MonteCarloResult result;
   result.class_names = sampler.class_names();
-  const auto trials = static_cast<std::size_t>(options.trials);
+  const auto trials = static_cast<std::size_t>(count);
   const auto classes = static_cast<std::size_t>(sampler.num_classes());
   result.trials.resize(trials);
   result.failures_by_class.assign(trials * classes, 0);
 
-  std::atomic<std::int64_t> next{0};
+  std::atomic<std::int64_t> next{first};
   std::atomic<std::int64_t> done{0};
   std::mutex error_mutex;
   std::exception_ptr error;
@@ -76,21 +83,21 @@ MonteCarloResult run_monte_carlo(const model::FaultSpec& spec, const model::RunS
     try {
       for (;;) {
         const std::int64_t begin = next.fetch_add(kChunk);
-        if (begin >= options.trials) return;
-        const std::int64_t end = std::min(begin + kChunk, options.trials);
+        if (begin >= last) return;
+        const std::int64_t end = std::min(begin + kChunk, last);
         for (std::int64_t i = begin; i < end; ++i) {
-          const auto slot = static_cast<std::size_t>(i);
+          const auto slot = static_cast<std::size_t>(i - first);
           Rng rng(options.seed, static_cast<std::uint64_t>(i));
           std::span<std::int64_t> counts(result.failures_by_class.data() + slot * classes, classes);
           result.trials[slot] = simulate_trial(spec, run, sampler, rng, counts);
         }
         const std::int64_t now_done = done.fetch_add(end - begin) + (end - begin);
-        if (report && options.progress) options.progress(now_done, options.trials);
+        if (report && options.progress) options.progress(now_done, count);
       }
     } catch (...) {
       const std::lock_guard<std::mutex> lock(error_mutex);
       if (!error) error = std::current_exception();
-      next.store(options.trials);  // stop the others early
+      next.store(last);  // stop the others early
     }
   };
   std::vector<std::thread> pool;
@@ -99,8 +106,8 @@ MonteCarloResult run_monte_carlo(const model::FaultSpec& spec, const model::RunS
   work(true);
   for (std::thread& t : pool) t.join();
   if (error) std::rethrow_exception(error);
-  if (options.progress) options.progress(options.trials, options.trials);
-  result.summary = aggregate(result, run, options);
+  if (options.progress) options.progress(count, count);
+  result.summary = summarize_trials(result, run, options.seed);
   return result;
 }
 

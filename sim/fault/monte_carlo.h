@@ -19,6 +19,10 @@ struct MonteCarloOptions {
   std::int64_t trials = 10000;
   std::uint64_t seed = 1;
   int threads = 1;  // >= 1; the calling thread is one of them
+  // A shard: run only trials [first_trial, end_trial) of the `trials` (end_trial -1 = trials).
+  // Trial i still draws from Rng(seed, i), so the shards of a run hold exactly its trials.
+  std::int64_t first_trial = 0;
+  std::int64_t end_trial = -1;
   // Called on the calling thread between chunks of trials and once at the end, with
   // (trials done, trials in all). May be empty.
   std::function<void(std::int64_t, std::int64_t)> progress{};
@@ -40,10 +44,13 @@ struct MonteCarloSummary {
 
 struct MonteCarloResult {
   std::vector<std::string> class_names{};
-  std::vector<TrialResult> trials{};                 // trials[i] is trial i
+  std::vector<TrialResult> trials{};                 // trials[i] is trial first_trial + i
   std::vector<std::int64_t> failures_by_class{};     // trial i, class c at i * class_names.size() + c
   MonteCarloSummary summary{};
 };
+
+// The statistics of `result.trials` (summary.trials = their number, summary.seed = seed).
+MonteCarloSummary summarize_trials(const MonteCarloResult& result, const model::RunSpec& run, std::uint64_t seed);
 
 // Validates the inputs (std::invalid_argument naming the field) and runs the trials.
 MonteCarloResult run_monte_carlo(const model::FaultSpec& spec, const model::RunSpec& run,
