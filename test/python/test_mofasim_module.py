@@ -125,8 +125,10 @@ class Errors(unittest.TestCase):
             mofasim.Scenario(SMALL).ettr(trials=0)
         self.assertEqual(caught.exception.errors, ["mofasim ettr: --trials must be >= 1"])
         self.assertIsNone(caught.exception.line)
-        with self.assertRaises(mofasim.ScenarioError):
-            mofasim.Scenario("no/such/file.yaml")
+        with self.assertRaises(mofasim.ScenarioError) as caught:
+            mofasim.Scenario("no/such/file.yaml").simulate()
+        cli = subprocess.run([CLI, "simulate", "no/such/file.yaml"], capture_output=True, text=True)
+        self.assertEqual((cli.returncode, caught.exception.errors), (2, cli.stderr.splitlines()))
 
     def test_the_module_keeps_working_after_an_error(self):
         with self.assertRaises(mofasim.ScenarioError):

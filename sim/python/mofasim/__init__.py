@@ -94,12 +94,11 @@ class Scenario:
         if isinstance(source, Mapping):
             # JSON is YAML: a dict is written as JSON text and read by the same loader.
             self._path, self._text = None, json.dumps(source)
-        elif isinstance(source, os.PathLike) or ("\n" not in str(source) and os.path.exists(source)):
+        elif isinstance(source, os.PathLike) or ("\n" not in source and ": " not in source):
+            # A path; a missing file is reported by the loader like on the command line.
             self._path, self._text = os.fspath(source), None
-        elif "\n" in str(source) or ":" in str(source):
-            self._path, self._text = None, str(source)
         else:
-            raise ScenarioError([f"{source}: cannot read file"])
+            self._path, self._text = None, str(source)
         self._name = name
         self._sets = _override_words(overrides)
 
