@@ -62,6 +62,23 @@ std::vector<std::string> gather_on_root(const std::string& text) {
   return out;
 }
 
+std::vector<std::string> all_gather(const std::string& text) {
+  const MpiWorld world = mpi_world();
+  if (world.size == 1) return {text};
+  int length = static_cast<int>(text.size());
+  std::vector<int> lengths(static_cast<std::size_t>(world.size));
+  MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  std::vector<int> offsets(lengths.size(), 0);
+  for (std::size_t r = 1; r < lengths.size(); ++r) offsets[r] = offsets[r - 1] + lengths[r - 1];
+  std::string all(static_cast<std::size_t>(offsets.back() + lengths.back()), '\0');
+  MPI_Allgatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, MPI_COMM_WORLD);
+  std::vector<std::string> out;
+  for (std::size_t r = 0; r < lengths.size(); ++r) {
+    out.push_back(all.substr(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lengths[r])));
+  }
+  return out;
+}
+
 #else
 
 MpiWorld mpi_world() {
@@ -74,6 +91,7 @@ MpiWorld mpi_world() {
 }
 
 std::vector<std::string> gather_on_root(const std::string& text) { return {text}; }
+std::vector<std::string> all_gather(const std::string& text) { return {text}; }
 
 #endif
 

@@ -1,6 +1,7 @@
-// The MPI mode of the batch commands: `mpirun -n N mofasim tune|ettr|sweep ...` splits the work
-// over the ranks (rank r runs shard r/N) and gathers the shard documents on rank 0, which merges
-// and prints exactly what a single process prints. Built with MPI only when MOFASIM_WITH_MPI is ON
+// The MPI mode of the batch commands: `mpirun -n N mofasim tune|ettr|sweep|validate ...` splits
+// the work over the ranks (rank r runs shard r/N) and gathers the shard documents on rank 0, which
+// merges and prints exactly what a single process prints (calibrate spreads the points of every
+// objective evaluation instead, all_gather). Built with MPI only when MOFASIM_WITH_MPI is ON
 // (Open MPI found); otherwise a run launched by mpirun with more than one rank is refused.
 #pragma once
 
@@ -22,5 +23,8 @@ MpiWorld mpi_world();
 // Every rank's `text`, in rank order, on rank 0; an empty list on the other ranks. Collective: all
 // ranks must call it. With one rank: {text}.
 std::vector<std::string> gather_on_root(const std::string& text);
+
+// Every rank's `text`, in rank order, on every rank. Collective. With one rank: {text}.
+std::vector<std::string> all_gather(const std::string& text);
 
 }  // namespace mofasim::cli

@@ -2,6 +2,7 @@
 the outputs must be byte-identical. Run by ctest with MOFASIM_CLI = the built binary,
 MOFASIM_SOURCE_DIR = the repository root and MOFASIM_MPIRUN = mpirun (empty without MPI)."""
 
+import json
 import os
 import subprocess
 import tempfile
@@ -161,7 +162,6 @@ class ShardedRuns(unittest.TestCase):
         single = mofasim(*common, "--json").stdout
         merged = mofasim(*common, "--json", "--merge", *csvs).stdout
         # The CSV holds no pruning counts: compare the ranking, which the CSV merge rebuilds exactly.
-        import json
         self.assertEqual(json.loads(merged)["top"], json.loads(single)["top"])
 
 
@@ -183,6 +183,19 @@ class MpiRuns(unittest.TestCase):
         with tempfile.TemporaryDirectory(prefix="mofasim-mpi-") as tmp:
             args = ["validate", "--measured", write_measured(tmp)]
             self.assertEqual(mpirun(3, *args), mofasim(*args).stdout)
+
+    def test_mpirun_calibrate_equals_the_single_run(self):
+        with tempfile.TemporaryDirectory(prefix="mofasim-mpi-") as tmp:
+            measurements = os.path.join(tmp, "measured.csv")
+            with open(measurements, "w", encoding="utf-8") as f:
+                f.write("scenario_path,step_time_s\n")
+                for name, seconds in (("128", 27.9), ("256", 14.3), ("512", 7.6), ("1024", 4.1)):
+                    f.write(f"{SOURCE}/scenarios/mofa/table5-llama2-70b-{name}.yaml,{seconds}\n")
+            args = ["calibrate", measurements, "--fit", "gemm", "--fit", "attention", "--json"]
+            single = mofasim(*args).stdout
+            self.assertEqual(len(json.loads(single)["residuals"]), 4)
+            for ranks in (2, 3):
+                self.assertEqual(mpirun(ranks, *args), single, ranks)
 
     def test_mpirun_sweep_equals_the_single_run(self):
         with tempfile.TemporaryDirectory(prefix="mofasim-mpi-") as tmp:
