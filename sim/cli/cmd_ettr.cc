@@ -58,7 +58,9 @@ int run_ettr(const Args& args) {
   const model::RunSpec run{.step_time_s = step.seconds, .n_steps = scenario::training_steps(loaded.proto)};
   const fault::MonteCarloOptions mc_options = monte_carlo_options(ettr);
   // A shard names its run, so a merge of shards of another scenario or step time is refused.
-  const nlohmann::json run_id = {{"scenario", loaded.proto.name()}, {"step_time_s", run.step_time_s}, {"n_steps", run.n_steps}};
+  const nlohmann::json run_id = {{"scenario", loaded.proto.name()}, {"step_time_s", run.step_time_s},
+                                 {"n_steps", run.n_steps},           {"trials", ettr.trials},
+                                 {"seed", ettr.seed},                {"sets", common.sets}};
   const ShardOutcome sharded = run_sharded("ettr", sharding, [&](int index, int count) {
     nlohmann::json doc = fault::run_trial_shard(spec, run, mc_options, index, count);
     doc["run"] = run_id;

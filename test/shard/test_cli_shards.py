@@ -92,11 +92,13 @@ class ShardedRuns(unittest.TestCase):
         other_seed = self.shards(1, "ettr", SMALL, "--trials", "100", "--step-time", "2", "--seed", "9", prefix="seed9")
         foreign = mofasim(*common, "--merge", parts[0], other_seed[0], check=False)
         self.assertEqual(foreign.returncode, 2)
-        self.assertIn("comes from a different run", foreign.stderr)
+        self.assertIn("mofasim ettr: --merge: a shard comes from another run (", foreign.stderr)
+        self.assertIn('"seed":9', foreign.stderr)
         other_step = mofasim("ettr", SMALL, "--trials", "100", "--step-time", "3", "--merge", *parts, check=False)
         self.assertEqual(other_step.returncode, 2)
         self.assertTrue(other_step.stderr.startswith(
-            'mofasim ettr: --merge: a shard comes from another run ({"n_steps":10000,"scenario":"small","step_time_s":2.0}'),
+            'mofasim ettr: --merge: a shard comes from another run ({"n_steps":10000,"scenario":"small","seed":1,"sets":[],'
+            '"step_time_s":2.0,"trials":100}'),
             other_step.stderr)
 
     def test_bad_shard_options_are_usage_errors(self):
