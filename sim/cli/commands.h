@@ -17,5 +17,6 @@ int run_ettr(const Args& args);       // analytic and Monte Carlo ETTR / end-to-
 int run_sweep(const Args& args);      // sweep one scenario field; CSV + SVG
 int run_tune(const Args& args);       // search the layout space
 int run_calibrate(const Args& args);  // fit device efficiencies to measured step times
+int run_import_megatron(const Args& args);  // Megatron-LM launch arguments -> scenario YAML
 
 }  // namespace mofasim::cli

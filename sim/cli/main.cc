@@ -29,11 +29,12 @@ constexpr Command kCommands[] = {
     {"validate", "analytic MoFa model against the simulated timeline, or against measurements", mofasim::cli::run_validate},
     {"calibrate", "fit device efficiencies to measured step times", mofasim::cli::run_calibrate},
     {"schema", "print the scenario reference generated from the schema", mofasim::cli::run_schema},
+    {"import-megatron", "Megatron-LM launch arguments or script -> scenario YAML", mofasim::cli::run_import_megatron},
 };
 
 void print_usage(std::ostream& out) {
   out << "usage: mofasim <command> [options] SCENARIO.yaml\n\ncommands:\n";
-  for (const Command& c : kCommands) out << "  " << c.name << std::string(12 - std::strlen(c.name), ' ') << c.summary << "\n";
+  for (const Command& c : kCommands) out << "  " << c.name << std::string(std::strlen(c.name) < 12 ? 12 - std::strlen(c.name) : 2, ' ') << c.summary << "\n";
   out << "\nRun 'mofasim <command> --help' for a command's options.\n";
 }
 
