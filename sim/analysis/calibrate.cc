@@ -9,6 +9,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "sim/analysis/input_file.h"
+
 namespace mofasim::analysis {
 namespace {
 
@@ -233,8 +235,7 @@ CalibrationResult calibrate(std::span<const CalibrationPoint> points, const Cali
 }
 
 std::vector<Measurement> load_measurements(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) throw std::invalid_argument(path + ": cannot read the measurements file");
+  std::istringstream file(read_input_file(path, "measurements file"));
   const std::filesystem::path folder = std::filesystem::path(path).parent_path();
   std::vector<Measurement> out;
   std::string line;
@@ -246,7 +247,7 @@ std::vector<Measurement> load_measurements(const std::string& path) {
     if (begin == std::string::npos || line[begin] == '#') continue;
     const auto comma = line.find(',');
     const std::string where = path + ":" + std::to_string(number) + ": ";
-    if (comma == std::string::npos) throw std::invalid_argument(where + "expected 'scenario_path,step_time_s'");
+    if (comma == std::string::npos) throw InputError(where + "expected 'scenario_path,step_time_s'");
     auto trim = [](std::string s) {
       const auto b = s.find_first_not_of(" \t\r");
       const auto e = s.find_last_not_of(" \t\r");
@@ -266,13 +267,16 @@ std::vector<Measurement> load_measurements(const std::string& path) {
     const bool header = first_row && !numeric;
     first_row = false;
     if (header) continue;
-    if (!numeric) throw std::invalid_argument(where + "step_time_s '" + time_text + "' is not a number");
-    if (!(seconds > 0)) throw std::invalid_argument(where + "step_time_s must be > 0, got " + time_text);
-    if (scenario.empty()) throw std::invalid_argument(where + "scenario_path is empty");
+    if (!numeric) throw InputError(where + "step_time_s '" + time_text + "' is not a number");
+    if (!(seconds > 0 && std::isfinite(seconds))) {
+      throw InputError(where + "step_time_s must be a finite number > 0, got " + time_text);
+    }
+    if (scenario.empty()) throw InputError(where + "scenario_path is empty");
     std::filesystem::path p(scenario);
     if (p.is_relative()) p = folder / p;
     out.push_back(Measurement{.scenario_path = p.string(), .step_time_s = seconds, .line = number});
   }
+  if (out.empty()) throw InputError(path + ":1: no measurement rows (expected 'scenario_path,step_time_s' lines)");
   return out;
 }
 

@@ -90,8 +90,9 @@ struct Measurement {
 
 // Reads a CSV of "scenario_path,step_time_s" rows; blank lines and lines starting with '#' are
 // skipped, and a first row whose second field is not a number is taken as a header. Throws
-// std::invalid_argument naming file:line on a malformed row or a step time <= 0, and when the
-// file cannot be read.
+// InputError (sim/analysis/input_file.h, a std::invalid_argument) naming file:line on a malformed
+// row, a step time that is not finite and > 0, a file without rows, and when the file cannot be
+// read (missing, not a regular file, over kMaxInputFileBytes).
 std::vector<Measurement> load_measurements(const std::string& path);
 
 }  // namespace mofasim::analysis

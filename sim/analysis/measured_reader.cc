@@ -2,6 +2,8 @@
 // parsing, and per-row consistency checks, each error naming file:line and the column.
 #include "sim/analysis/measured_reader.h"
 
+#include "sim/analysis/input_file.h"
+
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -120,21 +122,29 @@ ColumnMapping ColumnMapping::vtrain_default() {
 }
 
 ColumnMapping ColumnMapping::with_overrides(const std::vector<std::string>& overrides) {
+  try {
+    return with_overrides_unchecked(overrides);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(std::string("--mapping: ") + e.what());
+  }
+}
+
+ColumnMapping ColumnMapping::with_overrides_unchecked(const std::vector<std::string>& overrides) {
   ColumnMapping m = vtrain_default();
   for (const std::string& entry : overrides) {
     const auto eq = entry.rfind('=');
     if (eq == std::string::npos) {
-      throw std::invalid_argument("mapping '" + entry + "': expected column=field, field one of: " + field_list());
+      throw std::invalid_argument("'" + entry + "': expected column=field, field one of: " + field_list());
     }
     const std::string column(trim(std::string_view(entry).substr(0, eq)));
     const std::string_view name = trim(std::string_view(entry).substr(eq + 1));
-    if (column.empty()) throw std::invalid_argument("mapping '" + entry + "': the column name is empty");
+    if (column.empty()) throw std::invalid_argument("'" + entry + "': the column name is empty");
     const FieldInfo* info = nullptr;
     for (const auto& f : kFields) {
       if (f.name == name) info = &f;
     }
     if (info == nullptr) {
-      throw std::invalid_argument("mapping '" + entry + "': unknown field '" + std::string(name) +
+      throw std::invalid_argument("'" + entry + "': unknown field '" + std::string(name) +
                                   "'; allowed: " + field_list());
     }
     std::erase_if(m.entries, [&](const Entry& e) { return e.field == info->field || e.column == column; });
@@ -262,11 +272,12 @@ std::vector<MeasuredRow> parse_measured_csv(std::string_view text, const std::st
 }
 
 std::vector<MeasuredRow> read_measured_csv(const std::string& path, const ColumnMapping& mapping) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument(path + ": cannot open the measured-iteration file");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return parse_measured_csv(buffer.str(), path, mapping);
+  const std::string text = read_input_file(path, "measured-iteration file");
+  try {
+    return parse_measured_csv(text, path, mapping);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(e.what());  // already located at path:line
+  }
 }
 
 }  // namespace mofasim::analysis

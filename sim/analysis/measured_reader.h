@@ -55,9 +55,13 @@ struct ColumnMapping {
 
   // The default mapping described above.
   static ColumnMapping vtrain_default();
-  // vtrain_default() with each "column=field" entry replacing that field's column. Throws
-  // std::invalid_argument on an entry without '=', an empty column or an unknown field name.
+  // vtrain_default() with each "column=field" entry replacing that field's column. Throws an
+  // InputError (sim/analysis/input_file.h) starting "--mapping: " on an entry without '=', an
+  // empty column or an unknown field name.
   static ColumnMapping with_overrides(const std::vector<std::string>& overrides);
+
+ private:
+  static ColumnMapping with_overrides_unchecked(const std::vector<std::string>& overrides);
 };
 
 // One measured run, as read (no model assumptions applied yet).
@@ -84,7 +88,8 @@ struct MeasuredRow {
 std::vector<MeasuredRow> parse_measured_csv(std::string_view text, const std::string& name,
                                             const ColumnMapping& mapping = ColumnMapping::vtrain_default());
 
-// Reads the file at `path` and parses it (errors name `path`).
+// Reads the file at `path` (a regular file of at most kMaxInputFileBytes) and parses it; every
+// error is an InputError naming `path` (and the line).
 std::vector<MeasuredRow> read_measured_csv(const std::string& path,
                                            const ColumnMapping& mapping = ColumnMapping::vtrain_default());
 

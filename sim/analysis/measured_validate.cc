@@ -66,6 +66,7 @@ MeasuredValidation run_measured_validation(const MeasuredValidateOptions& option
   if (options.csv_path) {
     std::ofstream out = open_output(*options.csv_path);
     write_comparison_csv(out, v.rows, predictor_name(options.predictor));
+    out.close();  // flushes: a full disk shows here, not silently in the destructor
     if (!out) throw std::runtime_error(*options.csv_path + ": write failed");
   }
   if (options.svg_path) {
@@ -73,6 +74,7 @@ MeasuredValidation run_measured_validation(const MeasuredValidateOptions& option
     out << scatter_svg(v.rows, {.title = std::string("Iteration time, ") + predictor_name(options.predictor) +
                                          " vs measured",
                                 .y_label = std::string(predictor_name(options.predictor)) + " (ms)"});
+    out.close();
     if (!out) throw std::runtime_error(*options.svg_path + ": write failed");
   }
   return v;

@@ -68,7 +68,13 @@ int run_calibrate(const Args& args) {
     return 0;
   }
   if (path.empty()) throw UsageError("mofasim calibrate: missing MEASUREMENTS.csv (see: mofasim calibrate --help)");
-  if (evaluations < 1) throw UsageError("mofasim calibrate: --evaluations must be >= 1");
+  // Each evaluation is a step prediction per row (a simulation with --evaluator simulated); a
+  // million is hours of work and far past where Nelder-Mead stops improving.
+  constexpr int kMaxEvaluations = 1'000'000;
+  if (evaluations < 1 || evaluations > kMaxEvaluations) {
+    throw UsageError("mofasim calibrate: --evaluations: must be in [1, " + std::to_string(kMaxEvaluations) + "], got " +
+                     std::to_string(evaluations));
+  }
   if (fit.empty()) fit = {"gemm"};
   analysis::CalibrationOptions options{.parameters = {}, .max_evaluations = evaluations};
   for (const std::string& name : fit) options.parameters.push_back(range_for(name));

@@ -8,6 +8,7 @@
 #include "model/fault_spec.h"
 #include "sim/cli/cli_common.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/output_files.h"
 #include "sim/cli/ettr_options.h"
 #include "sim/cli/scenario_specs.h"
 #include "sim/cli/shard_options.h"
@@ -51,6 +52,7 @@ int run_ettr(const Args& args) {
   }
   if (path.empty()) throw UsageError("mofasim ettr: missing SCENARIO.yaml (see: mofasim ettr --help)");
   check_ettr_options("ettr", ettr);
+  check_outputs("ettr", {{"--csv", csv_path}}, {path});
 
   const scenario::LoadedScenario loaded = load_checked(path, common.sets, true);
   const StepTimeChoice step = resolve_step_time(loaded, ettr.step_time);
@@ -61,25 +63,28 @@ int run_ettr(const Args& args) {
   const nlohmann::json run_id = {{"scenario", loaded.proto.name()}, {"step_time_s", run.step_time_s},
                                  {"n_steps", run.n_steps},           {"trials", ettr.trials},
                                  {"seed", ettr.seed},                {"sets", common.sets}};
-  const ShardOutcome sharded = run_sharded("ettr", sharding, [&](int index, int count) {
-    nlohmann::json doc = fault::run_trial_shard(spec, run, mc_options, index, count);
-    doc["run"] = run_id;
-    return doc;
-  });
-  if (sharded.done) return 0;
-  for (const nlohmann::json& doc : sharded.documents) {
-    if (doc.is_object() && doc.contains("run") && doc.at("run") != run_id) {
-      throw UsageError("mofasim ettr: --merge: a shard comes from another run (" + doc.at("run").dump() + ", this is " + run_id.dump() + ")");
+  fault::EttrStudy study;
+  try {
+    const ShardOutcome sharded = run_sharded("ettr", sharding, [&](int index, int count) {
+      nlohmann::json doc = fault::run_trial_shard(spec, run, mc_options, index, count);
+      doc["run"] = run_id;
+      return doc;
+    });
+    if (sharded.done) return 0;
+    for (const nlohmann::json& doc : sharded.documents) {
+      if (doc.is_object() && doc.contains("run") && doc.at("run") != run_id) {
+        throw UsageError("mofasim ettr: --merge: a shard comes from another run (" + doc.at("run").dump() +
+                         ", this is " + run_id.dump() + ")");
+      }
     }
+    study = sharded.single ? fault::run_ettr_study(spec, run, mc_options)
+                           : fault::ettr_study_from_trials(spec, run, merged_trials(sharded.documents, run));
+  } catch (const fault::EventBudgetExceeded& e) {
+    throw located_budget_error(loaded, e);
   }
-  const fault::EttrStudy study =
-      sharded.single ? fault::run_ettr_study(spec, run, mc_options)
-                     : fault::ettr_study_from_trials(spec, run, merged_trials(sharded.documents, run));
 
   if (!csv_path.empty()) {
-    std::ofstream csv(csv_path);
-    if (!csv) throw std::runtime_error("cannot write " + csv_path);
-    fault::write_trials_csv(csv, study.monte_carlo);
+    write_output_file(csv_path, [&](std::ostream& csv) { fault::write_trials_csv(csv, study.monte_carlo); });
   }
   if (common.json) {
     nlohmann::json j = fault::ettr_study_json(study);

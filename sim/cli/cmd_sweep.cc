@@ -4,10 +4,12 @@
 // Monte Carlo points with 95% error bars, and the optimum marked.
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <span>
 
 #include "sim/cli/cli_common.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/output_files.h"
 #include "sim/cli/ettr_options.h"
 #include "sim/cli/scenario_specs.h"
 #include "sim/cli/shard_options.h"
@@ -49,10 +51,12 @@ int run_sweep(const Args& args) {
   if (param.empty()) throw UsageError("mofasim sweep: missing --param PATH=FROM:TO:STEP");
   check_ettr_options("sweep", ettr);
   const SweepRange range = parse_sweep_range(param);
+  check_outputs("sweep", {{"--out", out + ".csv"}, {"--out", out + ".svg"}}, {path});
 
   // Load every point up front so a bad value fails before any Monte Carlo work.
   std::vector<fault::EttrStudyInputs> inputs;
   std::string scenario_name;
+  std::optional<scenario::LoadedScenario> first;  // locates a budget error met during the trials
   for (double v : range.values) {
     std::vector<std::string> sets = common.sets;
     sets.push_back(range.override_for(v));
@@ -61,47 +65,55 @@ int run_sweep(const Args& args) {
     const StepTimeChoice step = resolve_step_time(loaded, ettr.step_time);
     inputs.push_back({.spec = to_fault_spec(loaded),
                       .run = {.step_time_s = step.seconds, .n_steps = scenario::training_steps(loaded.proto)}});
+    try {
+      fault::check_event_budget(inputs.back().spec, inputs.back().run, ettr.trials, ettr.max_events);
+    } catch (const fault::EventBudgetExceeded& e) {
+      throw located_budget_error(loaded, e);
+    }
+    if (!first) first = loaded;
   }
-  // Shard i/n evaluates points [first, end) of the sweep (fault::shard_range); a merge checks that
-  // its shards come from the same scenario, range, trials and seed.
+  // Shard i/n evaluates points [begin_point, end_point) of the sweep (fault::shard_range); a merge
+  // checks that its shards come from the same scenario, range, trials and seed.
   const nlohmann::json run_id = {{"scenario", scenario_name}, {"param", param}, {"trials", ettr.trials}, {"seed", ettr.seed},
                                  {"sets", common.sets}};
-  auto evaluate = [&](std::size_t first, std::size_t end) {
-    std::size_t next = first;
-    return fault::run_ettr_sweep(range.path, std::span<const double>(range.values).subspan(first, end - first),
+  auto evaluate = [&](std::size_t begin_point, std::size_t end_point) {
+    std::size_t next = begin_point;
+    return fault::run_ettr_sweep(range.path,
+                                 std::span<const double>(range.values).subspan(begin_point, end_point - begin_point),
                                  [&](double) { return inputs.at(next++); }, monte_carlo_options(ettr));
   };
-  const ShardOutcome sharded = run_sharded("sweep", sharding, [&](int index, int count) {
-    const auto [first, end] = fault::shard_range(static_cast<std::int64_t>(range.values.size()), index, count);
-    fault::EttrSweep part{.parameter = range.path};
-    if (first < end) part = evaluate(static_cast<std::size_t>(first), static_cast<std::size_t>(end));
-    nlohmann::json doc = fault::sweep_shard_json(part, static_cast<std::size_t>(first), range.values.size());
-    doc["run"] = run_id;
-    return doc;
-  });
-  if (sharded.done) return 0;
   fault::EttrSweep sweep;
-  if (sharded.single) {
-    sweep = evaluate(0, range.values.size());
-  } else {
-    for (const nlohmann::json& doc : sharded.documents) {
-      if (doc.is_object() && doc.contains("run") && doc.at("run") != run_id) {
-        throw UsageError("mofasim sweep: --merge: a shard comes from another sweep (" + doc.at("run").dump() +
-                         ", this is " + run_id.dump() + ")");
+  try {
+    const ShardOutcome sharded = run_sharded("sweep", sharding, [&](int index, int count) {
+      const auto [begin_point, end_point] = fault::shard_range(static_cast<std::int64_t>(range.values.size()), index, count);
+      fault::EttrSweep part{.parameter = range.path};
+      if (begin_point < end_point) part = evaluate(static_cast<std::size_t>(begin_point), static_cast<std::size_t>(end_point));
+      nlohmann::json doc = fault::sweep_shard_json(part, static_cast<std::size_t>(begin_point), range.values.size());
+      doc["run"] = run_id;
+      return doc;
+    });
+    if (sharded.done) return 0;
+    if (sharded.single) {
+      sweep = evaluate(0, range.values.size());
+    } else {
+      for (const nlohmann::json& doc : sharded.documents) {
+        if (doc.is_object() && doc.contains("run") && doc.at("run") != run_id) {
+          throw UsageError("mofasim sweep: --merge: a shard comes from another sweep (" + doc.at("run").dump() +
+                           ", this is " + run_id.dump() + ")");
+        }
+      }
+      try {
+        sweep = fault::merge_sweep_shards(sharded.documents);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("mofasim sweep: --merge: ") + e.what());
       }
     }
-    try {
-      sweep = fault::merge_sweep_shards(sharded.documents);
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(std::string("mofasim sweep: --merge: ") + e.what());
-    }
+  } catch (const fault::EventBudgetExceeded& e) {
+    throw located_budget_error(*first, e);
   }
 
-  std::ofstream csv(out + ".csv");
-  std::ofstream svg(out + ".svg");
-  if (!csv || !svg) throw std::runtime_error("cannot write " + out + ".csv / " + out + ".svg");
-  fault::write_sweep_csv(csv, sweep);
-  fault::write_sweep_svg(svg, sweep);
+  write_output_file(out + ".csv", [&](std::ostream& csv) { fault::write_sweep_csv(csv, sweep); });
+  write_output_file(out + ".svg", [&](std::ostream& svg) { fault::write_sweep_svg(svg, sweep); });
   const fault::SweepPoint& best = sweep.points.at(sweep.best_analytic);
   std::cout << "swept " << range.path << " over " << range.values.size() << " values; wrote " << out << ".csv and "
             << out << ".svg\nbest analytic ETTR " << best.analytic_ettr * 100 << "% at " << range.path << " = "

@@ -4,16 +4,18 @@
 // the step simulation, and prints the top K like the paper's Table 6. --e2e adds the optimal
 // checkpoint interval, ETTR and total time and ranks by them. --shard i/n and --merge split a large
 // search into array jobs.
-#include <fstream>
+#include <algorithm>
 #include <iostream>
 #include <optional>
 #include <sstream>
 #include <thread>
 #include <utility>
 
+#include "sim/analysis/input_file.h"
 #include "sim/cli/cli_common.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/mpi_world.h"
+#include "sim/cli/output_files.h"
 #include "sim/cli/scenario_specs.h"
 #include "sim/scenario/loader.h"
 #include "sim/tuner/analytic_evaluator.h"
@@ -86,12 +88,14 @@ std::optional<tuner::TuneResult> gather_mpi_shards(const tuner::TuneResult& mine
   return merged;
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError("mofasim tune: cannot read " + path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+// A shard output: a regular file, at most 1 GiB (a shard's CSV holds every evaluated
+// configuration, so it is larger than a measurements file).
+std::string read_shard(const std::string& path) {
+  try {
+    return analysis::read_input_file(path, "shard output", std::size_t{1} << 30);
+  } catch (const analysis::InputError& e) {
+    throw UsageError(std::string("mofasim tune: --merge: ") + e.what());
+  }
 }
 
 }  // namespace
@@ -135,8 +139,14 @@ int run_tune(const Args& args) {
   if (path.empty()) throw UsageError("mofasim tune: missing SCENARIO.yaml (see: mofasim tune --help)");
   if (top_k < 1) throw UsageError("mofasim tune: --top must be >= 1");
   if (rerank_n < 0) throw UsageError("mofasim tune: --rerank must be >= 0");
-  if (threads < 0) throw UsageError("mofasim tune: --threads must be >= 0");
+  if (threads < 0 || threads > tuner::kMaxTuneThreads) {
+    throw UsageError("mofasim tune: --threads: must be in [0, " + std::to_string(tuner::kMaxTuneThreads) +
+                     "] (0 = all cores), got " + std::to_string(threads));
+  }
 
+  std::vector<std::string> inputs = merge_files;
+  inputs.push_back(path);
+  check_outputs("tune", {{"--csv", csv_path}}, inputs);
   const scenario::LoadedScenario loaded = load_checked(path, common.sets, e2e);
   tuner::TuneProblem problem{.model = loaded.model,
                              .hardware = loaded.hardware,
@@ -154,7 +164,9 @@ int run_tune(const Args& args) {
     options.shard = {.index = world.rank, .count = world.size};
     quiet = quiet || world.rank != 0;
   }
-  options.threads = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  options.threads = threads > 0 ? threads
+                                : static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u,
+                                                              static_cast<unsigned>(tuner::kMaxTuneThreads)));
   for (const std::string& rule : no_rules) switch_off_rule(options.rules, rule);
   if (e2e) {
     options.e2e = tuner::E2ESettings{.fault = to_fault_spec(loaded),
@@ -171,11 +183,20 @@ int run_tune(const Args& args) {
   tuner::TuneResult result;
   if (!merge_files.empty()) {
     std::vector<std::string> texts;
-    for (const std::string& f : merge_files) texts.push_back(read_text(f));
+    for (const std::string& f : merge_files) texts.push_back(read_shard(f));
     const bool json = merge_files.front().ends_with(".json");
-    result = json ? tuner::merge_json(texts) : tuner::merge_csv(texts);
+    try {
+      result = json ? tuner::merge_json(texts) : tuner::merge_csv(texts);
+    } catch (const std::invalid_argument& e) {  // the shards do not fit together: bad input
+      throw UsageError(std::string("mofasim tune: --merge: ") + e.what());
+    }
   } else {
-    result = tuner::tune(problem, options, tuner::analytic_evaluator(problem));
+    try {
+      result = tuner::tune(problem, options, tuner::analytic_evaluator(problem));
+    } catch (const tuner::SearchSpaceTooLarge& e) {
+      throw scenario::ScenarioError(
+          {scenario::format_location(loaded.sources.find("topology.gpus")) + ": topology.gpus: tune: " + e.what()});
+    }
   }
   if (mpi) {
     std::optional<tuner::TuneResult> merged = gather_mpi_shards(result);
@@ -184,9 +205,7 @@ int run_tune(const Args& args) {
     options.shard = {};
   }
   if (!csv_path.empty()) {
-    std::ofstream csv(csv_path);
-    if (!csv) throw std::runtime_error("cannot write " + csv_path);
-    tuner::write_csv(csv, result);
+    write_output_file(csv_path, [&](std::ostream& csv) { tuner::write_csv(csv, result); });
   }
   std::optional<tuner::RerankResult> reranked;
   if (rerank_n > 0 && !result.ranking.empty()) {

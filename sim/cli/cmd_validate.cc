@@ -8,6 +8,7 @@
 #include "sim/analysis/measured_validate.h"
 #include "sim/cli/cli_common.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/output_files.h"
 #include "sim/cli/scenario_specs.h"
 #include "sim/cli/shard_options.h"
 
@@ -56,6 +57,7 @@ int run_validate(const Args& args) {
     } else if (predictor != "simulated") {
       throw UsageError("mofasim validate: --predictor must be simulated or analytic, got '" + predictor + "'");
     }
+    check_outputs("validate", {{"--csv", csv_path}, {"--svg", svg_path}}, measured);
     if (!csv_path.empty()) options.csv_path = csv_path;
     if (!svg_path.empty()) options.svg_path = svg_path;
     // Shards split the measured rows; a merge takes their predictions and reports as one run.

@@ -7,8 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "sim/analysis/input_file.h"
 #include "sim/cli/cli_common.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/output_files.h"
+#include "sim/engine/fluid_model.h"
 #include "sim/scenario/diagnostics.h"
 #include "sim/units/check.h"
 
@@ -54,12 +57,18 @@ int main(int argc, char** argv) {
     if (name != c.name) continue;
     const mofasim::cli::Args args(argv + 2, argv + argc);
     try {
-      return c.run(args);
+      return mofasim::cli::finish_stdout(name, c.run(args));
     } catch (const mofasim::scenario::ScenarioError& e) {
       for (const std::string& line : e.errors()) std::cerr << line << "\n";
       return 2;
     } catch (const mofasim::cli::UsageError& e) {
       std::cerr << e.what() << "\n";
+      return 2;
+    } catch (const mofasim::analysis::InputError& e) {  // a measurements file or mapping, located
+      std::cerr << e.what() << "\n";
+      return 2;
+    } catch (const mofasim::sim::SimulationOutOfRange& e) {  // absurd rates in the input, not a bug
+      std::cerr << "mofasim " << name << ": " << e.what() << "\n";
       return 2;
     } catch (const mofasim::InternalError& e) {
       std::cerr << "mofasim " << name << ": " << e.what() << "\n";

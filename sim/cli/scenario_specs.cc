@@ -52,7 +52,9 @@ model::FaultSpec to_fault_spec(const scenario::LoadedScenario& loaded) {
   const int unit_gpus = ft.has_gpus_per_failure_unit() ? ft.gpus_per_failure_unit() : scenario.topology().gpus_per_node();
   model::FaultSpec spec;
   spec.node_failure_rate_per_day = ft.node_failure_rate_per_day();
-  spec.failure_units = unit_gpus > 0 ? (scenario.topology().gpus() + unit_gpus - 1) / unit_gpus : 0;
+  // Rounded up without adding unit_gpus - 1 first, which overflows int for units near 2^31.
+  const int gpus = scenario.topology().gpus();
+  spec.failure_units = unit_gpus > 0 ? gpus / unit_gpus + (gpus % unit_gpus != 0 ? 1 : 0) : 0;
   for (const proto::FailureClass& c : ft.failure_classes()) {
     spec.classes.push_back(model::FailureClass{
         .name = c.name(),
@@ -81,8 +83,12 @@ model::FaultSpec to_fault_spec(const scenario::LoadedScenario& loaded) {
     case proto::EMPIRICAL_PROCESS: {
       std::filesystem::path records_path = ft.failure_records();
       if (records_path.is_relative()) records_path = std::filesystem::path(loaded.path).parent_path() / records_path;
-      const auto records = fault::load_failure_records(records_path.string());
-      fault::apply_failure_history(spec, fault::fit_failure_history(records, spec.failure_units));
+      try {  // named by the field, so check_scenario_specs locates it at its line
+        const auto records = fault::load_failure_records(records_path.string());
+        fault::apply_failure_history(spec, fault::fit_failure_history(records, spec.failure_units));
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(std::string("fault_tolerance.failure_records: ") + e.what());
+      }
       break;
     }
     default: spec.process = model::FailureProcess{};

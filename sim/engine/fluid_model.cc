@@ -8,11 +8,26 @@
 #include <utility>
 
 #include "sim/units/check.h"
+#include "sim/units/format.h"
 
 namespace mofasim::sim {
 namespace {
 
 std::int64_t ns_of(Time t) { return t.time_since_epoch().count(); }
+
+// now + seconds on the nanosecond clock, refusing what does not fit in 2^63 ns (checked, never
+// wrapped): an infinite duration from a denormal rate, or a finite one past the clock's end.
+std::int64_t completion_ns(std::int64_t now, double seconds) {
+  std::int64_t end = 0;
+  if (!(seconds < 9.2e9) || __builtin_add_overflow(now, from_seconds(seconds).count(), &end)) {
+    throw SimulationOutOfRange(
+        "simulated time overflow: an activity would end at t = " +
+        format_number("%.3g", static_cast<double>(now) * 1e-9 + seconds) +
+        " s, past the clock's range of 2^63 ns (292 years); a rate in the scenario (hardware peak FLOPS or a "
+        "link bandwidth) is far too small");
+  }
+  return end;
+}
 
 }  // namespace
 
@@ -40,7 +55,11 @@ DomainId FluidModel::add_domain(std::string name) {
 
 void FluidModel::validate(const ActivitySpec& spec) const {
   auto fail = [](const std::string& what) { throw std::invalid_argument("FluidModel::start: " + what); };
-  if (!(spec.work >= 0) || !std::isfinite(spec.work)) fail("work " + std::to_string(spec.work) + " must be finite and >= 0");
+  if (std::isinf(spec.work)) {  // a finite amount of work over an underflowed rate of the input
+    throw SimulationOutOfRange("simulated work out of range: an activity's work is infinite; a rate in the scenario "
+                               "(hardware peak FLOPS or a link bandwidth) is too small for double precision");
+  }
+  if (!(spec.work >= 0)) fail("work " + std::to_string(spec.work) + " must be finite and >= 0");
   if (spec.latency < Duration::zero()) fail("latency must be >= 0");
   if (spec.rate_bound && (!(*spec.rate_bound > 0) || !std::isfinite(*spec.rate_bound))) {
     fail("rate_bound " + std::to_string(*spec.rate_bound) + " must be finite and > 0");
@@ -177,9 +196,13 @@ void FluidModel::retime(std::uint32_t slot, std::int64_t now) {
   if (a.domain != kInvalidIndex && domains_[a.domain].overlap) {
     rate /= a.kind == ActivityKind::kCompute ? domains_[a.domain].alpha : a.coefficients.beta;  // MoFa §3.3 α, β
   }
-  MOFASIM_CHECK(rate > 0 && std::isfinite(rate), "fluid: activity rate is zero or not finite");
+  if (!(rate > 0) || !std::isfinite(rate)) {
+    throw SimulationOutOfRange("simulated rate out of range: an activity's rate is " + format_number("%.3g", rate) +
+                               " work units per second; a rate in the scenario (hardware peak FLOPS or a link "
+                               "bandwidth) is too small or too large for double precision");
+  }
   a.rate = rate;
-  const std::int64_t completion = now + from_seconds(a.remaining / rate).count();
+  const std::int64_t completion = completion_ns(now, a.remaining / rate);
   if (!a.solved || completion != a.completion_ns) {  // a solved running activity is in the index
     a.completion_ns = completion;
     completions_.set(slot, completion, a.seq);

@@ -53,6 +53,7 @@
 #include <limits>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,16 @@
 #include "sim/units/time.h"
 
 namespace mofasim::sim {
+
+// A quantity of the simulation leaves the range of its arithmetic: an activity would end beyond
+// the simulated clock's range (2^63 ns, about 292 years), or its work or rate is infinite or zero
+// in double precision. Resource capacities and weights are checked finite and > 0, so this comes
+// from absurd magnitudes in the input (a peak of 1 FLOPS, a denormal or a 1e308 bandwidth), not
+// from a bug, and the command line reports it as bad input.
+class SimulationOutOfRange : public std::range_error {
+ public:
+  using std::range_error::range_error;
+};
 
 struct ResourceSpec {
   std::string name{};

@@ -132,9 +132,11 @@ CriticalPath critical_path(const InstanceTimes& times) {
     out.seconds[static_cast<std::size_t>(w.category(cur))] +=
         static_cast<double>(times.end_ns(cur, cur_inst) - start) * 1e-9;
     ++out.length;
+    out.steps.push_back({.task = cur, .inst = cur_inst, .start_ns = start, .end_ns = times.end_ns(cur, cur_inst)});
     cur = next;
     cur_inst = next_inst;
   }
+  std::reverse(out.steps.begin(), out.steps.end());
   return out;
 }
 

@@ -25,9 +25,18 @@ std::vector<Interval> stage_intervals(const InstanceTimes& times, int stage);
 
 Breakdown stage_breakdown(const InstanceTimes& times, int stage);
 
+// One task instance on the critical path; it starts when the step before it ends.
+struct CriticalStep {
+  TaskId task = 0;
+  std::uint32_t inst = 0;
+  std::int64_t start_ns = 0;
+  std::int64_t end_ns = 0;
+};
+
 struct CriticalPath {
   std::array<double, kCategoryCount> seconds{};
   std::size_t length = 0;  // instances on the path
+  std::vector<CriticalStep> steps{};  // the path in time order: first task first
 };
 // Walks back from the last instance to end, each time to the predecessor instance that ended
 // last (the one that released it). The path has no gaps: an instance starts when that

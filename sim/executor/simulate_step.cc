@@ -13,6 +13,7 @@
 #include "sim/executor/replay.h"
 #include "sim/executor/timeline_writer.h"
 #include "sim/executor/trace.h"
+#include "sim/executor/trace_labels.h"
 #include "topology/placement.h"
 #include "topology/rank_order.h"
 #include "topology/topology.h"
@@ -54,10 +55,16 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
     throw std::invalid_argument("parallelism: tp*cp*pp*dp = " + std::to_string(placement.world_size()) +
                                 " but topology.gpus = " + std::to_string(topo.gpus()));
   }
+  // A trace filter naming stages or ranks the step has not fails before the replay, not after.
+  const TraceFilter no_filter;
+  const TraceFilter& trace_filter = options.trace_filter != nullptr ? *options.trace_filter : no_filter;
+  if (options.trace_path) {
+    const auto ranks = placement.members(topology::GroupKind::kPp, 0);
+    (void)traced_stages(trace_filter, std::vector<int>(ranks.begin(), ranks.end()));
+  }
   const ReplayOutput r = replay({.workload = &w, .topology = &topo, .placement = &placement,
                                  .hardware = &in.hardware, .fidelity = options.fidelity,
                                  .shuffle_ties_seed = options.shuffle_ties_seed});
-  if (options.trace_path) write_chrome_trace(*options.trace_path, w, r);
 
   StepResult res;
   res.fidelity = options.fidelity;
@@ -78,6 +85,17 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
     }
   }
   const CriticalPath cp = critical_path(times);
+  if (options.trace_path) write_trace(*options.trace_path, w, r, cp, trace_filter);
+  if (options.critical_path_tasks) {
+    res.critical_path_tasks.reserve(cp.steps.size());
+    for (const CriticalStep& step : cp.steps) {
+      res.critical_path_tasks.push_back({.name = span_name(w, step.task),
+                                         .stage = w.stage(step.task),
+                                         .rank = instance_rank(w, r.map, step.task, step.inst),
+                                         .start_s = static_cast<double>(step.start_ns) * 1e-9,
+                                         .duration_s = static_cast<double>(step.end_ns - step.start_ns) * 1e-9});
+    }
+  }
   double path_total = 0;
   for (double v : cp.seconds) path_total += v;
   if (path_total > 0) {

@@ -15,6 +15,7 @@
 #include "sim/executor/instance_map.h"
 #include "sim/executor/step_plan.h"
 #include "sim/executor/step_result.h"
+#include "sim/executor/trace_filter.h"
 #include "topology/topology_spec.h"
 
 namespace mofasim::executor {
@@ -30,10 +31,16 @@ struct SimulationInput {
 
 struct SimulateOptions {
   Fidelity fidelity = Fidelity::kFolded;
-  std::optional<std::string> trace_path{};  // write a Chrome/Perfetto trace here
+  std::optional<std::string> trace_path{};  // write a trace here: Chrome JSON for *.json, else Perfetto (trace.h)
+  // What the trace shows (trace_filter.h); null: everything. A pointer keeps SimulateOptions
+  // trivially destructible (GCC 12 warns falsely on designated initialisers that skip a vector).
+  const TraceFilter* trace_filter = nullptr;
   std::optional<std::string> timeline_path{};  // write a binary proto::Timeline here (timeline_writer.h)
   std::string scenario_name{};  // the name the timeline records
   std::optional<std::uint64_t> shuffle_ties_seed{};  // debug: permute same-time events (style.md S9)
+  // Fill StepResult::critical_path_tasks. Off by default: at 2,048 GPUs the chain is ~10^5 tasks
+  // (about 19 MB of JSON), which scripts asking for the step time should not have to read.
+  bool critical_path_tasks = false;
 };
 
 StepResult simulate_step(const SimulationInput& input, const SimulateOptions& options);

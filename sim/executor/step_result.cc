@@ -41,6 +41,12 @@ nlohmann::json to_json(const StepResult& r) {
     cp[std::string(category_name(static_cast<Category>(c)))] = r.critical_path_share[static_cast<std::size_t>(c)];
   }
   j["critical_path"] = cp;
+  nlohmann::json path = nlohmann::json::array();
+  for (const CriticalTask& t : r.critical_path_tasks) {
+    path.push_back({{"task", t.name}, {"stage", t.stage}, {"rank", t.rank}, {"start_s", t.start_s},
+                    {"duration_s", t.duration_s}});
+  }
+  if (!r.critical_path_tasks.empty()) j["critical_path_tasks"] = path;
   j["events"] = r.events;
   j["tasks"] = r.tasks;
   j["instances"] = r.instances;

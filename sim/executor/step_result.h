@@ -51,6 +51,15 @@ struct StageMemory {
   [[nodiscard]] bool fits() const { return capacity_bytes <= 0 || peak_bytes <= capacity_bytes; }
 };
 
+// One task instance on the critical path (analyze.h), as `simulate --json` lists it.
+struct CriticalTask {
+  std::string name;    // "F mb 3 L12 attention" (trace_labels.h)
+  int stage = 0;
+  int rank = 0;        // the rank that runs it (a group task: its first simulated member)
+  double start_s = 0;
+  double duration_s = 0;
+};
+
 struct StepResult {
   Fidelity fidelity = Fidelity::kFolded;
   int gpus = 0;
@@ -66,13 +75,15 @@ struct StepResult {
   double peak_memory_bytes = 0;  // max over stages
   // Share of the critical path's length per category: sums to 1.
   std::array<double, kCategoryCount> critical_path_share{};
+  std::vector<CriticalTask> critical_path_tasks{};  // the critical path, first task first
   std::uint64_t events = 0;
   std::uint64_t tasks = 0;      // template tasks (one replica)
   std::uint64_t instances = 0;  // simulated task instances
 };
 
 // Keys: step_time_s, tflops_per_gpu, mfu, hfu, tokens_per_s, breakdown{compute_s, ...},
-// peak_memory_bytes, memory[...], critical_path{category: share}, events, tasks, instances,
+// peak_memory_bytes, memory[...], critical_path{category: share},
+// critical_path_tasks[{task, stage, rank, start_s, duration_s}], events, tasks, instances,
 // fidelity, gpus, critical_stage.
 nlohmann::json to_json(const StepResult& r);
 std::string to_table(const StepResult& r);

@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 
 namespace mofasim::fault {
@@ -121,6 +123,19 @@ std::vector<FailureRecord> parse_failure_records(std::istream& in, const std::st
 }
 
 std::vector<FailureRecord> load_failure_records(const std::string& path) {
+  // Only a regular file of bounded size: /dev/zero or a FIFO would read forever.
+  constexpr std::uintmax_t kMaxBytes = std::uintmax_t{64} << 20;
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status)) throw std::invalid_argument(path + ": cannot open failure records");
+  if (!std::filesystem::is_regular_file(status)) {
+    throw std::invalid_argument(path + ": failure records must be a regular file");
+  }
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec || size > kMaxBytes) {
+    throw std::invalid_argument(path + ": failure records file is over the limit of " + std::to_string(kMaxBytes) +
+                                " bytes");
+  }
   std::ifstream in(path);
   if (!in) throw std::invalid_argument(path + ": cannot open failure records");
   return parse_failure_records(in, path);

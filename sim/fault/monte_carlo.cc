@@ -7,6 +7,8 @@
 #include <mutex>
 #include <span>
 #include <stdexcept>
+#include <string>
+#include <system_error>
 #include <thread>
 
 #include "sim/fault/failure_sampler.h"
@@ -57,8 +59,19 @@ MonteCarloResult run_monte_carlo(const model::FaultSpec& spec, const model::RunS
                                  const MonteCarloOptions& options) {
   model::validate(spec);
   model::validate(run);
-  if (options.trials < 1) throw std::invalid_argument("monte_carlo.trials must be >= 1");
-  if (options.threads < 1) throw std::invalid_argument("monte_carlo.threads must be >= 1");
+  if (options.trials < 1 || options.trials > kMaxMonteCarloTrials) {
+    throw std::invalid_argument("monte_carlo.trials must be in [1, " + std::to_string(kMaxMonteCarloTrials) + "], got " +
+                                std::to_string(options.trials));
+  }
+  if (options.threads < 1 || options.threads > kMaxMonteCarloThreads) {
+    throw std::invalid_argument("monte_carlo.threads must be in [1, " + std::to_string(kMaxMonteCarloThreads) + "], got " +
+                                std::to_string(options.threads));
+  }
+  if (options.max_events < 1 || options.max_events > kMaxMaxEvents) {
+    throw std::invalid_argument("monte_carlo.max_events must be in [1, " + std::to_string(kMaxMaxEvents) + "], got " +
+                                std::to_string(options.max_events));
+  }
+  check_event_budget(spec, run, options.trials, options.max_events);
   const std::int64_t first = options.first_trial;
   const std::int64_t last = options.end_trial < 0 ? options.trials : options.end_trial;
   if (first < 0 || first >= last || last > options.trials) {
@@ -76,6 +89,10 @@ MonteCarloResult run_monte_carlo(const model::FaultSpec& spec, const model::RunS
 
   std::atomic<std::int64_t> next{first};
   std::atomic<std::int64_t> done{0};
+  // Failures of the finished trials. A trial may use what is left of the budget; past it, the
+  // total over all trials is over the budget whatever the order of the trials, so the error does
+  // not depend on the thread count.
+  std::atomic<std::int64_t> events{0};
   std::mutex error_mutex;
   std::exception_ptr error;
   // Each worker claims chunks of trial indices; trial i writes only slot i.
@@ -89,7 +106,14 @@ MonteCarloResult run_monte_carlo(const model::FaultSpec& spec, const model::RunS
           const auto slot = static_cast<std::size_t>(i - first);
           Rng rng(options.seed, static_cast<std::uint64_t>(i));
           std::span<std::int64_t> counts(result.failures_by_class.data() + slot * classes, classes);
-          result.trials[slot] = simulate_trial(spec, run, sampler, rng, counts);
+          const std::int64_t left = options.max_events - events.load();
+          try {
+            result.trials[slot] = simulate_trial(spec, run, sampler, rng, counts, left);
+          } catch (const EventBudgetExceeded&) {
+            throw_budget_passed(options.max_events);
+          }
+          const std::int64_t failures = result.trials[slot].failures;
+          if (events.fetch_add(failures) + failures > options.max_events) throw_budget_passed(options.max_events);
         }
         const std::int64_t now_done = done.fetch_add(end - begin) + (end - begin);
         if (report && options.progress) options.progress(now_done, count);
@@ -100,11 +124,23 @@ MonteCarloResult run_monte_carlo(const model::FaultSpec& spec, const model::RunS
       next.store(last);  // stop the others early
     }
   };
-  std::vector<std::thread> pool;
-  pool.reserve(static_cast<std::size_t>(options.threads - 1));
-  for (int t = 1; t < options.threads; ++t) pool.emplace_back(work, false);
-  work(true);
-  for (std::thread& t : pool) t.join();
+  // No more threads than chunks. Trials are claimed dynamically and each draws from its own stream,
+  // so if the system refuses a thread the ones already started (and this one) do all the work with
+  // the same result; jthread joins them on every path out of this block.
+  const std::int64_t chunks = count / kChunk + (count % kChunk != 0 ? 1 : 0);
+  const int threads = static_cast<int>(std::min<std::int64_t>(options.threads, chunks));
+  {
+    std::vector<std::jthread> pool;
+    pool.reserve(static_cast<std::size_t>(threads - 1));
+    for (int t = 1; t < threads; ++t) {
+      try {
+        pool.emplace_back(work, false);
+      } catch (const std::system_error&) {
+        break;  // out of threads: run with those we have
+      }
+    }
+    work(true);
+  }
   if (error) std::rethrow_exception(error);
   if (options.progress) options.progress(count, count);
   result.summary = summarize_trials(result, run, options.seed);

@@ -10,15 +10,27 @@
 #include <vector>
 
 #include "model/fault_spec.h"
+#include "sim/fault/event_budget.h"
 #include "sim/fault/statistics.h"
 #include "sim/fault/trial.h"
 
 namespace mofasim::fault {
 
+// More threads than this is a mistake, not a machine: the trials are split in chunks of 256 and
+// each thread needs a stack, so a huge count only exhausts the process.
+inline constexpr int kMaxMonteCarloThreads = 1024;
+
+// Trials at most: each keeps its result (about 100 bytes with its failure counts), so 1e7 trials
+// hold about 1 GB; a statistic needs far fewer.
+inline constexpr std::int64_t kMaxMonteCarloTrials = 10'000'000;
+
 struct MonteCarloOptions {
-  std::int64_t trials = 10000;
+  std::int64_t trials = 10000;  // in [1, kMaxMonteCarloTrials]
   std::uint64_t seed = 1;
-  int threads = 1;  // >= 1; the calling thread is one of them
+  int threads = 1;  // in [1, kMaxMonteCarloThreads]; the calling thread is one of them
+  // Failure events over all trials at most (sim/fault/event_budget.h): refused up front when the
+  // expected count exceeds it, stopped with the same error when the trials pass it.
+  std::int64_t max_events = kDefaultMaxEvents;
   // A shard: run only trials [first_trial, end_trial) of the `trials` (end_trial -1 = trials).
   // Trial i still draws from Rng(seed, i), so the shards of a run hold exactly its trials.
   std::int64_t first_trial = 0;
@@ -52,7 +64,9 @@ struct MonteCarloResult {
 // The statistics of `result.trials` (summary.trials = their number, summary.seed = seed).
 MonteCarloSummary summarize_trials(const MonteCarloResult& result, const model::RunSpec& run, std::uint64_t seed);
 
-// Validates the inputs (std::invalid_argument naming the field) and runs the trials.
+// Validates the inputs (std::invalid_argument naming the field), checks the event budget
+// (EventBudgetExceeded) and runs the trials. The outcome, budget error included, is the same for
+// any thread count: the error means the failures of all trials add up to more than max_events.
 MonteCarloResult run_monte_carlo(const model::FaultSpec& spec, const model::RunSpec& run,
                                  const MonteCarloOptions& options);
 

@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
+
+#include "sim/fault/event_budget.h"
 
 #include "sim/units/check.h"
 
@@ -13,7 +16,7 @@ namespace {
 class TrialSimulator {
  public:
   TrialSimulator(const model::FaultSpec& spec, const model::RunSpec& run, const FailureSampler& sampler, Rng& rng,
-                 std::span<std::int64_t> counts)
+                 std::span<std::int64_t> counts, std::int64_t max_failures)
       : spec_(spec),
         sampler_(sampler),
         rng_(rng),
@@ -24,7 +27,8 @@ class TrialSimulator {
         save_s_(spec.checkpoint.save_time_s),
         snap_s_(spec.checkpoint.snapshot_time_s),
         save_exposed_(spec.failures_during_save),
-        recovery_exposed_(spec.failures_during_recovery) {}
+        recovery_exposed_(spec.failures_during_recovery),
+        max_failures_(max_failures) {}
 
   TrialResult run() {
     gap_ = sampler_.next_gap_s(rng_);
@@ -68,6 +72,9 @@ class TrialSimulator {
   // recovery for each failure that strikes during it, if those are enabled).
   void fail_and_recover() {
     for (;;) {
+      if (r_.failures >= max_failures_) {
+        throw EventBudgetExceeded("trial: more than " + std::to_string(max_failures_) + " failures");
+      }
       const int cls = sampler_.draw_class(rng_);
       ++counts_[static_cast<std::size_t>(cls)];
       ++r_.failures;
@@ -79,8 +86,12 @@ class TrialSimulator {
     }
   }
 
-  // Segments left from committed_: all of interval_ steps but the last.
-  [[nodiscard]] std::int64_t segments_left() const { return (n_steps_ - committed_ + interval_ - 1) / interval_; }
+  // Segments left from committed_: all of interval_ steps but the last. Rounded up without
+  // adding interval_ - 1 first, which overflows when n_steps_ is near INT64_MAX.
+  [[nodiscard]] std::int64_t segments_left() const {
+    const std::int64_t steps = n_steps_ - committed_;
+    return steps / interval_ + (steps % interval_ != 0 ? 1 : 0);
+  }
 
   // Full segments (of exposed length `exposed`) that complete before the next failure, at most `limit`.
   [[nodiscard]] std::int64_t segments_before_failure(double exposed, std::int64_t limit) const {
@@ -193,6 +204,7 @@ class TrialSimulator {
   const double snap_s_;
   const bool save_exposed_;
   const bool recovery_exposed_;
+  const std::int64_t max_failures_;
 
   double wall_ = 0;
   double gap_ = 0;  // exposed seconds until the next failure
@@ -203,10 +215,10 @@ class TrialSimulator {
 }  // namespace
 
 TrialResult simulate_trial(const model::FaultSpec& spec, const model::RunSpec& run, const FailureSampler& sampler,
-                           Rng& rng, std::span<std::int64_t> failures_by_class) {
+                           Rng& rng, std::span<std::int64_t> failures_by_class, std::int64_t max_failures) {
   MOFASIM_CHECK(failures_by_class.size() == static_cast<std::size_t>(sampler.num_classes()),
                 "failures_by_class must have one slot per failure class");
-  return TrialSimulator(spec, run, sampler, rng, failures_by_class).run();
+  return TrialSimulator(spec, run, sampler, rng, failures_by_class, max_failures).run();
 }
 
 }  // namespace mofasim::fault

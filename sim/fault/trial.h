@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <span>
 
 #include "model/fault_spec.h"
@@ -44,7 +45,10 @@ struct TrialResult {
 
 // Simulates one run. `failures_by_class` (size sampler.num_classes(), zeroed by the caller) gets
 // the failure counts. Preconditions: spec and run validated, sampler built from spec.
+// A trial that would meet more than `max_failures` failures stops with EventBudgetExceeded
+// (sim/fault/event_budget.h), so a trial always ends.
 TrialResult simulate_trial(const model::FaultSpec& spec, const model::RunSpec& run, const FailureSampler& sampler,
-                           Rng& rng, std::span<std::int64_t> failures_by_class);
+                           Rng& rng, std::span<std::int64_t> failures_by_class,
+                           std::int64_t max_failures = std::numeric_limits<std::int64_t>::max());
 
 }  // namespace mofasim::fault

@@ -3,16 +3,24 @@
 #include "sim/tuner/enumerate.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace mofasim::tuner {
 namespace {
 
+// Divisors of n up to cap, ascending. Pairs (i, n / i) for i up to sqrt(n): n reaches 2^31 - 1
+// (GPUs, experts), where trying every i up to n takes seconds and ++i would overflow.
 std::vector<int> divisors(int n, int cap) {
-  std::vector<int> out;
-  for (int i = 1; i <= n && i <= cap; ++i) {
-    if (n % i == 0) out.push_back(i);
+  std::vector<int> low;
+  std::vector<int> high;
+  for (std::int64_t i = 1; i * i <= n; ++i) {
+    if (n % i != 0) continue;
+    low.push_back(static_cast<int>(i));
+    if (i * i != n) high.push_back(static_cast<int>(n / i));
   }
-  return out;
+  low.insert(low.end(), high.rbegin(), high.rend());
+  std::erase_if(low, [cap](int d) { return d > cap; });
+  return low;
 }
 
 std::vector<int> sorted_unique(std::vector<int> v) {
@@ -80,6 +88,7 @@ std::vector<Factorisation> factorisations(const Axes& axes, int gpus) {
     for (int c : axes.cp) {
       if ((gpus / t) % c != 0) continue;
       for (int p : axes.pp) {
+        if (p > gpus / t / c) break;  // the axis is sorted: no larger p divides what is left
         if ((gpus / t / c) % p != 0) continue;
         out.push_back(Factorisation{.tp = t, .cp = c, .pp = p, .dp = gpus / t / c / p});
       }
@@ -138,6 +147,11 @@ std::optional<Reason> layout_verdict(const Layout& l, const TuneProblem& problem
   if (rules.cp_needs_long_sequence && l.cp > 1 && m.seq_length < rules.cp_min_seq_length) {
     return Reason::kCpNeedsLongSequence;
   }
+  // Interleaving needs a pipeline to interleave over: at p = 1 the schedule's virtual stages would
+  // all sit on one rank and the step simulation cannot build its communicators. With the
+  // vpp_needs_pipeline rule on such layouts are charged to it above; with it off (--no-rule all)
+  // they are still removed, as a schedule-shape constraint, never evaluated.
+  if (l.schedule == model::ScheduleKind::kInterleaved1F1B && l.pp == 1) return Reason::kScheduleShape;
   return std::nullopt;
 }
 

@@ -169,7 +169,10 @@ void validate(const TuneProblem& problem, const TuneOptions& options) {
   if (s.schedules.empty()) throw std::invalid_argument("tune.space.schedules must list at least one schedule");
   if (options.features.recompute.empty()) throw std::invalid_argument("tune.features.recompute must not be empty");
   if (options.features.optimizer.empty()) throw std::invalid_argument("tune.features.optimizer must not be empty");
-  if (options.threads < 1) throw std::invalid_argument("tune.threads must be >= 1, got " + std::to_string(options.threads));
+  if (options.threads < 1 || options.threads > kMaxTuneThreads) {
+    throw std::invalid_argument("tune.threads must be in [1, " + std::to_string(kMaxTuneThreads) + "], got " +
+                                std::to_string(options.threads));
+  }
   if (options.e2e && options.e2e->n_steps < 1) {
     throw std::invalid_argument("tune.e2e.n_steps must be >= 1, got " + std::to_string(options.e2e->n_steps));
   }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -80,7 +81,7 @@ enum class Reason : std::uint8_t {
   kLayerSplit,            // the L layers split over p·v chunks (LayerSplit)
   kExpertPlacement,       // e | num_experts and e | d·c
   kBatchDivides,          // B % (b·d) == 0
-  kScheduleShape,         // interleaved: m % p == 0; DualPipe: p, m even and m >= 2p
+  kScheduleShape,         // interleaved: m % p == 0 and p > 1 (checked after the rules); DualPipe: p, m even and m >= 2p
   // Layout rules (MoFa §4.1 and ours).
   kTpWithinNode,          // t <= gpus_per_node (MoFa rule 4)
   kMicrobatchesCoverPipeline,  // m >= p (MoFa rule 3)
@@ -143,6 +144,19 @@ struct Progress {
   std::uint64_t evaluated = 0;
 };
 
+// Layouts one search may enumerate (the shipped scenarios have at most about 3e5; a layout costs
+// about a microsecond when pruned, so this is minutes of work). A larger space is refused up front.
+inline constexpr std::uint64_t kMaxRawLayouts = 100'000'000;
+
+// The search space is larger than kMaxRawLayouts: bad input (GPU count, batch, axes), not a bug.
+class SearchSpaceTooLarge : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// Worker threads at most: each holds its own partial result, so a huge count only exhausts memory.
+inline constexpr int kMaxTuneThreads = 1024;
+
 struct TuneOptions {
   SearchSpace space;
   FeatureSearch features;
@@ -150,7 +164,7 @@ struct TuneOptions {
   Shard shard;
   bool sequence_parallel = true;  // with t > 1 (Megatron's usual pairing)
   bool keep_pruned = false;       // record every removed configuration (for tests and audits)
-  int threads = 1;                // worker threads; results do not depend on it
+  int threads = 1;                // worker threads in [1, kMaxTuneThreads]; results do not depend on it
   std::optional<E2ESettings> e2e; // set: also choose N_ckpt and rank by T_total (eq. (43))
   std::function<void(const Progress&)> progress;  // called from the calling thread, in order
 };

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <numeric>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
 
 #include "sim/tuner/enumerate.h"
@@ -180,6 +181,13 @@ TuneResult tune(const TuneProblem& problem, const TuneOptions& options, const Ev
   const std::vector<Factorisation> facts = factorisations(axes, problem.topology.gpus);
   const std::uint64_t per_fact = axes.per_factorisation();
   const std::uint64_t raw_layouts = facts.size() * per_fact;
+  if (raw_layouts > kMaxRawLayouts) {
+    throw SearchSpaceTooLarge("the search space has " + std::to_string(raw_layouts) + " layouts (" +
+                              std::to_string(facts.size()) + " (t, c, p, d) factorisations of " +
+                              std::to_string(problem.topology.gpus) + " GPUs x " + std::to_string(per_fact) +
+                              " ep/micro-batch/schedule choices), over the limit of " + std::to_string(kMaxRawLayouts) +
+                              "; use fewer GPUs or fix some axes of the search");
+  }
   const auto shard_index = static_cast<std::uint64_t>(options.shard.index);
   const auto shard_count = static_cast<std::uint64_t>(options.shard.count);
   const std::uint64_t shard_total = raw_layouts / shard_count + (shard_index < raw_layouts % shard_count ? 1 : 0);
@@ -224,9 +232,19 @@ TuneResult tune(const TuneProblem& problem, const TuneOptions& options, const Ev
   workers.reserve(threads);
   for (std::uint64_t w = 0; w < threads; ++w) workers.emplace_back(problem, options, evaluator);
   {
+    // Worker w's share is fixed by w, so a thread the system refuses is not lost: the calling
+    // thread runs the shares of every worker that did not start (rows are sorted by id below).
     std::vector<std::jthread> pool;
-    for (std::uint64_t w = 1; w < threads; ++w) pool.emplace_back([&run, &workers, w] { run(workers[w], w, false); });
+    std::uint64_t started = 1;
+    for (; started < threads; ++started) {
+      try {
+        pool.emplace_back([&run, &workers, w = started] { run(workers[w], w, false); });
+      } catch (const std::system_error&) {
+        break;
+      }
+    }
     run(workers[0], 0, true);
+    for (std::uint64_t w = started; w < threads; ++w) run(workers[w], w, false);
   }
 
   TuneResult result = std::move(workers[0].result());

@@ -104,6 +104,7 @@ TEST(ExecutorSimulateStep, TraceIsChromeTraceEventJson) {
   int complete = 0;
   int process_names = 0;
   int thread_names = 0;
+  int flows = 0;
   for (const auto& e : j["traceEvents"]) {
     ASSERT_TRUE(e.contains("ph") && e.contains("pid") && e.contains("tid") && e.contains("name"));
     if (e["ph"] == "X") {
@@ -111,6 +112,9 @@ TEST(ExecutorSimulateStep, TraceIsChromeTraceEventJson) {
       EXPECT_TRUE(e["ts"].is_number() && e["dur"].is_number());
       EXPECT_GE(e["dur"].get<double>(), 0);
       EXPECT_TRUE(e["args"].contains("op"));
+    } else if (e["ph"] == "s" || e["ph"] == "f") {
+      ++flows;  // the critical path
+      EXPECT_EQ(e["cat"], "critical_path");
     } else {
       EXPECT_EQ(e["ph"], "M");
       process_names += e["name"] == "process_name" ? 1 : 0;
@@ -120,6 +124,8 @@ TEST(ExecutorSimulateStep, TraceIsChromeTraceEventJson) {
   EXPECT_GT(complete, 0);
   EXPECT_EQ(process_names, 2);  // one per stage
   EXPECT_GT(thread_names, 0);
+  EXPECT_GT(flows, 0);
+  EXPECT_EQ(flows % 2, 0);  // each flow starts once and ends once
   std::remove(path.c_str());
 }
 

@@ -47,6 +47,12 @@ TEST(FailureRecords, ErrorsNameFileAndLine) {
               ::testing::ThrowsMessage<std::invalid_argument>(HasSubstr("h.csv:1: header")));
   EXPECT_THAT([] { load_failure_records("/nonexistent/records.csv"); },
               ::testing::ThrowsMessage<std::invalid_argument>(HasSubstr("/nonexistent/records.csv")));
+  // Only regular files are read: a device would never end.
+  EXPECT_THAT([] { load_failure_records("/dev/zero"); },
+              ::testing::ThrowsMessage<std::invalid_argument>(
+                  ::testing::StrEq("/dev/zero: failure records must be a regular file")));
+  EXPECT_THAT([] { load_failure_records("/tmp"); },
+              ::testing::ThrowsMessage<std::invalid_argument>(::testing::StrEq("/tmp: failure records must be a regular file")));
 }
 
 TEST(FailureRecords, FitsRateMixAndGaps) {

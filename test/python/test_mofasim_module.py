@@ -123,7 +123,9 @@ class Errors(unittest.TestCase):
     def test_a_bad_option_and_a_missing_file_raise_scenario_error(self):
         with self.assertRaises(mofasim.ScenarioError) as caught:
             mofasim.Scenario(SMALL).ettr(trials=0)
-        self.assertEqual(caught.exception.errors, ["mofasim ettr: --trials must be >= 1"])
+        cli = subprocess.run([CLI, "ettr", SMALL, "--trials", "0"], capture_output=True, text=True)
+        self.assertEqual((cli.returncode, caught.exception.errors), (2, cli.stderr.splitlines()))
+        self.assertTrue(caught.exception.errors[0].startswith("mofasim ettr: --trials"), caught.exception.errors)
         self.assertIsNone(caught.exception.line)
         with self.assertRaises(mofasim.ScenarioError) as caught:
             mofasim.Scenario("no/such/file.yaml").simulate()

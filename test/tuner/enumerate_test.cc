@@ -65,6 +65,16 @@ TEST(TunerAxes, DefaultsAreDivisors) {
   EXPECT_EQ(factorisations(a, 8).size(), 20u);
 }
 
+TEST(TunerAxes, DivisorsOfLargeCountsAreFoundBySquareRoot) {
+  // 2^31 - 1 is prime: two divisors (counting up to n took seconds and overflowed int at the end).
+  const Axes prime = build_axes(tiny_problem(2147483647, 8, 12), TuneOptions{});
+  EXPECT_EQ(prime.tp, (std::vector<int>{1, 2147483647}));
+  // 36 = 6^2: the square root is listed once.
+  const Axes square = build_axes(tiny_problem(36, 8, 12), TuneOptions{});
+  EXPECT_EQ(square.pp, (std::vector<int>{1, 2, 3, 4, 6, 9, 12, 18, 36}));
+  EXPECT_EQ(factorisations(prime, 2147483647).size(), 4u);  // the prime in one of the four places
+}
+
 // The hand-worked case (derivation in the comments): tiny-llama (a 8, g 4, L 4) on 8 GPUs, 2 per
 // node, B 8; c = 1, b in {1, 2}, schedules 1F1B and interleaved with v = 2; TP and PP overlap
 // searched, everything else fixed. Memory fits iff t·p >= 2.
@@ -144,11 +154,18 @@ TEST(TunerTuneCounts, ConstraintsStayWhenEveryRuleIsOff) {
   Evaluator ev;
   ev.step = [](const ConfigView& v) { return testing::synthetic_step(v); };
   const TuneResult r = tune(problem, o, ev);
-  // Same constraint counts as above (4 + 8 + 2 + 1 = 15 layouts); the 25 others, x 4 variants,
-  // are all evaluated (no memory check given).
-  EXPECT_EQ(r.stats.removed_total(), 15u * 4);
-  EXPECT_EQ(r.stats.evaluated, 25u * 4);
+  // Same constraint counts as above (4 + 8 + 2 + 1 = 15 layouts), plus the interleaved layouts at
+  // p = 1, which the step simulation cannot run, as schedule-shape constraints: t1 p1 d8 b1, t2 p1
+  // d4 b1 and b2, t4 p1 d2 b1 and b2 (5; t1 p1 d8 b2 already fails B % (b d)). The 20 others, x 4
+  // variants, are all evaluated (no memory check given).
+  EXPECT_EQ(r.stats.removed_layouts[static_cast<std::size_t>(Reason::kScheduleShape)], 1u + 5);
+  EXPECT_EQ(r.stats.removed_total(), 20u * 4);
+  EXPECT_EQ(r.stats.evaluated, 20u * 4);
   EXPECT_EQ(r.stats.memory_checks, 0u);
+  for (const Row& row : r.rows) {
+    EXPECT_FALSE(row.candidate.layout.schedule == model::ScheduleKind::kInterleaved1F1B && row.candidate.layout.pp == 1)
+        << layout_label(row.candidate.layout);
+  }
 }
 
 TEST(TunerTuneValidation, BadInputsNameTheField) {
