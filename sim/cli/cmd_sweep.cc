@@ -1,7 +1,9 @@
 // `mofasim sweep SCENARIO --param PATH=FROM:TO:STEP`: re-evaluates the fault-tolerance study for
 // each value of one scenario field (any field, applied as a --set override, so units and
 // validation are the same as in a file) and writes a CSV and an SVG plot: the analytic ETTR curve,
-// Monte Carlo points with 95% error bars, and the optimum marked.
+// Monte Carlo points with 95% error bars, and the best point marked. "Best" is the shortest
+// end-to-end time (the parameter may change the step time too), with its ETTR beside it; every
+// point uses the same Monte Carlo seed (common random numbers).
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -16,8 +18,11 @@
 #include "sim/cli/step_time.h"
 #include "sim/cli/sweep_range.h"
 #include "sim/fault/ettr_sweep.h"
+#include "sim/fault/plot_axes.h"
+#include "sim/fault/statistics.h"
 #include "sim/fault/sweep_shards.h"
 #include "sim/fault/trial_shards.h"
+#include "sim/units/format.h"
 #include "sim/scenario/loader.h"
 
 namespace mofasim::cli {
@@ -111,14 +116,41 @@ int run_sweep(const Args& args) {
   } catch (const fault::EventBudgetExceeded& e) {
     throw located_budget_error(*first, e);
   }
+  sweep.axis_label = fault::axis_label(range.path, range.unit);
 
   write_output_file(out + ".csv", [&](std::ostream& csv) { fault::write_sweep_csv(csv, sweep); });
   write_output_file(out + ".svg", [&](std::ostream& svg) { fault::write_sweep_svg(svg, sweep); });
-  const fault::SweepPoint& best = sweep.points.at(sweep.best_analytic);
+  const fault::SweepPoint& best = sweep.points.at(sweep.best);
+  const std::string unit = range.unit.empty() ? "" : " " + range.unit;
+  auto days = [](double s) { return format_number("%.3f days", s / 86400); };
   std::cout << "swept " << range.path << " over " << range.values.size() << " values; wrote " << out << ".csv and "
-            << out << ".svg\nbest analytic ETTR " << best.analytic_ettr * 100 << "% at " << range.path << " = "
-            << best.value << " (Monte Carlo " << best.mc_ettr_mean * 100 << "% +/- "
-            << 1.96 * best.mc_ettr_std_error * 100 << ")\n";
+            << out << ".svg\n"
+            << "best (shortest end-to-end time): " << range.path << " = " << format_number("%.10g", best.value) << unit
+            << "\n  E2E  " << days(best.analytic_e2e_s) << " analytic, " << days(best.mc_e2e_mean_s)
+            << " Monte Carlo mean (" << format_number("%.0f %% CI ", 100 * fault::kCiLevel)
+            << format_number("%.3f-", best.mc_e2e_ci95_s[0] / 86400) << days(best.mc_e2e_ci95_s[1]) << ")\n  ETTR " << format_number("%.4f %%", 100 * best.analytic_ettr)
+            << " analytic, " << format_number("%.4f %%", 100 * best.mc_ettr_mean) << " Monte Carlo mean\n  step "
+            << format_number("%.6g s", best.step_time_s) << "\n";
+  // Points the Monte Carlo trials cannot tell from the best: the paired (same failures, trial by
+  // trial) 95% CI of their E2E difference contains 0.
+  std::string tied;
+  for (std::size_t i = 0; i < sweep.points.size(); ++i) {
+    const auto& ci = sweep.points[i].mc_e2e_minus_best_ci95_s;
+    if (i != sweep.best && ci[0] <= 0 && ci[1] >= 0) tied += (tied.empty() ? "" : ", ") + format_number("%.10g", sweep.points[i].value);
+  }
+  std::cout << (tied.empty() ? std::string("every other value is slower than the best beyond Monte Carlo noise")
+                             : "within Monte Carlo noise of the best: " + tied)
+            << " (paired 95 % CIs of the E2E difference, common random numbers)\n";
+  std::size_t top_ettr = 0;
+  for (std::size_t i = 0; i < sweep.points.size(); ++i) {
+    if (sweep.points[i].analytic_ettr > sweep.points[top_ettr].analytic_ettr) top_ettr = i;
+  }
+  if (sweep.points[top_ettr].analytic_e2e_s > best.analytic_e2e_s) {
+    const fault::SweepPoint& p = sweep.points[top_ettr];
+    std::cout << "highest ETTR (" << format_number("%.4f %%", 100 * p.analytic_ettr) << ") is at " << range.path
+              << " = " << format_number("%.10g", p.value) << unit << ", but its run is longer: "
+              << days(p.analytic_e2e_s) << " (step " << format_number("%.6g s", p.step_time_s) << ")\n";
+  }
   return 0;
 }
 

@@ -5,6 +5,7 @@
 // checkpoint interval, ETTR and total time and ranks by them. --shard i/n and --merge split a large
 // search into array jobs.
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -185,9 +186,19 @@ int run_tune(const Args& args) {
     std::vector<std::string> texts;
     for (const std::string& f : merge_files) texts.push_back(read_shard(f));
     const bool json = merge_files.front().ends_with(".json");
+    // A malformed shard is bad input (exit 2): name the file when one file alone is at fault.
+    if (!json) {
+      for (std::size_t i = 0; i < texts.size(); ++i) {
+        try {
+          tuner::merge_csv({texts[i]});
+        } catch (const std::invalid_argument& e) {
+          throw UsageError("mofasim tune: --merge: " + merge_files[i] + ": " + e.what());
+        }
+      }
+    }
     try {
       result = json ? tuner::merge_json(texts) : tuner::merge_csv(texts);
-    } catch (const std::invalid_argument& e) {  // the shards do not fit together: bad input
+    } catch (const std::invalid_argument& e) {
       throw UsageError(std::string("mofasim tune: --merge: ") + e.what());
     }
   } else {
@@ -217,12 +228,21 @@ int run_tune(const Args& args) {
     if (reranked) {
       nlohmann::json entries = nlohmann::json::array();
       for (const tuner::RerankEntry& e : reranked->entries) {
-        entries.push_back({{"analytic_rank", e.analytic_rank},
-                           {"simulated_rank", e.simulated_rank},
-                           {"simulated_step_time_s", e.simulated.step_time_s},
-                           {"configuration", tuner::to_json(result.rows[e.row])}});
+        nlohmann::json entry = {{"analytic_rank", e.analytic_rank},
+                                {"simulated_rank", e.simulated_rank},
+                                {"simulated_step_time_s", e.simulated.step_time_s},
+                                {"configuration", tuner::to_json(result.rows[e.row])}};
+        // The end-to-end time re-computed from the simulated step (the configuration's e2e is
+        // the analytic one); null total when the run cannot converge.
+        if (e.simulated_e2e) {
+          const double total = e.simulated_e2e->total_s;
+          entry["simulated_e2e"] = {{"checkpoint_interval_steps", e.simulated_e2e->interval_steps},
+                                    {"ettr", e.simulated_e2e->ettr},
+                                    {"total_time_s", std::isfinite(total) ? nlohmann::json(total) : nlohmann::json()}};
+        }
+        entries.push_back(entry);
       }
-      j["rerank"] = {{"entries", entries}, {"moved", reranked->moved}};
+      j["rerank"] = {{"entries", entries}, {"moved", reranked->moved}, {"ranked_by", e2e ? "simulated_e2e" : "simulated_step"}};
     }
     std::cout << j.dump(2) << "\n";
     return 0;
@@ -235,7 +255,9 @@ int run_tune(const Args& args) {
   }
   std::cout << tuner::format_table(result, problem, top_k);
   if (reranked) {
-    std::cout << "\nre-ranked by the step simulation (folded), best " << reranked->entries.size() << ": "
+    std::cout << "\nre-ranked by the step simulation (folded)"
+              << (e2e ? ", by end-to-end time re-computed from the simulated step" : "") << ", best "
+              << reranked->entries.size() << ": "
               << reranked->moved << " moved\n"
               << tuner::format_rerank(result, *reranked);
   }

@@ -69,14 +69,17 @@ std::string render_ettr_table(const EttrStudy& s) {
     r.append(a.size() < 22 ? 22 - a.size() : 1, ' ');
     out += r + m + "\n";
   };
-  row("  ETTR", pct(s.analytic.ettr), pct(mc.ettr.mean) + format_number(" +- %.4f %%", 100 * 1.959963984540054 * mc.ettr.std_error));
+  // The interval of the mean carries its level; the tails are named by quantile and the bad side
+  // is said outright (low ETTR, long E2E), since "P99" alone reads as "the bad case".
+  const std::string level = format_number("%.0f %% CI ", 100 * kCiLevel);
+  row("  ETTR mean", pct(s.analytic.ettr),
+      pct(mc.ettr.mean) + " (" + level + format_number("%.4f-", 100 * mc.ettr.ci95[0]) +
+          format_number("%.4f %%)", 100 * mc.ettr.ci95[1]));
   row("  ETTR (pooled: useful/mean E2E)", "", pct(mc.ettr_pooled));
   row("  ETTR renewal (exact, Poisson)", pct(s.renewal_ettr), "");
-  row("  E2E", format_number("%.1f s", s.analytic.t_total_s), format_number("%.1f s", mc.e2e_s.mean));
-  row("  E2E P50 / P90 / P99", "", format_number("%.1f / ", mc.e2e_s.p50) + format_number("%.1f / ", mc.e2e_s.p90) +
-                                     format_number("%.1f s", mc.e2e_s.p99));
-  row("  ETTR P50 / P90 / P99", "", format_number("%.4f / ", 100 * mc.ettr.p50) + format_number("%.4f / ", 100 * mc.ettr.p90) +
-                                      format_number("%.4f %%", 100 * mc.ettr.p99));
+  row("  E2E mean", format_number("%.1f s", s.analytic.t_total_s),
+      format_number("%.1f s", mc.e2e_s.mean) + " (" + level + format_number("%.1f-", mc.e2e_s.ci95[0]) +
+          format_number("%.1f s)", mc.e2e_s.ci95[1]));
   row("  failures", format_number("%.2f", s.analytic.n_failures), format_number("%.2f", mc.mean_failures));
   for (std::size_t c = 0; c < s.monte_carlo.class_names.size(); ++c) {
     row("    " + s.monte_carlo.class_names[c], "", format_number("%.2f", mc.mean_failures_by_class[c]));
@@ -85,6 +88,18 @@ std::string render_ettr_table(const EttrStudy& s) {
   row("  checkpoint overhead", format_number("%.1f s", s.analytic.checkpoint_s), secs(mc.mean_checkpoint_s));
   row("  downtime", "", secs(mc.mean_downtime_s));
   row("  trials / seed", "", format_number("%.0f / ", static_cast<double>(mc.trials)) + std::to_string(mc.seed));
+  std::string head = "\ndistribution over trials";
+  head.append(34 - head.size() + 1, ' ');
+  for (const char* q : {"P1", "P10", "median", "P90", "P99"}) head += std::string(9 - std::string(q).size(), ' ') + q;
+  out += head + "\n";
+  auto tails = [&](const std::string& label, const SampleSummary& d, double scale, const char* f, const char* bad) {
+    std::string r = label;
+    r.append(label.size() < 34 ? 34 - label.size() : 1, ' ');
+    for (double q : {d.p1, d.p10, d.p50, d.p90, d.p99}) r += format_number(f, scale * q);
+    out += r + "  " + bad + "\n";
+  };
+  tails("  ETTR (%)", mc.ettr, 100, " %8.4f", "(low = bad: P1 = worst 1 % of runs)");
+  tails("  E2E (days)", mc.e2e_s, 1.0 / 86400, " %8.3f", "(high = bad: P99 = worst 1 % of runs)");
   out += "\noptimal interval (eq. 44)\n";
   line("  exact root", format_number("%.2f steps", s.optimum.exact_real));
   line("  best integer", format_number("%.0f steps", static_cast<double>(s.optimum.steps)) +
@@ -119,7 +134,11 @@ nlohmann::json ettr_study_json(const EttrStudy& s) {
         {"seed", mc.seed},
         {"ettr_mean", mc.ettr.mean},
         {"ettr_std_error", mc.ettr.std_error},
+        {"ci_level", kCiLevel},
         {"ettr_ci95", {mc.ettr.ci95[0], mc.ettr.ci95[1]}},
+        {"ettr_bad_tail", "low"},
+        {"ettr_p1", mc.ettr.p1},
+        {"ettr_p10", mc.ettr.p10},
         {"ettr_p50", mc.ettr.p50},
         {"ettr_p90", mc.ettr.p90},
         {"ettr_p99", mc.ettr.p99},
@@ -127,6 +146,9 @@ nlohmann::json ettr_study_json(const EttrStudy& s) {
         {"e2e_mean_s", mc.e2e_s.mean},
         {"e2e_std_error_s", mc.e2e_s.std_error},
         {"e2e_ci95_s", {mc.e2e_s.ci95[0], mc.e2e_s.ci95[1]}},
+        {"e2e_bad_tail", "high"},
+        {"e2e_p1_s", mc.e2e_s.p1},
+        {"e2e_p10_s", mc.e2e_s.p10},
         {"e2e_p50_s", mc.e2e_s.p50},
         {"e2e_p90_s", mc.e2e_s.p90},
         {"e2e_p99_s", mc.e2e_s.p99},

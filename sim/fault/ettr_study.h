@@ -35,7 +35,8 @@ EttrStudy ettr_study_from_trials(const model::FaultSpec& spec, const model::RunS
 std::string render_ettr_table(const EttrStudy& study);
 
 // JSON with at least analytic.{ettr, e2e_s, optimal_interval_steps} and monte_carlo.{ettr_mean,
-// ettr_ci95 [lo, hi], e2e_mean_s, e2e_p90_s, trials}; non-finite numbers become null.
+// ci_level, ettr_ci95 [lo, hi], ettr_p1/p10/p50/p90/p99, e2e_mean_s, e2e_p1_s ... e2e_p99_s,
+// ettr_bad_tail "low", e2e_bad_tail "high", trials}; non-finite numbers become null.
 nlohmann::json ettr_study_json(const EttrStudy& study);
 
 // One row per trial: trial, wall_s, ettr, lost_work_s, checkpoint_s, downtime_s, init_s,

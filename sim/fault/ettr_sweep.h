@@ -1,7 +1,9 @@
 // ETTR sweeps: evaluate the analytic model and the Monte Carlo injector for each value of one
-// parameter (checkpoint interval, failure rate, save time, ...) and write the result as CSV and
-// as a hand-written SVG plot (analytic curve, Monte Carlo means with 95% error bars, the analytic
-// optimum marked). The `mofasim sweep` command is a thin front end over these functions.
+// parameter (checkpoint interval, failure rate, save time, bandwidth, ...) and write the result
+// as CSV and as a hand-written SVG plot (analytic curve, Monte Carlo means with 95% error bars,
+// the best point marked). Points are ranked by end-to-end time, not ETTR: when the parameter
+// changes the step time (a faster network), the highest ETTR is not the shortest run. The
+// `mofasim sweep` command is a thin front end over these functions.
 #pragma once
 
 #include <array>
@@ -24,6 +26,7 @@ struct EttrStudyInputs {
 
 struct SweepPoint {
   double value = 0;
+  double step_time_s = 0;        // the step time this point was evaluated with
   double analytic_ettr = 0;      // eq. (36)/(40)
   double analytic_e2e_s = 0;
   double renewal_ettr = 0;
@@ -32,27 +35,41 @@ struct SweepPoint {
   std::array<double, 2> mc_ettr_ci95{};
   double mc_ettr_pooled = 0;
   double mc_e2e_mean_s = 0;
+  std::array<double, 2> mc_e2e_ci95_s{};
   double mc_e2e_p90_s = 0;
+  // Paired by trial (common random numbers): the mean and 95% CI of this point's trial E2E minus
+  // the best point's trial E2E. A CI that contains 0 means the two cannot be told apart at this
+  // trial count; it is far narrower than the two points' own CIs would suggest.
+  double mc_e2e_minus_best_s = 0;
+  std::array<double, 2> mc_e2e_minus_best_ci95_s{};
 };
 
 struct EttrSweep {
   std::string parameter{};
+  std::string axis_label{};  // the x axis: a name and a unit (plot_axes.h axis_label); parameter if empty
   std::vector<SweepPoint> points{};
-  std::size_t best_analytic = 0;  // index of the highest analytic ETTR (first on ties)
+  std::size_t best = 0;  // index of the shortest analytic end-to-end time, eq. (40) (first on ties)
 };
 
 // For each value: build(value) gives the inputs; the analytic model and `options.trials` Monte
-// Carlo trials (seed options.seed for every point: common random numbers make neighbouring points
-// comparable) are evaluated. options.progress, if set, gets (points done, points in all).
+// Carlo trials are evaluated; each point's trials are then compared with the best point's, trial
+// by trial (SweepPoint::mc_e2e_minus_best_s). Common random numbers: every point runs trial i on the stream
+// Rng(options.seed, i), so at equal failure settings trial i meets the same failures at every
+// point and differences between points are the parameter's, not sampling noise.
+// options.progress, if set, gets (points done, points in all).
 EttrSweep run_ettr_sweep(const std::string& parameter, std::span<const double> values,
                          const std::function<EttrStudyInputs(double)>& build, const MonteCarloOptions& options);
 
-// Columns: <parameter>, analytic_ettr, analytic_e2e_s, renewal_ettr, mc_ettr_mean,
-// mc_ettr_std_error, mc_ettr_ci95_lo, mc_ettr_ci95_hi, mc_ettr_pooled, mc_e2e_mean_s, mc_e2e_p90_s.
+// Columns: <parameter>, step_time_s, analytic_ettr, analytic_e2e_s, renewal_ettr, mc_ettr_mean,
+// mc_ettr_std_error, mc_ettr_ci95_lo, mc_ettr_ci95_hi, mc_ettr_pooled, mc_e2e_mean_s,
+// mc_e2e_ci95_lo_s, mc_e2e_ci95_hi_s, mc_e2e_p90_s, mc_e2e_minus_best_s,
+// mc_e2e_minus_best_ci95_lo_s, mc_e2e_minus_best_ci95_hi_s, best (1 on the best point).
 void write_sweep_csv(std::ostream& out, const EttrSweep& sweep);
 
 // A 720 x 440 SVG: x = parameter (log scale if all values are > 0 and span 100x or more),
-// y = ETTR in percent. Throws std::invalid_argument on an empty sweep.
+// y = ETTR in percent, both with round ticks and labelled with name and unit, the y axis never
+// below 0 % or above 100 %; the best point's label sits above the plot, inside the picture.
+// Throws std::invalid_argument on an empty sweep.
 void write_sweep_svg(std::ostream& out, const EttrSweep& sweep);
 
 }  // namespace mofasim::fault

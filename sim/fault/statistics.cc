@@ -29,10 +29,11 @@ SampleSummary summarize(std::span<const double> samples) {
   for (double x : samples) ss += (x - s.mean) * (x - s.mean);
   s.std_dev = samples.size() > 1 ? std::sqrt(ss / (n - 1)) : 0;
   s.std_error = s.std_dev / std::sqrt(n);
-  constexpr double kZ95 = 1.959963984540054;
   s.ci95 = {s.mean - kZ95 * s.std_error, s.mean + kZ95 * s.std_error};
   std::vector<double> sorted(samples.begin(), samples.end());
   std::sort(sorted.begin(), sorted.end());
+  s.p1 = quantile_sorted(sorted, 0.01);
+  s.p10 = quantile_sorted(sorted, 0.10);
   s.p50 = quantile_sorted(sorted, 0.50);
   s.p90 = quantile_sorted(sorted, 0.90);
   s.p99 = quantile_sorted(sorted, 0.99);

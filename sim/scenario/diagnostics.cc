@@ -43,6 +43,10 @@ ScenarioError::ScenarioError(std::vector<std::string> errors)
     : std::runtime_error(join_lines(errors)), errors_(std::move(errors)) {}
 
 void Diagnostics::error(const SourceLocation& at, std::string_view path, std::string_view message) {
+  if (full()) {
+    ++dropped_;
+    return;
+  }
   std::string line = format_location(at);
   line += ": ";
   if (!path.empty()) {
@@ -54,7 +58,11 @@ void Diagnostics::error(const SourceLocation& at, std::string_view path, std::st
 }
 
 void Diagnostics::throw_if_errors() const {
-  if (!errors_.empty()) throw ScenarioError(errors_);
+  if (errors_.empty()) return;
+  if (dropped_ == 0) throw ScenarioError(errors_);
+  std::vector<std::string> lines = errors_;
+  lines.push_back("... and " + std::to_string(dropped_) + " more error" + (dropped_ == 1 ? "" : "s"));
+  throw ScenarioError(std::move(lines));
 }
 
 }  // namespace mofasim::scenario

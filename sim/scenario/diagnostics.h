@@ -47,17 +47,24 @@ class ScenarioError : public std::runtime_error {
   std::vector<std::string> errors_;
 };
 
+// At most kMaxReportedErrors lines are kept; the rest are counted and summarised in one last line
+// ("... and N more errors"), so a file full of mistakes costs bounded memory and output.
 class Diagnostics {
  public:
+  static constexpr std::size_t kMaxReportedErrors = 20;
+
   // Records `at: path: message` (the path part is left out when empty).
   void error(const SourceLocation& at, std::string_view path, std::string_view message);
   [[nodiscard]] bool ok() const { return errors_.empty(); }
+  // True once kMaxReportedErrors lines are kept: later errors are only counted.
+  [[nodiscard]] bool full() const { return errors_.size() >= kMaxReportedErrors; }
   [[nodiscard]] const std::vector<std::string>& errors() const { return errors_; }
   // Throws ScenarioError with every collected line when there is at least one.
   void throw_if_errors() const;
 
  private:
   std::vector<std::string> errors_;
+  std::size_t dropped_ = 0;
 };
 
 }  // namespace mofasim::scenario

@@ -43,6 +43,10 @@ std::optional<std::string> closest_match(std::string_view word, std::span<const 
   std::optional<std::string> best;
   int best_distance = allowed_distance(word.size()) + 1;
   for (const auto& candidate : candidates) {
+    // The distance is at least the length difference: skip the O(n*m) table when that already
+    // rules the candidate out, so a megabyte-long unknown key costs no more than a short one.
+    const auto gap = word.size() > candidate.size() ? word.size() - candidate.size() : candidate.size() - word.size();
+    if (gap >= static_cast<std::size_t>(best_distance)) continue;
     const int d = edit_distance(word, candidate);
     if (d < best_distance) {
       best_distance = d;
@@ -68,7 +72,10 @@ std::string join_names(std::span<const std::string> names) {
 
 std::string unknown_name_message(std::string_view what, std::string_view word,
                                  std::span<const std::string> candidates) {
-  std::string message = "unknown " + std::string(what) + " '" + std::string(word) + "'; ";
+  constexpr std::size_t kMaxShown = 60;  // a runaway key is shown clipped, not in full
+  std::string shown(word.substr(0, kMaxShown));
+  if (word.size() > kMaxShown) shown += "...";
+  std::string message = "unknown " + std::string(what) + " '" + shown + "'; ";
   if (auto near = closest_match(word, candidates)) return message + "did you mean '" + *near + "'?";
   if (candidates.empty()) return message + "none are defined";
   return message + "expected one of " + join_names(candidates);

@@ -1,17 +1,22 @@
 // The load pipeline (see loader.h).
 #include "sim/scenario/loader.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <algorithm>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
 
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
+#include "sim/scenario/budgets.h"
 #include "sim/scenario/normalize.h"
 #include "sim/scenario/overrides.h"
 #include "sim/scenario/to_spec.h"
@@ -95,6 +100,8 @@ LoadedScenario load_scenario_from_string(std::string_view text, const std::strin
 
   validate_scenario(loaded.proto, loaded.sources, diagnostics);
   diagnostics.throw_if_errors();
+  check_budgets(loaded.proto, loaded.sources, diagnostics);  // needs the validated counts
+  diagnostics.throw_if_errors();
 
   normalize_scenario(loaded.proto);
   loaded.model = to_model_spec(loaded.proto.model());
@@ -104,16 +111,46 @@ LoadedScenario load_scenario_from_string(std::string_view text, const std::strin
   return loaded;
 }
 
+std::string read_scenario_file(const std::string& path) {
+  const auto refuse = [&](const std::string& reason) {
+    throw ScenarioError({path + ": cannot read scenario file: " + reason});
+  };
+  // O_NONBLOCK: opening a FIFO with no writer must not wait; fstat then refuses it before a read.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) refuse(std::strerror(errno));
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { ::close(fd); }
+  } closer{fd};
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) refuse(std::strerror(errno));
+  if (!S_ISREG(info.st_mode)) {
+    refuse(S_ISDIR(info.st_mode) ? "is a directory" : "not a regular file (a device, FIFO or socket is never read)");
+  }
+  if (info.st_size > kMaxScenarioFileBytes) {
+    refuse(std::to_string(info.st_size) + " bytes, more than the limit of " + std::to_string(kMaxScenarioFileBytes) +
+           " bytes (4 MiB)");
+  }
+  // Read in chunks and stop one chunk past the limit: a file that grows while read stays bounded.
+  std::string text;
+  text.reserve(static_cast<std::size_t>(info.st_size));
+  std::array<char, 65536> chunk{};
+  for (;;) {
+    const ssize_t got = ::read(fd, chunk.data(), chunk.size());
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) refuse(std::strerror(errno));
+    if (got == 0) break;
+    text.append(chunk.data(), static_cast<std::size_t>(got));
+    if (text.size() > static_cast<std::size_t>(kMaxScenarioFileBytes)) {
+      refuse("grew past the limit of 4 MiB while read");
+    }
+  }
+  return text;
+}
+
 LoadedScenario load_scenario(const std::string& path, const std::vector<std::string>& overrides,
                              const PresetCatalog& presets) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    const std::string reason = std::strerror(errno);
-    throw ScenarioError({path + ": cannot read scenario file: " + reason});
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  return load_scenario_from_string(text.str(), path, overrides, presets);
+  return load_scenario_from_string(read_scenario_file(path), path, overrides, presets);
 }
 
 std::int64_t training_steps(const proto::Scenario& scenario) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "proto/scenario.pb.h"
+#include "sim/scenario/limits.h"
 #include "sim/scenario/units.h"
 #include "sim/scenario/validate.h"
 
@@ -133,11 +134,12 @@ void write_message(std::ostringstream& out, const gpb::Descriptor& type, const s
   const std::string doc = type.options().GetExtension(proto::message_doc);
   if (!doc.empty()) out << doc << "\n\n";
   if (!where.empty()) out << "Used at: " << where << ".\n\n";
-  out << "| key | type | unit | default | description |\n| --- | --- | --- | --- | --- |\n";
+  out << "| key | type | unit | default | limits | description |\n| --- | --- | --- | --- | --- | --- |\n";
   for (int i = 0; i < type.field_count(); ++i) {
     const gpb::FieldDescriptor& field = *type.field(i);
     out << "| `" << field.name() << "` | " << type_cell(field) << " | " << unit_cell(field) << " | "
-        << default_cell(field) << " | " << escape_cell(field.options().GetExtension(proto::doc)) << " |\n";
+        << default_cell(field) << " | " << limits_cell(field) << " | "
+        << escape_cell(field.options().GetExtension(proto::doc)) << " |\n";
   }
   out << "\n";
 }
@@ -169,7 +171,14 @@ std::string scenario_reference_markdown() {
       << "numbers for unit fields are errors, each reported as `file:line:col: field.path: message`.\n"
       << "`model` and `hardware` accept `preset: <name>`: the preset's fields are merged under the\n"
       << "ones written (explicit fields win). `--set field.path=value` overrides any field and is\n"
-      << "checked the same way (errors name `--set` as the file).\n\n";
+      << "checked the same way (errors name `--set` as the file).\n\n"
+      << "## Limits\n\n"
+      << "Every count and size has bounds (the `limits` column, in the stored unit): a value above the\n"
+      << "maximum, or above 0 but below the minimum, is refused where it is written, before anything\n"
+      << "is allocated. Lists have a maximum number of entries. Derived sizes have budgets too (see the\n"
+      << "validation rules): simulator tasks per step, Monte Carlo events per trial and the step\n"
+      << "count. A scenario file is at most 4 MiB and must be a regular file (never a device or a\n"
+      << "FIFO); every string is valid UTF-8. At most 20 errors are listed, then `... and N more errors`.\n\n";
   write_units(out);
   std::vector<const gpb::Descriptor*> order;
   std::set<std::string> seen;

@@ -1,6 +1,7 @@
 // Semantic validation of a Scenario (see validate.h).
 #include "sim/scenario/validate.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -24,7 +25,7 @@ std::string num(double v) {
 
 std::string num(std::int64_t v) { return std::to_string(v); }
 
-constexpr std::array<std::string_view, 48> kRules = {
+constexpr std::array<std::string_view, 51> kRules = {
     "model: num_layers, hidden_size, num_attention_heads, vocab_size and seq_length are required and >= 1; "
     "ffn_hidden_size is required unless every layer is MoE (moe given and first_k_dense_layers = 0)",
     "model: num_kv_heads (if given) divides num_attention_heads",
@@ -51,12 +52,15 @@ constexpr std::array<std::string_view, 48> kRules = {
     "parallelism: stage_layers has pp*vpp entries, each >= 1, summing to model.num_layers",
     "parallelism: ep > 1 needs model.moe; ep divides moe.num_experts and dp*cp; etp*ep divides tp*cp*dp",
     "parallelism: global_batch is a multiple of micro_batch*dp (m = global_batch / (micro_batch*dp))",
-    "parallelism: interleaved-1f1b needs vpp > 1 and m a multiple of pp; vpp > 1 needs interleaved-1f1b",
+    "parallelism: interleaved-1f1b needs pp > 1, vpp > 1 and m a multiple of pp; vpp > 1 needs interleaved-1f1b",
     "parallelism: dualpipe needs an even pp and an even m",
     "parallelism: cp > 1 needs model.seq_length divisible by 2*cp (causal load balancing splits every "
     "sequence into 2*cp chunks, two per CP rank)",
     "parallelism: sequence_parallel needs model.seq_length divisible by tp*cp",
     "parallelism: rank_order names tp, cp, ep, dp and pp once each, joined by '-'",
+    "parallelism: rank_order keeps cp, ep and dp adjacent, in any order (ep is carved out of the cp*dp block)",
+    "parallelism: estimated simulator tasks per step (m x (num_layers + mtp_depth) x 2 x ops per layer) at most "
+    "2e7, about 2.4 GiB of replay tables",
     "optimizations: compute_scale > 0; bandwidth_scale > 0; dp_bucket_size > 0",
     "optimizations: every overlap has alpha >= 1, beta >= 1 and chunks >= 1",
     "optimizations.activation_offload: alpha, beta, alpha_backward, beta_backward >= 1; enabled needs "
@@ -75,7 +79,9 @@ constexpr std::array<std::string_view, 48> kRules = {
     "fault_tolerance: process empirical needs failure_records; weibull_shape > 0",
     "fault_tolerance: step_time (if given) > 0",
     "training: exactly one of tokens (> 0) and steps (>= 1)",
-    "training: the step count from tokens is at most 2^53",
+    "training: the step count from tokens is at most 1e9, like training.steps",
+    "fault_tolerance: estimated events per Monte Carlo trial (steps / interval_steps, plus expected failures when "
+    "step_time is given) at most 1e8",
     "every number: finite and not negative (checked while reading the YAML)",
     "every unit field: a number with a unit (see Units)",
 };
@@ -348,6 +354,10 @@ class Validator {
     const bool m_ok = batch_ok && x.global_batch() % per_step == 0;
     const std::string m_text = "the micro-batch count m = global_batch/(micro_batch*dp) = " + num(m_count);
     if (x.schedule() == proto::INTERLEAVED_1F1B) {
+      // One stage has nothing to interleave with: its chunks would talk to the same GPU.
+      if (pp < 2) {
+        fail(p + ".pp", "interleaved-1f1b needs pp > 1 (one stage has nothing to interleave; use 1f1b), got " + num(pp));
+      }
       if (vpp < 2) fail(p + ".vpp", "interleaved-1f1b needs vpp > 1, got " + num(vpp));
       if (m_ok && m_count % pp != 0) fail(p + ".global_batch", "interleaved-1f1b needs " + m_text + " to be a multiple of pp = " + num(pp));
     } else if (vpp > 1) {
@@ -407,6 +417,15 @@ class Validator {
     if (!ok || names.size() != 5) {
       fail("parallelism.rank_order", "expected tp, cp, ep, dp and pp once each joined by '-' (e.g. tp-cp-ep-dp-pp), got '" +
                                          order + "'");
+      return;
+    }
+    // ep is carved out of the cp*dp block, so that block must be contiguous in the rank index.
+    const auto at = [&](std::string_view name) { return static_cast<long>(order.find(name)); };
+    const long lo = std::min({at("cp"), at("ep"), at("dp")});
+    const long hi = std::max({at("cp"), at("ep"), at("dp")});
+    if (hi - lo != 6) {  // three adjacent two-letter names span 3 + 3 characters
+      fail("parallelism.rank_order", "must keep cp, ep and dp adjacent, in any order (ep is carved out of the cp*dp "
+                                     "block), got '" + order + "'");
     }
   }
 
@@ -498,9 +517,10 @@ class Validator {
     if (positive(t.has_tokens(), t.tokens(), "training.tokens") && s_.model().seq_length() >= 1 &&
         s_.parallelism().global_batch() >= 1) {
       const double per_step = static_cast<double>(s_.parallelism().global_batch()) * s_.model().seq_length();
-      constexpr double kMaxSteps = 9007199254740992.0;  // 2^53
+      constexpr double kMaxSteps = 1e9;  // as training.steps (max)
       if (std::ceil(t.tokens() / per_step) > kMaxSteps) {
-        fail("training.tokens", num(t.tokens()) + " tokens give more than 2^53 steps");
+        fail("training.tokens", num(t.tokens()) + " tokens give " + num(std::ceil(t.tokens() / per_step)) +
+                                    " steps, more than the limit of 1e9 steps");
       }
     }
   }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/scenario/did_you_mean.h"
+#include "sim/scenario/limits.h"
 #include "sim/scenario/units.h"
 #include "sim/units/check.h"
 
@@ -107,6 +108,11 @@ class Converter {
         continue;
       }
       const std::string& name = key.Scalar();
+      if (!is_valid_utf8(name)) {
+        error(key, key_origin, path.empty() ? "(top level)" : path,
+              "keys must be field names, got text that is not valid UTF-8");
+        continue;
+      }
       const std::string field_path = join_path(path, name);
       const gpb::FieldDescriptor* field = type.FindFieldByName(name);
       if (field == nullptr) {
@@ -135,6 +141,10 @@ class Converter {
     if (field.is_repeated()) {
       if (!value.IsSequence()) {
         error(anchor, origin, path, "expected a list of " + element_phrase(field) + ", got " + describe_node(value));
+        return;
+      }
+      if (auto too_many = entries_violation(field, value.size())) {  // before any element is read
+        error(anchor, origin, path, *too_many);
         return;
       }
       reflection.ClearField(&message, &field);
@@ -185,6 +195,10 @@ class Converter {
       return;
     }
     const std::string& text = value.Scalar();
+    if (!is_valid_utf8(text)) {
+      error(anchor, origin, path, "expected " + type_phrase(field) + ", got text that is not valid UTF-8");
+      return;
+    }
     const bool repeated = field.is_repeated();
     switch (field.cpp_type()) {
       case T::CPPTYPE_INT32:
@@ -193,6 +207,10 @@ class Converter {
         auto parsed = parse_integer(text, is32);
         if (!parsed.ok) {
           error(anchor, origin, path, parsed.error);
+          return;
+        }
+        if (auto outside = limit_violation(field, parsed.value)) {
+          error(anchor, origin, path, *outside);
           return;
         }
         if (is32) {
@@ -221,6 +239,10 @@ class Converter {
             return;
           }
           v = parsed.value;
+        }
+        if (auto outside = limit_violation(field, v)) {
+          error(anchor, origin, path, *outside);
+          return;
         }
         repeated ? reflection.AddDouble(&message, &field, v) : reflection.SetDouble(&message, &field, v);
         break;

@@ -12,9 +12,12 @@
 
 namespace mofasim::tuner {
 
-// Rows of every shard CSV (report.h write_csv), ranked. stats: evaluated / feasible /
-// infeasible_after_evaluation recounted from the rows; the rest stays zero (CSV has no counts).
-// Throws std::invalid_argument on malformed input or when two shards hold the same candidate id.
+// Rows of every shard CSV (report.h write_csv), ranked, and the shards' counts summed from their
+// stats lines (equal to the unsharded counts when every shard is merged). If any shard has no
+// stats line (an older file), only evaluated / feasible / infeasible_after_evaluation are known,
+// recounted from the rows, and the rest stays zero. Throws std::invalid_argument on malformed
+// input, on shards of different spaces, on a stats line that disagrees with its rows, or when
+// shards overlap (a repeated candidate id, or more layouts than the space).
 TuneResult merge_csv(const std::vector<std::string>& shard_csvs);
 
 // The shards' JSON documents (report.h to_json(result, K)): their top rows ranked and their

@@ -135,7 +135,12 @@ std::string format_stats(const TuneStats& s) {
     if (with_layouts) out += " (" + std::to_string(layouts) + " layouts)";
     out += '\n';
   };
-  line("space: ", s.raw_configs, s.raw_layouts, true);
+  if (s.raw_configs == 0 && s.evaluated > 0) {
+    // Rows merged from CSV files without a stats line: the space and the removals are not known.
+    out += "space: unknown (merged CSV rows carry no counts; the rule and memory counts below are missing)\n";
+  } else {
+    line("space: ", s.raw_configs, s.raw_layouts, true);
+  }
   if (s.shard_configs != s.raw_configs) line("this shard: ", s.shard_configs, s.shard_layouts, true);
   for (int r = 0; r < kReasonCount; ++r) {
     const auto i = static_cast<std::size_t>(r);
@@ -152,6 +157,7 @@ std::string format_stats(const TuneStats& s) {
 }
 
 void write_csv(std::ostream& out, const TuneResult& result) {
+  out << kCsvStatsPrefix << to_json(result.stats).dump() << '\n';
   for (std::size_t i = 0; i < kCsvColumns.size(); ++i) out << (i ? "," : "") << kCsvColumns[i];
   out << '\n';
   for (const Row& r : result.rows) {
@@ -178,6 +184,7 @@ void write_csv(std::ostream& out, const TuneResult& result) {
 
 std::vector<Row> read_csv(std::string_view text) {
   std::vector<Row> rows;
+  bool header_seen = false;
   std::size_t line_no = 0;
   std::size_t start = 0;
   while (start < text.size()) {
@@ -186,14 +193,17 @@ std::vector<Row> read_csv(std::string_view text) {
     const std::string_view line = text.substr(start, end - start);
     start = end + 1;
     ++line_no;
-    if (line.empty()) continue;
+    if (line.empty() || line.starts_with('#')) continue;
     const std::vector<std::string_view> f = split(line, ',');
     if (f.size() != kCsvColumns.size()) {
       throw std::invalid_argument("tuner CSV line " + std::to_string(line_no) + ": expected " +
                                   std::to_string(kCsvColumns.size()) + " fields, got " + std::to_string(f.size()));
     }
-    if (line_no == 1) {
-      if (f[0] != kCsvColumns[0]) throw std::invalid_argument("tuner CSV line 1: expected the header line");
+    if (!header_seen) {
+      if (f[0] != kCsvColumns[0]) {
+        throw std::invalid_argument("tuner CSV line " + std::to_string(line_no) + ": expected the header line");
+      }
+      header_seen = true;
       continue;
     }
     Row r;
@@ -245,6 +255,25 @@ std::vector<Row> read_csv(std::string_view text) {
     rows.push_back(r);
   }
   return rows;
+}
+
+std::optional<TuneStats> read_csv_stats(std::string_view text) {
+  std::size_t start = 0;
+  for (std::size_t line_no = 1; start < text.size(); ++line_no) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(start, end - start);
+    start = end + 1;
+    if (!line.starts_with(kCsvStatsPrefix)) continue;
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(line.substr(kCsvStatsPrefix.size()));
+    } catch (const nlohmann::json::parse_error&) {
+      throw std::invalid_argument("tuner CSV line " + std::to_string(line_no) + ": the stats line is not JSON");
+    }
+    return stats_from_json(j);
+  }
+  return std::nullopt;
 }
 
 nlohmann::json to_json(const Row& r) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,10 +23,16 @@ std::string format_table(const TuneResult& result, const TuneProblem& problem, i
 // "removed by <rule>: N configurations (L layouts)" lines, memory, evaluated, feasible.
 std::string format_stats(const TuneStats& stats);
 
-// Header line plus one line per row of result.rows (every evaluated configuration, by id).
+// A comment line with the run's counts ("# stats: " + to_json(stats)), so that merged shards keep
+// them (CSV readers skip it as a comment, e.g. pandas comment='#'), the header line, then one
+// line per row of result.rows (every evaluated configuration, by id).
+inline constexpr std::string_view kCsvStatsPrefix = "# stats: ";
 void write_csv(std::ostream& out, const TuneResult& result);
-// Parses what write_csv wrote. Throws std::invalid_argument naming the line on malformed input.
+// Parses what write_csv wrote (lines starting with '#' are skipped). Throws std::invalid_argument
+// naming the line on malformed input.
 std::vector<Row> read_csv(std::string_view text);
+// The counts of the stats comment line; nullopt when the file has none (written before it existed).
+std::optional<TuneStats> read_csv_stats(std::string_view text);
 
 // {"stats": {...}, "top": [rows of the ranking, best first, at most top_k]}.
 nlohmann::json to_json(const TuneResult& result, int top_k);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 
@@ -41,7 +42,14 @@ RerankResult rerank(const TuneResult& result, const TuneProblem& problem, const 
 }
 
 std::string format_rerank(const TuneResult& result, const RerankResult& rerank) {
-  std::string out = "sim analytic  move  layout                                   features                                    analytic_s  simulated_s   diff\n";
+  // With E2E settings the re-rank orders by the end-to-end time recomputed from the simulated
+  // step (eq. (43)-(44) again: a different step gives a different optimal interval), so that is
+  // what is shown beside the analytic value, with the simulated ETTR.
+  bool e2e = false;
+  for (const RerankEntry& e : rerank.entries) e2e = e2e || e.simulated_e2e.has_value();
+  std::string out = "sim analytic  move  layout                                   features                                    analytic_s  simulated_s   diff";
+  if (e2e) out += "  analytic_E2E_d simulated_E2E_d  sim_N_ckpt sim_ETTR";
+  out += '\n';
   for (const RerankEntry& e : rerank.entries) {
     const Row& row = result.rows[e.row];
     const int move = e.analytic_rank - e.simulated_rank;
@@ -50,11 +58,18 @@ std::string format_rerank(const TuneResult& result, const RerankResult& rerank) 
                             ? (e.simulated.step_time_s - row.step.step_time_s) / row.step.step_time_s * 100
                             : 0;
     std::array<char, 512> buf{};
-    std::snprintf(buf.data(), buf.size(), "%3d %8d %5s  %-40s %-43s %10.4g %12.4g %+6.1f%%%s\n", e.simulated_rank,
+    std::snprintf(buf.data(), buf.size(), "%3d %8d %5s  %-40s %-43s %10.4g %12.4g %+6.1f%%", e.simulated_rank,
                   e.analytic_rank, moved.c_str(), layout_label(row.candidate.layout).c_str(),
-                  feature_label(row.candidate.features).c_str(), row.step.step_time_s, e.simulated.step_time_s, diff,
-                  e.simulated.fits ? "" : "  (out of memory in simulation)");
+                  feature_label(row.candidate.features).c_str(), row.step.step_time_s, e.simulated.step_time_s, diff);
     out += buf.data();
+    if (e2e && e.simulated_e2e) {
+      std::snprintf(buf.data(), buf.size(), "  %14.3f %15.3f %11lld %7.2f%%", row.e2e ? row.e2e->total_s / 86400 : NAN,
+                    e.simulated_e2e->total_s / 86400, static_cast<long long>(e.simulated_e2e->interval_steps),
+                    100 * e.simulated_e2e->ettr);
+      out += buf.data();
+    }
+    if (!e.simulated.fits) out += "  (out of memory in simulation)";
+    out += '\n';
   }
   return out;
 }

@@ -32,7 +32,9 @@ RerankResult rerank(const TuneResult& result, const TuneProblem& problem, const 
                     const StepFn& simulate);
 
 // One line per entry: simulated rank, analytic rank, the move ("=", "+2", "-1"), layout and
-// features, analytic and simulated step time and their relative difference.
+// features, analytic and simulated step time and their relative difference; with E2E settings
+// also the analytic and the re-computed (simulated-step) end-to-end time in days, and the
+// simulated step's optimal interval and ETTR.
 std::string format_rerank(const TuneResult& result, const RerankResult& rerank);
 
 }  // namespace mofasim::tuner

@@ -40,15 +40,17 @@ class RunTimeBadInput : public ::testing::Test {
 // --- Work that always ends -------------------------------------------------------------------
 
 TEST_F(RunTimeBadInput, MonteCarloOverItsEventBudgetIsRefusedUpFront) {
-  // 1e5 failures per unit per day: mean time between failures 0.864 s against 101 s segments.
+  // 1000 failures per unit per day (the schema's largest rate): mean time between failures 86.4 s
+  // against 1e5 s checkpoint segments, so e^(1e5 / 86.4) - 1 = 1.86e50 failures per segment.
   const CliRun run = run_mofasim("ettr " + kSmall +
-                                 " -q --step-time 1 --set fault_tolerance.node_failure_rate_per_day=100000");
+                                 " -q --step-time 1 --set fault_tolerance.node_failure_rate_per_day=1000 --set "
+                                 "fault_tolerance.checkpoint.interval_steps=100000");
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_EQ(run.out, "");
   EXPECT_EQ(first_line(run.err),
-            "scenarios/small.yaml:38:33: fault_tolerance.checkpoint.interval_steps: monte carlo: a trial is expected "
-            "to meet 5.86e+52 failures (a checkpoint segment is 101 s of exposed time against a mean time between "
-            "failures of 0.864 s), so 10000 trials need 5.86e+56 failure events, over the budget of 100000000; "
+            "--set:2:43: fault_tolerance.checkpoint.interval_steps: monte carlo: a trial is expected "
+            "to meet 1.86e+50 failures (a checkpoint segment is 1e+05 s of exposed time against a mean time between "
+            "failures of 86.4 s), so 10000 trials need 1.86e+54 failure events, over the budget of 100000000; "
             "shorten fault_tolerance.checkpoint.interval_steps or the run, lower the failure rate, or use fewer "
             "--trials or a larger --max-events");
 }
@@ -65,11 +67,12 @@ TEST_F(RunTimeBadInput, TheShippedLongIntervalCaseEndsAtOnce) {
 }
 
 TEST_F(RunTimeBadInput, StepsNearInt64MaxAreRefusedNotWrapped) {
+  // Refused by the schema's bound before the fault model sees it (the trial's own rounding is
+  // overflow-free too: fault_event_budget_test).
   const CliRun run = run_mofasim("ettr " + kSmall + " -q --step-time 1 --set training.steps=9223372036854775807");
   EXPECT_EQ(run.exit_code, 2);
-  EXPECT_TRUE(run.err.starts_with("scenarios/small.yaml:38:33: fault_tolerance.checkpoint.interval_steps: monte carlo: "
-                                  "a trial is expected to meet 5.39e+11 failures"))
-      << run.err;
+  EXPECT_EQ(run.err, "--set:1:16: training.steps: must be at most 1000000000 (a billion steps; keeps step counts and "
+                     "timelines exact), got 9223372036854775807\n");
 }
 
 TEST_F(RunTimeBadInput, MaxEventsIsAGuardTheUserSets) {
@@ -276,55 +279,46 @@ TEST_F(RunTimeBadInput, TuneMergeInputsAreBoundedAndChecked) {
 
 // --- Arithmetic on extreme inputs ------------------------------------------------------------
 
-TEST_F(RunTimeBadInput, APeakOfOneFlopsOverflowsTheClockAsBadInput) {
-  const CliRun run = run_mofasim("simulate " + kSmall + " --set 'hardware.peak_bf16=1 FLOPS'");
-  EXPECT_EQ(run.exit_code, 2);
-  EXPECT_EQ(run.out, "");
-  EXPECT_EQ(run.err,
-            "mofasim simulate: simulated time overflow: an activity would end at t = 9.23e+09 s, past the clock's "
-            "range of 2^63 ns (292 years); a rate in the scenario (hardware peak FLOPS or a link bandwidth) is far too "
-            "small\n");
+TEST_F(RunTimeBadInput, RatesThatWouldOverflowTheClockAreRefusedAtLoad) {
+  // Each of these used to reach the replay: a 1 FLOPS peak overflowed the clock, 1e-320 FLOPS made
+  // work infinite, 1e308 B/s a rate infinite, 1e-310 B/s a duration infinite. The schema's bounds
+  // now refuse them where they are written (the engine's own range errors stay as a second line of
+  // defence: engine tests).
+  const std::pair<std::string, std::string> cases[] = {
+      {"'hardware.peak_bf16=1 FLOPS'", "--set:1:20: hardware.peak_bf16: must be at least 1e+09 FLOP/s (outside any "
+                                       "real device; keeps every derived time finite), got 1 FLOP/s"},
+      {"'hardware.peak_bf16=1e-320 FLOPS'", "--set:1:20: hardware.peak_bf16: must be at least 1e+09 FLOP/s (outside "
+                                            "any real device; keeps every derived time finite), got 1e-320 FLOP/s"},
+      {"'topology.intra_node.bandwidth=1e308 B/s'",
+       "--set:1:31: topology.intra_node.bandwidth: must be at most 1e+24 B/s (below 1 MB/s is a unit typo; above "
+       "1e24 B/s a link is already free), got 1e+308 B/s"},
+      {"'topology.intra_node.bandwidth=1e-310 B/s'",
+       "--set:1:31: topology.intra_node.bandwidth: must be at least 1e+06 B/s (below 1 MB/s is a unit typo; above "
+       "1e24 B/s a link is already free), got 1e-310 B/s"},
+  };
+  for (const auto& [set, error] : cases) {
+    const CliRun run = run_mofasim("simulate " + kSmall + " --set " + set);
+    EXPECT_EQ(run.exit_code, 2) << set;
+    EXPECT_EQ(run.out, "") << set;
+    EXPECT_EQ(run.err, error + "\n") << set;
+  }
 }
 
-TEST_F(RunTimeBadInput, RatesOutOfDoubleRangeAreBadInputNotInternalErrors) {
-  // A peak of 1e-320 FLOPS makes a compute activity's work infinite; a bandwidth of 1e308 B/s an
-  // infinite rate (it used to trip the internal check "fluid: activity rate is zero or not finite").
-  CliRun run = run_mofasim("simulate " + kSmall + " --set 'hardware.peak_bf16=1e-320 FLOPS'");
-  EXPECT_EQ(run.exit_code, 2);
-  EXPECT_EQ(run.err,
-            "mofasim simulate: simulated work out of range: an activity's work is infinite; a rate in the scenario "
-            "(hardware peak FLOPS or a link bandwidth) is too small for double precision\n");
-  run = run_mofasim("simulate " + kSmall + " --set 'topology.intra_node.bandwidth=1e308 B/s'");
-  EXPECT_EQ(run.exit_code, 2);
-  EXPECT_EQ(run.err,
-            "mofasim simulate: simulated rate out of range: an activity's rate is inf work units per second; a rate in "
-            "the scenario (hardware peak FLOPS or a link bandwidth) is too small or too large for double precision\n");
-  // A denormal bandwidth: the duration is infinite ("from_seconds: duration too large inf" before).
-  run = run_mofasim("simulate " + kSmall + " --set 'topology.intra_node.bandwidth=1e-310 B/s'");
-  EXPECT_EQ(run.exit_code, 2);
-  EXPECT_EQ(first_line(run.err), "mofasim simulate: simulated time overflow: an activity would end at t = inf s, past "
-                                 "the clock's range of 2^63 ns (292 years); a rate in the scenario (hardware peak FLOPS "
-                                 "or a link bandwidth) is far too small");
-}
-
-TEST_F(RunTimeBadInput, AFailureUnitNear2To31GpusIsOneUnit) {
-  // ceil(8 / (2^31 - 1)) = 1; the rounding used to add 2^31 - 2 to 8 in int first.
+TEST_F(RunTimeBadInput, AFailureUnitOverTheGpuBoundIsRefused) {
   const CliRun run = run_mofasim("ettr " + kSmall +
                                  " -q --step-time 1 --trials 10 --set fault_tolerance.gpus_per_failure_unit=2147483647");
-  ASSERT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_NE(run.out.find("  failure units                   1\n"), std::string::npos) << run.out;
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.err, "--set:1:39: fault_tolerance.gpus_per_failure_unit: must be at most 1048576 (keeps the "
+                     "simulator's tables and 64-bit arithmetic bounded), got 2147483647\n");
 }
 
-TEST_F(RunTimeBadInput, TuneRefusesASearchSpaceOverItsBound) {
-  // 735134400 = 2^6 3^3 5^2 7 11 13 17 has 1344 divisors: 4.3 million (t, c, p, d) factorisations.
-  const CliRun run = run_mofasim("tune " + kSmall +
-                                 " -q --rerank 0 --set topology.gpus=735134400 --set parallelism.dp=183783600 --set "
-                                 "parallelism.global_batch=367567200");
+TEST_F(RunTimeBadInput, TuneOnMoreGpusThanTheSchemaAllowsIsRefusedAtLoad) {
+  // The tuner's own bound on the search space (tuner_enumerate_test) is not reachable from a
+  // scenario within the schema's 2^20 GPUs; the first refusal is the GPU count.
+  const CliRun run = run_mofasim("tune " + kSmall + " -q --rerank 0 --set topology.gpus=735134400");
   EXPECT_EQ(run.exit_code, 2);
-  EXPECT_EQ(run.err,
-            "--set:1:15: topology.gpus: tune: the search space has 550502400 layouts (4300800 (t, c, p, d) "
-            "factorisations of 735134400 GPUs x 128 ep/micro-batch/schedule choices), over the limit of 100000000; "
-            "use fewer GPUs or fix some axes of the search\n");
+  EXPECT_EQ(first_line(run.err), "--set:1:15: topology.gpus: must be at most 1048576 (2^20 GPUs; per-GPU tables are "
+                                 "built for the whole job), got 735134400");
 }
 
 // --- One error path --------------------------------------------------------------------------

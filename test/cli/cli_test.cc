@@ -273,7 +273,8 @@ TEST(CliCalibrate, OneColumnFitReproducesItsMeasuredStepTime) {
   const CliRun check = run_mofasim("validate scenarios/mofa/table5-llama2-70b-128.yaml --json --set hardware.efficiency.gemm=" +
                                    std::to_string(gemm));
   ASSERT_EQ(check.exit_code, 0) << check.err;
-  for (const auto& f : nlohmann::json::parse(check.out).at("fields")) {
+  const auto check_json = nlohmann::json::parse(check.out);  // outlives the loop over its fields
+  for (const auto& f : check_json.at("fields")) {
     if (f.at("name") == "step_time_s") {
       EXPECT_NEAR(f.at("analytic").get<double>(), 27.94, 27.94 * 1e-5);
     }

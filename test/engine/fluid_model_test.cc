@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <limits>
 #include <stdexcept>
 
 #include "sim/engine/event_queue.h"
@@ -176,6 +177,25 @@ TEST(FluidModel, RejectsBadInputWithInvalidArgument) {
                std::invalid_argument);
   EXPECT_THROW(m.start({.work = 1, .uses = ok, .domain = DomainId{3}}, [] {}), std::invalid_argument);
   EXPECT_EQ(m.running(), 0u);
+}
+
+// Work or durations the clock cannot hold are the input's fault (SimulationOutOfRange, exit 2 in
+// the CLI), never an internal check: the schema's bounds keep real scenarios away from them.
+TEST(FluidModel, WorkOrTimeOutsideTheClockIsOutOfRange) {
+  EventQueue q;
+  FluidModel m(q);
+  const ResourceId link = m.add_resource({.name = "l0", .capacity = kB});
+  const std::array uses{ResourceUse{.resource = link}};
+  FinishLog log(2);
+  EXPECT_THROW(m.start({.work = std::numeric_limits<double>::infinity(), .uses = uses}, log.on_done(q, 0)),
+               SimulationOutOfRange);
+  // 1e21 bytes at 1e11 B/s = 1e10 s, past the 2^63 ns (about 9.22e9 s) the clock holds.
+  EXPECT_THROW(
+      {
+        m.start({.work = 1e21, .uses = uses}, log.on_done(q, 1));
+        q.run();
+      },
+      SimulationOutOfRange);
 }
 
 }  // namespace

@@ -73,14 +73,16 @@ TEST(EttrSweep, IntervalSweepMarksTheOptimum) {
   const EttrSweep sweep = run_ettr_sweep("interval_steps", values, table5_like, {.trials = 300, .seed = 4});
   ASSERT_EQ(sweep.points.size(), values.size());
   const std::int64_t best = model::optimal_interval(table5_like(10).spec, table5_like(10).run).steps;
-  EXPECT_NEAR(sweep.points[sweep.best_analytic].value, static_cast<double>(best), 2.0);
+  EXPECT_NEAR(sweep.points[sweep.best].value, static_cast<double>(best), 2.0);
   for (std::size_t i = 0; i < sweep.points.size(); ++i) {
-    EXPECT_LE(sweep.points[i].analytic_ettr, sweep.points[sweep.best_analytic].analytic_ettr);
+    // Fixed step time and step count: the shortest run is the highest-ETTR one.
+    EXPECT_LE(sweep.points[i].analytic_ettr, sweep.points[sweep.best].analytic_ettr);
+    EXPECT_GE(sweep.points[i].analytic_e2e_s, sweep.points[sweep.best].analytic_e2e_s);
   }
   std::ostringstream csv;
   write_sweep_csv(csv, sweep);
   EXPECT_EQ(count(csv.str(), "\n"), static_cast<int>(values.size()) + 1);
-  EXPECT_EQ(csv.str().rfind("interval_steps,analytic_ettr,", 0), 0u);
+  EXPECT_EQ(csv.str().rfind("interval_steps,step_time_s,analytic_ettr,", 0), 0u);
   std::ostringstream svg;
   write_sweep_svg(svg, sweep);
   const std::string text = svg.str();
@@ -88,7 +90,7 @@ TEST(EttrSweep, IntervalSweepMarksTheOptimum) {
   EXPECT_THAT(text, HasSubstr("</svg>"));
   EXPECT_EQ(count(text, "<circle"), static_cast<int>(values.size()) + 1);  // MC points + legend
   EXPECT_EQ(count(text, "<polyline"), 1);
-  EXPECT_THAT(text, HasSubstr("best " + std::to_string(static_cast<int>(sweep.points[sweep.best_analytic].value))));
+  EXPECT_THAT(text, HasSubstr("shortest E2E at " + std::to_string(static_cast<int>(sweep.points[sweep.best].value)) + ":"));
   // Deterministic output: the same sweep renders the same bytes.
   std::ostringstream again;
   write_sweep_svg(again, run_ettr_sweep("interval_steps", values, table5_like, {.trials = 300, .seed = 4}));

@@ -55,7 +55,8 @@ TEST(OpTable, LayersAndHeadReproduceModelFlopsPerToken) {
 }
 
 TEST(OpTable, Llama2QkvGemmShapePerGpu) {
-  const OpCost& qkv = find(ops_for_layer(llama2_70b(), tp(8, false), 0), OpKind::kQkvProjection);
+  const LayerOps layer = ops_for_layer(llama2_70b(), tp(8, false), 0);  // the table `qkv` points into
+  const OpCost& qkv = find(layer, OpKind::kQkvProjection);
   // M = 4096 tokens, K = h, N = (64/8 query heads + 2 * 8/8 KV heads) * 128.
   EXPECT_EQ(qkv.gemm.m, 4096.0);
   EXPECT_EQ(qkv.gemm.k, 8192.0);

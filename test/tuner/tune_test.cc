@@ -235,5 +235,20 @@ TEST(TunerReport, TableAndStatsNameTheRulesAndTheTop) {
   EXPECT_EQ(back.step.step_time_s, top.step.step_time_s);
 }
 
+TEST(TunerBounds, ASearchSpaceOverTheLimitIsRefusedBeforeEnumerating) {
+  // 735134400 = 2^6 3^3 5^2 7 11 13 17: ordered (t, c, p, d) factorisations are the product over
+  // the primes of C(e + 3, 3) = 84 * 20 * 10 * 4^4 = 4,300,800, far over kMaxRawLayouts once
+  // multiplied by the other axes. The schema's GPU bound keeps scenarios below this; the tuner
+  // still refuses it itself (a problem built in code does not pass through the loader).
+  const TuneProblem problem = tiny_problem(735134400, 8, 8);
+  try {
+    tune(problem, TuneOptions{}, synthetic_evaluator(6.0));
+    FAIL() << "expected SearchSpaceTooLarge";
+  } catch (const SearchSpaceTooLarge& e) {
+    EXPECT_NE(std::string(e.what()).find("4300800 (t, c, p, d) factorisations of 735134400 GPUs"), std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace mofasim::tuner
