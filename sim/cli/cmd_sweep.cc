@@ -7,21 +7,17 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
-#include <span>
 
 #include "sim/cli/cli_common.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/output_files.h"
 #include "sim/cli/ettr_options.h"
 #include "sim/cli/scenario_specs.h"
-#include "sim/cli/shard_options.h"
 #include "sim/cli/step_time.h"
 #include "sim/cli/sweep_range.h"
 #include "sim/fault/ettr_sweep.h"
 #include "sim/fault/plot_axes.h"
 #include "sim/fault/statistics.h"
-#include "sim/fault/sweep_shards.h"
-#include "sim/fault/trial_shards.h"
 #include "sim/units/format.h"
 #include "sim/scenario/loader.h"
 
@@ -34,11 +30,9 @@ int run_sweep(const Args& args) {
   std::string path;
   std::string param;
   std::string out = "sweep";
-  ShardOptions sharding;
   po::options_description desc("options");
   add_common_options(desc, common);
   add_ettr_options(desc, ettr);
-  add_shard_options(desc, sharding, "sweep points");
   desc.add_options()("param", po::value<std::string>(&param),
                      "the swept field and range: PATH=FROM:TO:STEP, with a unit after a space for dimensional fields "
                      "(e.g. \"fault_tolerance.checkpoint.save_time=1:10:1 s\")")(
@@ -49,7 +43,7 @@ int run_sweep(const Args& args) {
   po::variables_map vm;
   parse_command_line("sweep", args, desc, pos, vm);
   if (common.help) {
-    print_command_help("sweep", "SCENARIO.yaml --param PATH=FROM:TO:STEP [--out PREFIX] [--trials N] [--step-time S] [--shard i/n | --merge FILES...]", desc);
+    print_command_help("sweep", "SCENARIO.yaml --param PATH=FROM:TO:STEP [--out PREFIX] [--trials N] [--step-time S]", desc);
     return 0;
   }
   if (path.empty()) throw UsageError("mofasim sweep: missing SCENARIO.yaml (see: mofasim sweep --help)");
@@ -60,13 +54,11 @@ int run_sweep(const Args& args) {
 
   // Load every point up front so a bad value fails before any Monte Carlo work.
   std::vector<fault::EttrStudyInputs> inputs;
-  std::string scenario_name;
   std::optional<scenario::LoadedScenario> first;  // locates a budget error met during the trials
   for (double v : range.values) {
     std::vector<std::string> sets = common.sets;
     sets.push_back(range.override_for(v));
     const scenario::LoadedScenario loaded = load_checked(path, sets, true);
-    scenario_name = loaded.proto.name();
     const StepTimeChoice step = resolve_step_time(loaded, ettr.step_time);
     inputs.push_back({.spec = to_fault_spec(loaded),
                       .run = {.step_time_s = step.seconds, .n_steps = scenario::training_steps(loaded.proto)}});
@@ -77,42 +69,11 @@ int run_sweep(const Args& args) {
     }
     if (!first) first = loaded;
   }
-  // Shard i/n evaluates points [begin_point, end_point) of the sweep (fault::shard_range); a merge
-  // checks that its shards come from the same scenario, range, trials and seed.
-  const nlohmann::json run_id = {{"scenario", scenario_name}, {"param", param}, {"trials", ettr.trials}, {"seed", ettr.seed},
-                                 {"sets", common.sets}};
-  auto evaluate = [&](std::size_t begin_point, std::size_t end_point) {
-    std::size_t next = begin_point;
-    return fault::run_ettr_sweep(range.path,
-                                 std::span<const double>(range.values).subspan(begin_point, end_point - begin_point),
-                                 [&](double) { return inputs.at(next++); }, monte_carlo_options(ettr));
-  };
+  std::size_t next = 0;
   fault::EttrSweep sweep;
   try {
-    const ShardOutcome sharded = run_sharded("sweep", sharding, [&](int index, int count) {
-      const auto [begin_point, end_point] = fault::shard_range(static_cast<std::int64_t>(range.values.size()), index, count);
-      fault::EttrSweep part{.parameter = range.path};
-      if (begin_point < end_point) part = evaluate(static_cast<std::size_t>(begin_point), static_cast<std::size_t>(end_point));
-      nlohmann::json doc = fault::sweep_shard_json(part, static_cast<std::size_t>(begin_point), range.values.size());
-      doc["run"] = run_id;
-      return doc;
-    });
-    if (sharded.done) return 0;
-    if (sharded.single) {
-      sweep = evaluate(0, range.values.size());
-    } else {
-      for (const nlohmann::json& doc : sharded.documents) {
-        if (doc.is_object() && doc.contains("run") && doc.at("run") != run_id) {
-          throw UsageError("mofasim sweep: --merge: a shard comes from another sweep (" + doc.at("run").dump() +
-                           ", this is " + run_id.dump() + ")");
-        }
-      }
-      try {
-        sweep = fault::merge_sweep_shards(sharded.documents);
-      } catch (const std::invalid_argument& e) {
-        throw UsageError(std::string("mofasim sweep: --merge: ") + e.what());
-      }
-    }
+    sweep = fault::run_ettr_sweep(range.path, range.values, [&](double) { return inputs.at(next++); },
+                                  monte_carlo_options(ettr));
   } catch (const fault::EventBudgetExceeded& e) {
     throw located_budget_error(*first, e);
   }

@@ -1,5 +1,5 @@
-// --shard i/n and --merge FILES... for the batch commands (ettr, sweep, validate --measured,
-// calibrate; tune has its own, sim/tuner/merge.h), and the MPI mode over the same shards. Each
+// --shard i/n and --merge FILES... for the batch commands (ettr and validate --measured; tune has
+// its own, sim/tuner/merge.h), and the MPI mode over the same shards. Each
 // command describes its work as shard documents (JSON: a range of trials or rows with their raw
 // results) and a merge that rebuilds the single-process result from all of them, so
 //   mofasim CMD ... --shard i/n > part-i.json        (one per array task)
@@ -23,7 +23,7 @@ struct ShardOptions {
   std::vector<std::string> merge;  // shard documents to merge
 };
 
-// Adds --shard and --merge to `desc`; `unit` names what is split ("trials", "sweep points", ...).
+// Adds --shard and --merge to `desc`; `unit` names what is split ("Monte Carlo trials", "measured rows", ...).
 void add_shard_options(po::options_description& desc, ShardOptions& options, const std::string& unit);
 
 struct ShardSpec {

@@ -1,15 +1,13 @@
-// Monte Carlo and sweep shards (sim/fault/trial_shards.h, sweep_shards.h): the merged shards are
-// the single-process run bit for bit, and bad merges are refused with a message naming the fault.
+// Monte Carlo shards (sim/fault/trial_shards.h): the merged shards are the single-process run bit
+// for bit, and bad merges are refused with a message naming the fault.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
-#include <limits>
 #include <stdexcept>
 
 #include "model/fault_spec.h"
 #include "sim/fault/monte_carlo.h"
-#include "sim/fault/sweep_shards.h"
 #include "sim/fault/trial_shards.h"
 
 namespace mofasim::fault {
@@ -93,37 +91,6 @@ TEST(TrialShards, BadMergesNameTheProblem) {
   broken["rows"][0].erase(0);
   EXPECT_EQ(merge_error({broken, shard(1), shard(2)}), "trial 0 has the wrong columns");
   EXPECT_EQ(merge_error({}), "no shards given");
-}
-
-TEST(SweepShards, MergedShardsAreTheSweepWithNonFiniteValuesKept) {
-  EttrSweep part0{.parameter = "x"};
-  part0.points.push_back({.value = 1, .analytic_ettr = 0.5, .analytic_e2e_s = std::numeric_limits<double>::infinity()});
-  EttrSweep part1{.parameter = "x"};
-  part1.points.push_back({.value = 2, .analytic_ettr = 0.9, .mc_ettr_std_error = std::numeric_limits<double>::quiet_NaN()});
-  part1.points.push_back({.value = 3, .analytic_ettr = 0.9, .mc_ettr_ci95 = {0.1 + 0.2, 0.7}});
-  const EttrSweep merged = merge_sweep_shards({through_text(sweep_shard_json(part1, 1, 3)),
-                                               through_text(sweep_shard_json(part0, 0, 3))});
-  ASSERT_EQ(merged.points.size(), 3u);
-  EXPECT_EQ(merged.parameter, "x");
-  EXPECT_EQ(merged.points[0].value, 1);
-  EXPECT_EQ(merged.points[0].analytic_e2e_s, std::numeric_limits<double>::infinity());
-  EXPECT_TRUE(std::isnan(merged.points[1].mc_ettr_std_error));
-  EXPECT_TRUE(same_bits(merged.points[2].mc_ettr_ci95[0], 0.1 + 0.2));
-  EXPECT_EQ(merged.best_analytic, 1u);  // the first of the two highest, as run_ettr_sweep picks
-  const auto error = [](const std::vector<nlohmann::json>& docs) -> std::string {
-    try {
-      merge_sweep_shards(docs);
-    } catch (const std::invalid_argument& e) {
-      return e.what();
-    }
-    return "no error";
-  };
-  EXPECT_EQ(error({sweep_shard_json(part0, 0, 3)}), "the shards hold 1 of 3 points (a shard is missing)");
-  EXPECT_EQ(error({sweep_shard_json(part0, 0, 3), sweep_shard_json(part0, 2, 3)}), "point 1 is in no shard");
-  EXPECT_EQ(error({sweep_shard_json(part0, 0, 3), sweep_shard_json(part1, 0, 3)}), "shards overlap at point 0");
-  EttrSweep other{.parameter = "y"};
-  EXPECT_EQ(error({sweep_shard_json(part0, 0, 3), sweep_shard_json(other, 1, 3)}),
-            "shard 2 comes from a different sweep");
 }
 
 }  // namespace

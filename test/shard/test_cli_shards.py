@@ -107,30 +107,15 @@ class ShardedRuns(unittest.TestCase):
                 done = mofasim("ettr", SMALL, "--shard", bad, check=False)
                 self.assertEqual(done.returncode, 2)
                 self.assertEqual(done.stderr, f"mofasim ettr: --shard: must be i/n with 0 <= i < n, got '{bad}'\n")
-        both = mofasim("sweep", SMALL, "--param", "fault_tolerance.checkpoint.interval_steps=50:100:50",
-                       "--shard", "0/2", "--merge", "x.json", check=False)
+        both = mofasim("ettr", SMALL, "--shard", "0/2", "--merge", "x.json", check=False)
         self.assertEqual((both.returncode, both.stderr),
-                         (2, "mofasim sweep: --shard and --merge go in separate runs\n"))
+                         (2, "mofasim ettr: --shard and --merge go in separate runs\n"))
         not_json = os.path.join(self.dir, "not.json")
         with open(not_json, "w") as f:
             f.write("trial,wall_s\n")
         done = mofasim("ettr", SMALL, "--merge", not_json, check=False)
         self.assertEqual((done.returncode, done.stderr),
                          (2, f"mofasim ettr: --merge: {not_json} is not a shard document (JSON from --shard)\n"))
-
-    def test_sweep_shards_merge_to_the_single_run_csv_and_svg(self):
-        common = ["sweep", SMALL, "--param", "fault_tolerance.checkpoint.interval_steps=50:400:50",
-                  "--trials", "200", "--step-time", "2"]
-        single = os.path.join(self.dir, "single")
-        merged = os.path.join(self.dir, "merged")
-        out_single = mofasim(*common, "--out", single).stdout
-        out_merged = mofasim(*common, "--out", merged, "--merge", *self.shards(3, *common)).stdout
-        self.assertEqual(out_merged.replace(merged, single), out_single)
-        for ext in (".csv", ".svg"):
-            with open(single + ext) as a, open(merged + ext) as b:
-                self.assertEqual(a.read(), b.read(), ext)
-        with open(single + ".csv") as f:
-            self.assertEqual(len(f.read().splitlines()), 1 + 8)  # header + 8 points
 
     def test_validate_measured_shards_merge_to_the_single_run(self):
         measured = write_measured(self.dir)
@@ -198,18 +183,6 @@ class MpiRuns(unittest.TestCase):
             self.assertEqual(len(json.loads(single)["residuals"]), 4)
             for ranks in (2, 3):
                 self.assertEqual(mpirun(ranks, *args), single, ranks)
-
-    def test_mpirun_sweep_equals_the_single_run(self):
-        with tempfile.TemporaryDirectory(prefix="mofasim-mpi-") as tmp:
-            a, b = os.path.join(tmp, "a"), os.path.join(tmp, "b")
-            common = ["sweep", SMALL, "--param", "fault_tolerance.checkpoint.interval_steps=50:250:50",
-                      "--trials", "100", "--step-time", "2", "--threads", "1"]
-            out_b = mpirun(2, *common, "--out", b)
-            out_a = mofasim(*common, "--out", a).stdout
-            self.assertEqual(out_b.replace(b, a), out_a)
-            for ext in (".csv", ".svg"):
-                with open(a + ext) as fa, open(b + ext) as fb:
-                    self.assertEqual(fa.read(), fb.read(), ext)
 
 
 if __name__ == "__main__":
