@@ -7,7 +7,7 @@ set -euo pipefail
 
 packages=(g++ cmake make libboost-graph-dev libboost-program-options-dev libyaml-cpp-dev
           libprotobuf-dev protobuf-compiler libgtest-dev libgmock-dev libbenchmark-dev
-          nlohmann-json3-dev)
+          nlohmann-json3-dev pybind11-dev python3-dev libopenmpi-dev openmpi-bin)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -41,9 +41,18 @@ class Objective {
   double operator()(const Vec& u) {
     ++evaluations_;
     const Vec x = values(u);
+    std::vector<double> predicted;
+    if (options_.evaluate_all) {
+      std::vector<model::AnalyticInput> inputs;
+      for (const CalibrationPoint& p : points_) inputs.push_back(adjusted(p, x));
+      predicted = options_.evaluate_all(inputs);
+      if (predicted.size() != points_.size()) throw std::logic_error("calibrate: evaluate_all returned the wrong count");
+    } else {
+      for (const CalibrationPoint& p : points_) predicted.push_back(eval_(adjusted(p, x)));
+    }
     double sum = 0;
-    for (const CalibrationPoint& p : points_) {
-      const double rel = (eval_(adjusted(p, x)) - p.measured_step_s) / p.measured_step_s;
+    for (std::size_t i = 0; i < points_.size(); ++i) {
+      const double rel = (predicted[i] - points_[i].measured_step_s) / points_[i].measured_step_s;
       sum += options_.objective == CalibrationObjective::kMeanSquaredRelativeError ? rel * rel : std::abs(rel);
     }
     return sum / static_cast<double>(points_.size());

@@ -53,6 +53,9 @@ struct CalibrationOptions {
   CalibrationObjective objective = CalibrationObjective::kMeanSquaredRelativeError;
   int max_evaluations = 4000;  // objective evaluations (each evaluates every point)
   double tolerance = 1e-14;    // stop when the simplex's objective spread falls below this
+  // Predicts every point's adjusted input of one objective evaluation at once, in point order
+  // (the MPI mode spreads the points over ranks with it). Empty: the evaluator, point by point.
+  std::function<std::vector<double>(std::span<const model::AnalyticInput>)> evaluate_all{};
 };
 
 struct Residual {

@@ -3,6 +3,8 @@
 
 #include <fstream>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "sim/analysis/measured_calibration.h"
 #include "sim/analysis/measured_compare.h"
@@ -34,8 +36,30 @@ MeasuredValidation run_measured_validation(const MeasuredValidateOptions& option
     rows.insert(rows.end(), part.begin(), part.end());
   }
   const MeasuredConditions conditions = options.conditions ? *options.conditions : vtrain_a100_calibrated_conditions();
-  const StepPredictor predict = options.predictor == MeasuredPredictorKind::kSimulated ? simulated_step_predictor()
-                                                                                       : analytic_step_predictor();
+  StepPredictor predict = options.predictor == MeasuredPredictorKind::kSimulated ? simulated_step_predictor()
+                                                                                 : analytic_step_predictor();
+  MeasuredValidation v;
+  v.total_rows = rows.size();
+  const bool shard = options.shard_count > 1;
+  if (options.shard_count < 1 || options.shard_index < 0 || options.shard_index >= options.shard_count) {
+    throw std::invalid_argument("--shard: must be i/n with 0 <= i < n");
+  }
+  if (shard) {
+    const std::size_t n = rows.size();
+    const auto count = static_cast<std::size_t>(options.shard_count);
+    const auto index = static_cast<std::size_t>(options.shard_index);
+    v.first_row = n * index / count;
+    rows = std::vector<MeasuredRow>(rows.begin() + static_cast<std::ptrdiff_t>(v.first_row),
+                                    rows.begin() + static_cast<std::ptrdiff_t>(n * (index + 1) / count));
+  }
+  if (options.predictions) {
+    if (options.predictions->size() != rows.size()) {
+      throw std::invalid_argument("the merged shards predict " + std::to_string(options.predictions->size()) +
+                                  " rows, the measured files hold " + std::to_string(rows.size()));
+    }
+    // compare_measured predicts the rows in input order.
+    predict = [next = std::size_t{0}, &given = *options.predictions](const MeasuredCase&) mutable { return given[next++]; };
+  }
   std::int64_t predicted = 0;
   const auto total = static_cast<std::int64_t>(rows.size());
   const StepPredictor counted = [&](const MeasuredCase& c) {
@@ -43,10 +67,10 @@ MeasuredValidation run_measured_validation(const MeasuredValidateOptions& option
     if (options.progress) options.progress(++predicted, total);
     return s;
   };
-  MeasuredValidation v;
   v.rows = compare_measured(rows, conditions, counted);
   if (options.progress) options.progress(total, total);  // ends the line even if a row was not predicted
   v.stats = subset_stats(v.rows);
+  if (shard) return v;
   if (options.csv_path) {
     std::ofstream out = open_output(*options.csv_path);
     write_comparison_csv(out, v.rows, predictor_name(options.predictor));

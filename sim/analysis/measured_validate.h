@@ -30,11 +30,20 @@ struct MeasuredValidateOptions {
   // If set: (rows predicted, rows in all) after each row's prediction (a step simulation each
   // with the simulated predictor).
   std::function<void(std::int64_t, std::int64_t)> progress{};
+  // A shard (--shard i/n): predict only rows [i*R/n, (i+1)*R/n) of the R rows of all the files, and
+  // write no CSV or SVG. MeasuredValidation::first_row / total_rows say which.
+  int shard_index = 0;
+  int shard_count = 1;
+  // Predictions already made (merged shards): predicted_s of every row in order; nothing is
+  // predicted again. std::invalid_argument when their number is not the number of rows.
+  std::optional<std::vector<double>> predictions{};
 };
 
 struct MeasuredValidation {
   std::vector<MeasuredComparison> rows;
   std::vector<SubsetStats> stats;
+  std::size_t first_row = 0;   // of a shard, in the rows of all the files
+  std::size_t total_rows = 0;  // in all the files
 };
 
 // Reads, predicts and summarises; writes the CSV and SVG when asked. Throws std::invalid_argument

@@ -5,6 +5,9 @@
 // hardware YAML to paste into a preset are printed.
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
 #include <iostream>
 #include <map>
 
@@ -12,7 +15,9 @@
 #include "sim/analysis/compare.h"
 #include "sim/cli/cli_common.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/mpi_world.h"
 #include "sim/scenario/scenario_specs.h"
+#include "sim/fault/trial_shards.h"
 #include "sim/progress/progress_reporter.h"
 
 namespace mofasim::cli {
@@ -89,18 +94,46 @@ int run_calibrate(const Args& args) {
     const scenario::LoadedScenario loaded = load_checked(m.scenario_path, common.sets);
     points.push_back({.label = m.scenario_path, .input = analytic_input(loaded), .measured_step_s = m.step_time_s});
   }
+  // Under mpirun every rank runs the same deterministic search; each objective evaluation's
+  // points are split over the ranks and the predictions shared, so all ranks (and a single
+  // process) see the same numbers. --shard has no meaning here: every step needs every point.
+  const MpiWorld world = mpi_world();
   // Every objective evaluation predicts every point; at most `evaluations` of them (fewer when the
-  // fit converges). With the simulated evaluator each prediction is a step simulation.
+  // fit converges). With the simulated evaluator each prediction is a step simulation. Under
+  // mpirun rank 0 alone shows the line, counting its own share.
   progress::ProgressReporter progress_line = progress::ProgressReporter::for_stderr(
-      "calibrate", "predictions", static_cast<std::int64_t>(evaluations) * static_cast<std::int64_t>(points.size()), quiet);
+      "calibrate", "predictions",
+      static_cast<std::int64_t>(evaluations) * static_cast<std::int64_t>(points.size()) / world.size,
+      quiet || world.rank != 0);
   std::int64_t predicted = 0;
-  const analysis::CalibrationResult result =
-      analysis::calibrate(points, options, [&](const model::AnalyticInput& input) {
-        const double step_s = step(input);
-        progress_line.update(++predicted);
-        return step_s;
-      });
+  const auto counted_step = [&](const model::AnalyticInput& input) {
+    const double step_s = step(input);
+    progress_line.update(++predicted);
+    return step_s;
+  };
+  if (world.size > 1) {
+    options.evaluate_all = [&](std::span<const model::AnalyticInput> inputs) {
+      const auto [first, end] = fault::shard_range(static_cast<std::int64_t>(inputs.size()), world.rank, world.size);
+      // The doubles travel as their bytes: exact, NaN and infinity included.
+      std::string mine;
+      for (auto i = first; i < end; ++i) {
+        const double t = counted_step(inputs[static_cast<std::size_t>(i)]);
+        mine.append(reinterpret_cast<const char*>(&t), sizeof t);
+      }
+      std::vector<double> all;
+      for (const std::string& part : all_gather(mine)) {
+        for (std::size_t at = 0; at + sizeof(double) <= part.size(); at += sizeof(double)) {
+          double t = 0;
+          std::memcpy(&t, part.data() + at, sizeof t);
+          all.push_back(t);
+        }
+      }
+      return all;
+    };
+  }
+  const analysis::CalibrationResult result = analysis::calibrate(points, options, counted_step);
   progress_line.finish();
+  if (world.rank != 0) return 0;
 
   if (common.json) {
     nlohmann::json j;

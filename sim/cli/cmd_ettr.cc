@@ -11,20 +11,35 @@
 #include "sim/cli/output_files.h"
 #include "sim/cli/ettr_options.h"
 #include "sim/scenario/scenario_specs.h"
+#include "sim/cli/shard_options.h"
 #include "sim/cli/step_time.h"
 #include "sim/fault/ettr_study.h"
+#include "sim/fault/trial_shards.h"
 #include "sim/scenario/loader.h"
 
 namespace mofasim::cli {
+namespace {
+
+fault::MonteCarloResult merged_trials(const std::vector<nlohmann::json>& documents, const model::RunSpec& run) {
+  try {
+    return fault::merge_trial_shards(documents, run);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("mofasim ettr: --merge: ") + e.what());
+  }
+}
+
+}  // namespace
 
 int run_ettr(const Args& args) {
   CommonOptions common;
   EttrOptions ettr;
   std::string path;
   std::string csv_path;
+  ShardOptions sharding;
   po::options_description desc("options");
   add_common_options(desc, common);
   add_ettr_options(desc, ettr);
+  add_shard_options(desc, sharding, "Monte Carlo trials");
   desc.add_options()("csv", po::value<std::string>(&csv_path), "write one row per Monte Carlo trial to this CSV file")(
       "scenario", po::value<std::string>(&path), "scenario YAML file");
   po::positional_options_description pos;
@@ -32,7 +47,7 @@ int run_ettr(const Args& args) {
   po::variables_map vm;
   parse_command_line("ettr", args, desc, pos, vm);
   if (common.help) {
-    print_command_help("ettr", "SCENARIO.yaml [--step-time SECONDS] [--trials N] [--seed S] [--threads T] [--json] [--csv FILE]", desc);
+    print_command_help("ettr", "SCENARIO.yaml [--step-time SECONDS] [--trials N] [--seed S] [--threads T] [--json] [--csv FILE] [--shard i/n | --merge FILES...]", desc);
     return 0;
   }
   if (path.empty()) throw UsageError("mofasim ettr: missing SCENARIO.yaml (see: mofasim ettr --help)");
@@ -43,9 +58,27 @@ int run_ettr(const Args& args) {
   const StepTimeChoice step = resolve_step_time(loaded, ettr.step_time);
   const model::FaultSpec spec = to_fault_spec(loaded);
   const model::RunSpec run{.step_time_s = step.seconds, .n_steps = scenario::training_steps(loaded.proto)};
+  const fault::MonteCarloOptions mc_options = monte_carlo_options(ettr);
+  // A shard names its run, so a merge of shards of another scenario or step time is refused.
+  const nlohmann::json run_id = {{"scenario", loaded.proto.name()}, {"step_time_s", run.step_time_s},
+                                 {"n_steps", run.n_steps},           {"trials", ettr.trials},
+                                 {"seed", ettr.seed},                {"sets", common.sets}};
   fault::EttrStudy study;
   try {
-    study = fault::run_ettr_study(spec, run, monte_carlo_options(ettr));
+    const ShardOutcome sharded = run_sharded("ettr", sharding, [&](int index, int count) {
+      nlohmann::json doc = fault::run_trial_shard(spec, run, mc_options, index, count);
+      doc["run"] = run_id;
+      return doc;
+    });
+    if (sharded.done) return 0;
+    for (const nlohmann::json& doc : sharded.documents) {
+      if (doc.is_object() && doc.contains("run") && doc.at("run") != run_id) {
+        throw UsageError("mofasim ettr: --merge: a shard comes from another run (" + doc.at("run").dump() +
+                         ", this is " + run_id.dump() + ")");
+      }
+    }
+    study = sharded.single ? fault::run_ettr_study(spec, run, mc_options)
+                           : fault::ettr_study_from_trials(spec, run, merged_trials(sharded.documents, run));
   } catch (const fault::EventBudgetExceeded& e) {
     throw located_budget_error(loaded, e);
   }

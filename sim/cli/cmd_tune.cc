@@ -8,11 +8,15 @@
 #include <cmath>
 #include <fstream>
 #include <iostream>
+#include <optional>
+#include <sstream>
 #include <thread>
+#include <utility>
 
 #include "sim/analysis/input_file.h"
 #include "sim/cli/cli_common.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/mpi_world.h"
 #include "sim/cli/output_files.h"
 #include "sim/scenario/scenario_specs.h"
 #include "sim/progress/progress_reporter.h"
@@ -90,6 +94,32 @@ void print_rules() {
   }
 }
 
+// The MPI mode: rank r has tuned shard r/N; rank 0 gets every rank's rows (CSV) and counts and
+// merges them as `tune --merge` does, so it ranks and prints what a single process would.
+// Other ranks get std::nullopt.
+std::optional<tuner::TuneResult> gather_mpi_shards(const tuner::TuneResult& mine) {
+  std::ostringstream csv;
+  tuner::write_csv(csv, mine);
+  const std::vector<std::string> texts =
+      gather_on_root(nlohmann::json{{"stats", tuner::to_json(mine.stats)}, {"csv", csv.str()}}.dump());
+  if (texts.empty()) return std::nullopt;
+  std::vector<std::string> csvs;
+  tuner::TuneStats stats;
+  for (std::size_t r = 0; r < texts.size(); ++r) {
+    const nlohmann::json doc = nlohmann::json::parse(texts[r]);
+    csvs.push_back(doc.at("csv").get<std::string>());
+    const tuner::TuneStats rank_stats = tuner::stats_from_json(doc.at("stats"));
+    if (r == 0) {
+      stats = rank_stats;
+    } else {
+      stats.merge(rank_stats);
+    }
+  }
+  tuner::TuneResult merged = tuner::merge_csv(csvs);
+  merged.stats = stats;
+  return merged;
+}
+
 // A shard output: a regular file, at most 1 GiB (a shard's CSV holds every evaluated
 // configuration, so it is larger than a measurements file).
 std::string read_shard(const std::string& path) {
@@ -158,6 +188,15 @@ int run_tune(const Args& args) {
                              .base_features = loaded.features};
   tuner::TuneOptions options;
   options.shard = parse_shard(shard_text);
+  const MpiWorld world = mpi_world();
+  const bool mpi = world.size > 1;
+  if (mpi && (!merge_files.empty() || options.shard.count > 1)) {
+    throw UsageError("mofasim tune: --shard and --merge are not for mpirun runs (the ranks are the shards)");
+  }
+  if (mpi) {
+    options.shard = {.index = world.rank, .count = world.size};
+    quiet = quiet || world.rank != 0;
+  }
   options.threads = threads > 0 ? threads
                                 : static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u,
                                                               static_cast<unsigned>(tuner::kMaxTuneThreads)));
@@ -200,6 +239,12 @@ int run_tune(const Args& args) {
       throw scenario::ScenarioError(
           {scenario::format_location(loaded.sources.find("topology.gpus")) + ": topology.gpus: tune: " + e.what()});
     }
+  }
+  if (mpi) {
+    std::optional<tuner::TuneResult> merged = gather_mpi_shards(result);
+    if (!merged) return 0;
+    result = std::move(*merged);
+    options.shard = {};
   }
   if (!csv_path.empty()) {
     write_output_file(csv_path, [&](std::ostream& csv) { tuner::write_csv(csv, result); });

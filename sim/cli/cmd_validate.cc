@@ -11,6 +11,7 @@
 #include "sim/cli/output_files.h"
 #include "sim/scenario/scenario_specs.h"
 #include "sim/progress/progress_reporter.h"
+#include "sim/cli/shard_options.h"
 
 namespace mofasim::cli {
 
@@ -61,9 +62,11 @@ int run_validate(const Args& args) {
   std::string csv_path;
   std::string svg_path;
   bool quiet = false;
+  ShardOptions sharding;
   po::options_description desc("options");
   add_common_options(desc, common);
   desc.add_options()("quiet,q", po::bool_switch(&quiet), "no progress line on stderr (it is shown only on a terminal)");
+  add_shard_options(desc, sharding, "measured rows (with --measured)");
   desc.add_options()("tolerance", po::value<double>(&tolerance)->default_value(tolerance),
                      "flag fields whose relative difference exceeds this (0.01 = 1%)")(
       "fidelity", po::value<std::string>(&fidelity)->default_value(fidelity), "simulation fidelity: full or folded")(
@@ -81,7 +84,7 @@ int run_validate(const Args& args) {
   po::variables_map vm;
   parse_command_line("validate", args, desc, pos, vm);
   if (common.help) {
-    print_command_help("validate", "SCENARIO.yaml... [--tolerance X] [--json]  |  --measured FILE.csv [--csv OUT] [--svg OUT] [--json] [-q]", desc);
+    print_command_help("validate", "SCENARIO.yaml... [--tolerance X] [--json]  |  --measured FILE.csv [--csv OUT] [--svg OUT] [--json] [-q] [--shard i/n | --merge FILES...]", desc);
     return 0;
   }
 
@@ -97,6 +100,25 @@ int run_validate(const Args& args) {
     check_outputs("validate", {{"--csv", csv_path}, {"--svg", svg_path}}, measured);
     if (!csv_path.empty()) options.csv_path = csv_path;
     if (!svg_path.empty()) options.svg_path = svg_path;
+    // Shards split the measured rows; a merge takes their predictions and reports as one run.
+    const nlohmann::json run_id = {{"predictor", predictor}, {"mapping", mapping}};
+    const std::string kind = "mofasim.measured_shard";
+    const ShardOutcome sharded = run_sharded("validate", sharding, [&](int index, int count) {
+      analysis::MeasuredValidateOptions part = options;
+      part.shard_index = index;
+      part.shard_count = count;
+      const analysis::MeasuredValidation v = analysis::run_measured_validation(part);
+      nlohmann::json predicted = nlohmann::json::array();
+      for (const analysis::MeasuredComparison& c : v.rows) predicted.push_back(c.predicted_s);
+      return row_shard_document(kind, run_id, v.total_rows, v.first_row, std::move(predicted));
+    });
+    if (sharded.done) return 0;
+    if (!sharded.single) {
+      options.predictions.emplace();
+      for (const nlohmann::json& v : merge_row_shards("validate", sharded.documents, kind, run_id)) {
+        options.predictions->push_back(v.get<double>());
+      }
+    }
     if (common.json) {
       std::cout << measured_json(analysis::run_measured_validation(options), options, predictor).dump(2) << "\n";
       return 0;
@@ -104,6 +126,9 @@ int run_validate(const Args& args) {
     return analysis::validate_measured_command(options, std::cout);
   }
 
+  if (!sharding.shard.empty() || !sharding.merge.empty()) {
+    throw UsageError("mofasim validate: --shard and --merge split --measured rows; a scenario validation is one job");
+  }
   if (paths.empty()) throw UsageError("mofasim validate: missing SCENARIO.yaml (see: mofasim validate --help)");
   if (!(tolerance >= 0)) throw UsageError("mofasim validate: --tolerance must be >= 0");
   analysis::ValidateOptions options{.compare = {.tolerance = tolerance}};

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <utility>
 
 namespace mofasim::fault {
 namespace {
@@ -27,13 +28,17 @@ const char* process_name(model::FailureProcessKind kind) {
 }  // namespace
 
 EttrStudy run_ettr_study(const model::FaultSpec& spec, const model::RunSpec& run, const MonteCarloOptions& options) {
+  return ettr_study_from_trials(spec, run, run_monte_carlo(spec, run, options));
+}
+
+EttrStudy ettr_study_from_trials(const model::FaultSpec& spec, const model::RunSpec& run, MonteCarloResult trials) {
   EttrStudy s;
   s.spec = spec;
   s.run = run;
   s.analytic = model::analytic_e2e(spec, run);
   s.optimum = model::optimal_interval(spec, run);
   s.renewal_ettr = model::renewal_ettr(spec, run);
-  s.monte_carlo = run_monte_carlo(spec, run, options);
+  s.monte_carlo = std::move(trials);
   return s;
 }
 

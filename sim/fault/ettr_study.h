@@ -27,6 +27,9 @@ struct EttrStudy {
 // Monte Carlo trials.
 EttrStudy run_ettr_study(const model::FaultSpec& spec, const model::RunSpec& run, const MonteCarloOptions& options);
 
+// The same study around trials already run (e.g. merged from shards, trial_shards.h).
+EttrStudy ettr_study_from_trials(const model::FaultSpec& spec, const model::RunSpec& run, MonteCarloResult trials);
+
 // A fixed-width table: inputs, analytic vs Monte Carlo ETTR and E2E, the optimal interval, the
 // failure and time breakdown. Deterministic text (no locale, fixed precision).
 std::string render_ettr_table(const EttrStudy& study);

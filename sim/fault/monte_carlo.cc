@@ -19,10 +19,12 @@ namespace {
 
 constexpr std::int64_t kChunk = 256;  // trials claimed at a time; small enough for even load
 
-MonteCarloSummary aggregate(const MonteCarloResult& r, const model::RunSpec& run, const MonteCarloOptions& options) {
+}  // namespace
+
+MonteCarloSummary summarize_trials(const MonteCarloResult& r, const model::RunSpec& run, std::uint64_t seed) {
   MonteCarloSummary s;
-  s.trials = options.trials;
-  s.seed = options.seed;
+  s.trials = static_cast<std::int64_t>(r.trials.size());
+  s.seed = seed;
   const std::size_t n = r.trials.size();
   std::vector<double> values(n);
   for (std::size_t i = 0; i < n; ++i) values[i] = r.trials[i].ettr;
@@ -53,8 +55,6 @@ MonteCarloSummary aggregate(const MonteCarloResult& r, const model::RunSpec& run
   return s;
 }
 
-}  // namespace
-
 MonteCarloResult run_monte_carlo(const model::FaultSpec& spec, const model::RunSpec& run,
                                  const MonteCarloOptions& options) {
   model::validate(spec);
@@ -72,15 +72,22 @@ MonteCarloResult run_monte_carlo(const model::FaultSpec& spec, const model::RunS
                                 std::to_string(options.max_events));
   }
   check_event_budget(spec, run, options.trials, options.max_events);
+  const std::int64_t first = options.first_trial;
+  const std::int64_t last = options.end_trial < 0 ? options.trials : options.end_trial;
+  if (first < 0 || first >= last || last > options.trials) {
+    throw std::invalid_argument("monte_carlo: trial range [" + std::to_string(first) + ", " + std::to_string(last) +
+                                ") is empty or outside [0, " + std::to_string(options.trials) + ")");
+  }
+  const std::int64_t count = last - first;
   const FailureSampler sampler(spec);
   MonteCarloResult result;
   result.class_names = sampler.class_names();
-  const auto trials = static_cast<std::size_t>(options.trials);
+  const auto trials = static_cast<std::size_t>(count);
   const auto classes = static_cast<std::size_t>(sampler.num_classes());
   result.trials.resize(trials);
   result.failures_by_class.assign(trials * classes, 0);
 
-  std::atomic<std::int64_t> next{0};
+  std::atomic<std::int64_t> next{first};
   std::atomic<std::int64_t> done{0};
   // Failures of the finished trials. A trial may use what is left of the budget; past it, the
   // total over all trials is over the budget whatever the order of the trials, so the error does
@@ -93,10 +100,10 @@ MonteCarloResult run_monte_carlo(const model::FaultSpec& spec, const model::RunS
     try {
       for (;;) {
         const std::int64_t begin = next.fetch_add(kChunk);
-        if (begin >= options.trials) return;
-        const std::int64_t end = std::min(begin + kChunk, options.trials);
+        if (begin >= last) return;
+        const std::int64_t end = std::min(begin + kChunk, last);
         for (std::int64_t i = begin; i < end; ++i) {
-          const auto slot = static_cast<std::size_t>(i);
+          const auto slot = static_cast<std::size_t>(i - first);
           Rng rng(options.seed, static_cast<std::uint64_t>(i));
           std::span<std::int64_t> counts(result.failures_by_class.data() + slot * classes, classes);
           const std::int64_t left = options.max_events - events.load();
@@ -109,18 +116,18 @@ MonteCarloResult run_monte_carlo(const model::FaultSpec& spec, const model::RunS
           if (events.fetch_add(failures) + failures > options.max_events) throw_budget_passed(options.max_events);
         }
         const std::int64_t now_done = done.fetch_add(end - begin) + (end - begin);
-        if (report && options.progress) options.progress(now_done, options.trials);
+        if (report && options.progress) options.progress(now_done, count);
       }
     } catch (...) {
       const std::lock_guard<std::mutex> lock(error_mutex);
       if (!error) error = std::current_exception();
-      next.store(options.trials);  // stop the others early
+      next.store(last);  // stop the others early
     }
   };
   // No more threads than chunks. Trials are claimed dynamically and each draws from its own stream,
   // so if the system refuses a thread the ones already started (and this one) do all the work with
   // the same result; jthread joins them on every path out of this block.
-  const std::int64_t chunks = options.trials / kChunk + (options.trials % kChunk != 0 ? 1 : 0);
+  const std::int64_t chunks = count / kChunk + (count % kChunk != 0 ? 1 : 0);
   const int threads = static_cast<int>(std::min<std::int64_t>(options.threads, chunks));
   {
     std::vector<std::jthread> pool;
@@ -135,8 +142,8 @@ MonteCarloResult run_monte_carlo(const model::FaultSpec& spec, const model::RunS
     work(true);
   }
   if (error) std::rethrow_exception(error);
-  if (options.progress) options.progress(options.trials, options.trials);
-  result.summary = aggregate(result, run, options);
+  if (options.progress) options.progress(count, count);
+  result.summary = summarize_trials(result, run, options.seed);
   return result;
 }
 

@@ -31,6 +31,10 @@ struct MonteCarloOptions {
   // Failure events over all trials at most (sim/fault/event_budget.h): refused up front when the
   // expected count exceeds it, stopped with the same error when the trials pass it.
   std::int64_t max_events = kDefaultMaxEvents;
+  // A shard: run only trials [first_trial, end_trial) of the `trials` (end_trial -1 = trials).
+  // Trial i still draws from Rng(seed, i), so the shards of a run hold exactly its trials.
+  std::int64_t first_trial = 0;
+  std::int64_t end_trial = -1;
   // Called on the calling thread between chunks of trials and once at the end, with
   // (trials done, trials in all). May be empty.
   std::function<void(std::int64_t, std::int64_t)> progress{};
@@ -52,10 +56,13 @@ struct MonteCarloSummary {
 
 struct MonteCarloResult {
   std::vector<std::string> class_names{};
-  std::vector<TrialResult> trials{};                 // trials[i] is trial i
+  std::vector<TrialResult> trials{};                 // trials[i] is trial first_trial + i
   std::vector<std::int64_t> failures_by_class{};     // trial i, class c at i * class_names.size() + c
   MonteCarloSummary summary{};
 };
+
+// The statistics of `result.trials` (summary.trials = their number, summary.seed = seed).
+MonteCarloSummary summarize_trials(const MonteCarloResult& result, const model::RunSpec& run, std::uint64_t seed);
 
 // Validates the inputs (std::invalid_argument naming the field), checks the event budget
 // (EventBudgetExceeded) and runs the trials. The outcome, budget error included, is the same for
