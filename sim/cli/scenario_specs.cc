@@ -49,6 +49,11 @@ model::FaultSpec to_fault_spec(const scenario::LoadedScenario& loaded) {
     throw std::invalid_argument("fault_tolerance: the scenario has no fault_tolerance section");
   }
   const proto::FaultTolerance& ft = scenario.fault_tolerance();
+  // The schema lets simulate and memory run without a checkpoint policy; the fault model needs one.
+  if (!ft.has_checkpoint()) {
+    throw std::invalid_argument(
+        "fault_tolerance.checkpoint: required to model failures (interval_steps >= 1 and save_time)");
+  }
   const int unit_gpus = ft.has_gpus_per_failure_unit() ? ft.gpus_per_failure_unit() : scenario.topology().gpus_per_node();
   model::FaultSpec spec;
   spec.node_failure_rate_per_day = ft.node_failure_rate_per_day();

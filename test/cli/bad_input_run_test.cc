@@ -332,5 +332,24 @@ TEST_F(RunTimeBadInput, TuneWithEveryRuleOffNeverSimulatesInterleavedAtPp1) {
   EXPECT_NE(run.out.find("re-ranked by the step simulation"), std::string::npos);
 }
 
+// --- Found by the mutation soak (test/scenario/mutation_soak_test.cc) ---------------------------
+
+TEST_F(RunTimeBadInput, AFaultSectionWithoutACheckpointIsLocatedAtTheSection) {
+  // The schema lets simulate run without a checkpoint policy; ettr needs one, and said so with
+  // the model's internal name at 1:1 ("fault.checkpoint.interval_steps must be >= 1"). Now it is
+  // located at the body of fault_tolerance (line 36 of small.yaml less the checkpoint line).
+  std::ifstream in(kSmall);
+  std::string text, line;
+  while (std::getline(in, line))
+    if (!line.starts_with("  checkpoint:")) text += line + "\n";
+  const std::string scenario = write("no_checkpoint.yaml", text);
+  const CliRun run = run_mofasim("ettr " + scenario + " -q --step-time 10 --trials 10");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(first_line(run.err), scenario +
+                                     ":36:3: fault_tolerance.checkpoint: required to model failures "
+                                     "(interval_steps >= 1 and save_time)");
+  EXPECT_EQ(run_mofasim("simulate " + scenario).exit_code, 0);
+}
+
 }  // namespace
 }  // namespace mofasim::test
