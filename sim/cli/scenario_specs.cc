@@ -108,7 +108,11 @@ void check_scenario_specs(const scenario::LoadedScenario& loaded, bool with_faul
     const auto end = message.find_first_of(": ");
     const std::string field = message.substr(0, end);
     const bool is_path = field.find('.') != std::string::npos;  // a field path: locate it (or its section)
-    const scenario::SourceLocation at = is_path ? loaded.sources.find(field) : scenario::SourceLocation{.file = loaded.path};
+    scenario::SourceLocation at = is_path ? loaded.sources.find(field) : scenario::SourceLocation{};
+    // A field that is absent with no section of it written (a missing fault_tolerance) is placed
+    // at the document's start, so the line still reads file:line:col like every other refusal.
+    if (at.file.empty()) at.file = loaded.path;
+    if (at.line == 0) at = scenario::SourceLocation{.file = at.file, .line = 1, .column = 1};
     return scenario::ScenarioError({scenario::format_location(at) + ": " + message});
   };
   try {

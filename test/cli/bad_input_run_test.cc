@@ -351,5 +351,22 @@ TEST_F(RunTimeBadInput, AFaultSectionWithoutACheckpointIsLocatedAtTheSection) {
   EXPECT_EQ(run_mofasim("simulate " + scenario).exit_code, 0);
 }
 
+TEST_F(RunTimeBadInput, AScenarioWithoutAFaultSectionIsRefusedWithALocation) {
+  // It was "file: fault_tolerance: ..." with no line, the one refusal of the kind without one.
+  std::ifstream in(kSmall);
+  std::string text, line;
+  bool in_fault = false;
+  while (std::getline(in, line)) {
+    if (line.starts_with("fault_tolerance:")) in_fault = true;
+    else if (!line.empty() && line[0] != ' ' && line[0] != '#') in_fault = false;
+    if (!in_fault) text += line + "\n";
+  }
+  const std::string scenario = write("no_fault.yaml", text);
+  const CliRun run = run_mofasim("ettr " + scenario + " -q --step-time 10 --trials 10");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(first_line(run.err), scenario + ":1:1: fault_tolerance: the scenario has no fault_tolerance section");
+  EXPECT_EQ(run_mofasim("simulate " + scenario).exit_code, 0);
+}
+
 }  // namespace
 }  // namespace mofasim::test
