@@ -117,7 +117,10 @@ void check_scenario_specs(const scenario::LoadedScenario& loaded, bool with_faul
   };
   try {
     to_topology_spec(loaded.proto).validate();
-    if (with_faults) model::validate(to_fault_spec(loaded));
+    if (with_faults) {
+      model::validate(to_fault_spec(loaded));
+      static_cast<void>(scenario::training_steps(loaded.proto));  // the fault model's run length
+    }
   } catch (const std::invalid_argument& e) {
     throw locate(e);
   }

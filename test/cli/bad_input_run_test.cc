@@ -368,5 +368,18 @@ TEST_F(RunTimeBadInput, AScenarioWithoutAFaultSectionIsRefusedWithALocation) {
   EXPECT_EQ(run_mofasim("simulate " + scenario).exit_code, 0);
 }
 
+TEST_F(RunTimeBadInput, AScenarioWithoutTrainingIsRefusedByEttrWithALocation) {
+  // It was "mofasim ettr: error: training: not given; ..." with exit status 1.
+  std::ifstream in(kSmall);
+  std::string text, line;
+  while (std::getline(in, line))
+    if (!line.starts_with("training:") && !line.starts_with("  steps:")) text += line + "\n";
+  const std::string scenario = write("no_training.yaml", text);
+  const CliRun run = run_mofasim("ettr " + scenario + " -q --step-time 10 --trials 10");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(first_line(run.err), scenario + ":1:1: training: not given; add training: {steps: N} or {tokens: N}");
+  EXPECT_EQ(run_mofasim("simulate " + scenario).exit_code, 0);
+}
+
 }  // namespace
 }  // namespace mofasim::test
