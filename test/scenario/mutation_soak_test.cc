@@ -197,7 +197,7 @@ bool has_nan_or_inf(const std::string& text) {
 
 bool is_located_refusal(const std::string& first_line) {
   static const std::regex located(R"(^(mut\.yaml|--set):[0-9]+:[0-9]+: [^:]+: .+)");
-  static const std::regex option(R"(^mofasim (simulate|memory|ettr): .+)");
+  static const std::regex option(R"(^mofasim (simulate|memory|ettr): (?!error: ).+)");  // not the catch-all
   return std::regex_match(first_line, located) || std::regex_match(first_line, option);
 }
 
@@ -207,6 +207,35 @@ std::string failure_class(const Outcome& run) {
   if (run.status == 0) return has_nan_or_inf(run.out) || has_nan_or_inf(run.err) ? "nan or inf in output" : "";
   if (run.status == 2) return is_located_refusal(run.first_line) ? "" : "unlocated refusal";
   return "exit " + std::to_string(run.status);
+}
+
+// The soak's own judges, so a pass means the runs were looked at.
+TEST(MutationSoakChecks, NanAndInfAreFoundAsWordsOnly) {
+  EXPECT_TRUE(has_nan_or_inf("mfu             nan %"));
+  EXPECT_TRUE(has_nan_or_inf("{\"e2e_s\": inf}"));
+  EXPECT_TRUE(has_nan_or_inf("E2E -inf days"));
+  EXPECT_TRUE(has_nan_or_inf("ETTR: NaN"));
+  EXPECT_FALSE(has_nan_or_inf("inference infiniband information nano_batch"));
+}
+
+TEST(MutationSoakChecks, OnlyLocatedFirstLinesAreRefusals) {
+  EXPECT_TRUE(is_located_refusal("mut.yaml:14:7: parallelism.tp: must be >= 1"));
+  EXPECT_TRUE(is_located_refusal("--set:1:16: model.num_layers: over the limit"));
+  EXPECT_TRUE(is_located_refusal("mofasim ettr: --trials: must be >= 1"));
+  EXPECT_FALSE(is_located_refusal("mut.yaml: fault_tolerance: the scenario has no fault_tolerance section"));
+  EXPECT_FALSE(is_located_refusal("mofasim ettr: error: training: not given"));
+  EXPECT_FALSE(is_located_refusal("workload.cc:88: check op_names_.size() < 0xffff failed"));
+}
+
+TEST(MutationSoakChecks, AMutationChangesTheScenarioTheSameWayEveryTime) {
+  const std::vector<std::string> original = {"parallelism:", "  tp: 8", "  schedule: 1f1b"};
+  const EnumValues enums = {{"schedule", {"1f1b", "interleaved-1f1b"}}};
+  std::vector<std::string> a = original, b = original;
+  Rng ra{42}, rb{42};
+  const std::string what = mutate_once(a, enums, ra);
+  EXPECT_EQ(what, mutate_once(b, enums, rb));
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, original) << what;
 }
 
 TEST(MutationSoak, EveryMutatedScenarioEndsCleanlyOrIsRefusedWithALocation) {
