@@ -381,5 +381,16 @@ TEST_F(RunTimeBadInput, AScenarioWithoutTrainingIsRefusedByEttrWithALocation) {
   EXPECT_EQ(run_mofasim("simulate " + scenario).exit_code, 0);
 }
 
+TEST_F(RunTimeBadInput, NoFailuresGiveAnUnboundedIntervalInWordsNotInf) {
+  // A failure rate of 0 makes eq. (44)'s optimum infinite; the table printed "inf steps".
+  const CliRun run = run_mofasim("ettr " + kSmall +
+                                 " -q --step-time 10 --trials 10 --set fault_tolerance.node_failure_rate_per_day=0");
+  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_NE(run.out.find("  exact root                      unbounded steps (no failures)\n"), std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("  Young / Daly                    unbounded / unbounded steps\n"), std::string::npos);
+  EXPECT_EQ(run.out.find("inf"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace mofasim::test
