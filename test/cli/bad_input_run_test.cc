@@ -338,7 +338,7 @@ TEST_F(RunTimeBadInput, AFaultSectionWithoutACheckpointIsLocatedAtTheSection) {
   // The schema lets simulate run without a checkpoint policy; ettr needs one, and said so with
   // the model's internal name at 1:1 ("fault.checkpoint.interval_steps must be >= 1"). Now it is
   // located at the body of fault_tolerance (line 36 of small.yaml less the checkpoint line).
-  std::ifstream in(kSmall);
+  std::ifstream in(std::string(MOFASIM_SOURCE_DIR) + "/" + kSmall);  // ctest runs in the build tree
   std::string text, line;
   while (std::getline(in, line))
     if (!line.starts_with("  checkpoint:")) text += line + "\n";
@@ -353,7 +353,7 @@ TEST_F(RunTimeBadInput, AFaultSectionWithoutACheckpointIsLocatedAtTheSection) {
 
 TEST_F(RunTimeBadInput, AScenarioWithoutAFaultSectionIsRefusedWithALocation) {
   // It was "file: fault_tolerance: ..." with no line, the one refusal of the kind without one.
-  std::ifstream in(kSmall);
+  std::ifstream in(std::string(MOFASIM_SOURCE_DIR) + "/" + kSmall);  // ctest runs in the build tree
   std::string text, line;
   bool in_fault = false;
   while (std::getline(in, line)) {
@@ -370,7 +370,7 @@ TEST_F(RunTimeBadInput, AScenarioWithoutAFaultSectionIsRefusedWithALocation) {
 
 TEST_F(RunTimeBadInput, AScenarioWithoutTrainingIsRefusedByEttrWithALocation) {
   // It was "mofasim ettr: error: training: not given; ..." with exit status 1.
-  std::ifstream in(kSmall);
+  std::ifstream in(std::string(MOFASIM_SOURCE_DIR) + "/" + kSmall);  // ctest runs in the build tree
   std::string text, line;
   while (std::getline(in, line))
     if (!line.starts_with("training:") && !line.starts_with("  steps:")) text += line + "\n";
