@@ -109,11 +109,18 @@ OptimalInterval optimal_interval(const FaultSpec& spec, const RunSpec& run) {
   const double k = c * run.step_time_s / 2;
   const double slack = 1 - c * d;
   const double max_steps = static_cast<double>(run.n_steps);
-  if (c <= 0 || t_save <= 0 || slack <= 0) {
+  if (c <= 0 || slack <= 0) {
     o.exact_real = kInfinity;
     o.young_steps = kInfinity;
     o.daly_steps = kInfinity;
     o.steps = run.n_steps;
+  } else if (t_save <= 0) {
+    // Free checkpoints: T(N) grows with N (only the lost work k N remains), so every step; the
+    // root, Young and Daly all go to 0 (the root's formula would be 0 / 0).
+    o.exact_real = 0;
+    o.young_steps = 0;
+    o.daly_steps = 0;
+    o.steps = 1;
   } else {
     o.exact_real = b * slack / (b * k + std::sqrt(b * b * k * k + k * a * b * slack));
     // Young (1974): tau = sqrt(2 delta M) with M = 1 / c the job MTBF, in steps.

@@ -101,10 +101,13 @@ std::string render_ettr_table(const EttrStudy& s) {
   tails("  ETTR (%)", mc.ettr, 100, " %8.4f", "(low = bad: P1 = worst 1 % of runs)");
   tails("  E2E (days)", mc.e2e_s, 1.0 / 86400, " %8.3f", "(high = bad: P99 = worst 1 % of runs)");
   out += "\noptimal interval (eq. 44)\n";
-  line("  exact root", format_number("%.2f steps", s.optimum.exact_real));
+  // With no failures (rate 0) the optimum is infinite: said in words, never printed as "inf".
+  auto interval = [](double x) { return std::isfinite(x) ? format_number("%.2f", x) : std::string("unbounded"); };
+  const bool unbounded = !std::isfinite(s.optimum.exact_real);
+  line("  exact root", interval(s.optimum.exact_real) + " steps" + (unbounded ? " (no failures)" : ""));
   line("  best integer", format_number("%.0f steps", static_cast<double>(s.optimum.steps)) +
                              format_number(" (ETTR %.4f %%", 100 * s.optimum.ettr) + ", E2E " + format_duration(s.optimum.t_total_s) + ")");
-  line("  Young / Daly", format_number("%.2f / ", s.optimum.young_steps) + format_number("%.2f steps", s.optimum.daly_steps));
+  line("  Young / Daly", interval(s.optimum.young_steps) + " / " + interval(s.optimum.daly_steps) + " steps");
   return out;
 }
 

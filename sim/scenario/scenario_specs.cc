@@ -49,6 +49,11 @@ model::FaultSpec to_fault_spec(const scenario::LoadedScenario& loaded) {
     throw std::invalid_argument("fault_tolerance: the scenario has no fault_tolerance section");
   }
   const proto::FaultTolerance& ft = scenario.fault_tolerance();
+  // The schema lets simulate and memory run without a checkpoint policy; the fault model needs one.
+  if (!ft.has_checkpoint()) {
+    throw std::invalid_argument(
+        "fault_tolerance.checkpoint: required to model failures (interval_steps >= 1 and save_time)");
+  }
   const int unit_gpus = ft.has_gpus_per_failure_unit() ? ft.gpus_per_failure_unit() : scenario.topology().gpus_per_node();
   model::FaultSpec spec;
   spec.node_failure_rate_per_day = ft.node_failure_rate_per_day();
@@ -103,12 +108,19 @@ void check_scenario_specs(const scenario::LoadedScenario& loaded, bool with_faul
     const auto end = message.find_first_of(": ");
     const std::string field = message.substr(0, end);
     const bool is_path = field.find('.') != std::string::npos;  // a field path: locate it (or its section)
-    const scenario::SourceLocation at = is_path ? loaded.sources.find(field) : scenario::SourceLocation{.file = loaded.path};
+    scenario::SourceLocation at = is_path ? loaded.sources.find(field) : scenario::SourceLocation{};
+    // A field that is absent with no section of it written (a missing fault_tolerance) is placed
+    // at the document's start, so the line still reads file:line:col like every other refusal.
+    if (at.file.empty()) at.file = loaded.path;
+    if (at.line == 0) at = scenario::SourceLocation{.file = at.file, .line = 1, .column = 1};
     return scenario::ScenarioError({scenario::format_location(at) + ": " + message});
   };
   try {
     to_topology_spec(loaded.proto).validate();
-    if (with_faults) model::validate(to_fault_spec(loaded));
+    if (with_faults) {
+      model::validate(to_fault_spec(loaded));
+      static_cast<void>(scenario::training_steps(loaded.proto));  // the fault model's run length
+    }
   } catch (const std::invalid_argument& e) {
     throw locate(e);
   }

@@ -332,5 +332,65 @@ TEST_F(RunTimeBadInput, TuneWithEveryRuleOffNeverSimulatesInterleavedAtPp1) {
   EXPECT_NE(run.out.find("re-ranked by the step simulation"), std::string::npos);
 }
 
+// --- Found by the mutation soak (test/scenario/mutation_soak_test.cc) ---------------------------
+
+TEST_F(RunTimeBadInput, AFaultSectionWithoutACheckpointIsLocatedAtTheSection) {
+  // The schema lets simulate run without a checkpoint policy; ettr needs one, and said so with
+  // the model's internal name at 1:1 ("fault.checkpoint.interval_steps must be >= 1"). Now it is
+  // located at the body of fault_tolerance (line 36 of small.yaml less the checkpoint line).
+  std::ifstream in(std::string(MOFASIM_SOURCE_DIR) + "/" + kSmall);  // ctest runs in the build tree
+  std::string text, line;
+  while (std::getline(in, line))
+    if (!line.starts_with("  checkpoint:")) text += line + "\n";
+  const std::string scenario = write("no_checkpoint.yaml", text);
+  const CliRun run = run_mofasim("ettr " + scenario + " -q --step-time 10 --trials 10");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(first_line(run.err), scenario +
+                                     ":36:3: fault_tolerance.checkpoint: required to model failures "
+                                     "(interval_steps >= 1 and save_time)");
+  EXPECT_EQ(run_mofasim("simulate " + scenario).exit_code, 0);
+}
+
+TEST_F(RunTimeBadInput, AScenarioWithoutAFaultSectionIsRefusedWithALocation) {
+  // It was "file: fault_tolerance: ..." with no line, the one refusal of the kind without one.
+  std::ifstream in(std::string(MOFASIM_SOURCE_DIR) + "/" + kSmall);  // ctest runs in the build tree
+  std::string text, line;
+  bool in_fault = false;
+  while (std::getline(in, line)) {
+    if (line.starts_with("fault_tolerance:")) in_fault = true;
+    else if (!line.empty() && line[0] != ' ' && line[0] != '#') in_fault = false;
+    if (!in_fault) text += line + "\n";
+  }
+  const std::string scenario = write("no_fault.yaml", text);
+  const CliRun run = run_mofasim("ettr " + scenario + " -q --step-time 10 --trials 10");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(first_line(run.err), scenario + ":1:1: fault_tolerance: the scenario has no fault_tolerance section");
+  EXPECT_EQ(run_mofasim("simulate " + scenario).exit_code, 0);
+}
+
+TEST_F(RunTimeBadInput, AScenarioWithoutTrainingIsRefusedByEttrWithALocation) {
+  // It was "mofasim ettr: error: training: not given; ..." with exit status 1.
+  std::ifstream in(std::string(MOFASIM_SOURCE_DIR) + "/" + kSmall);  // ctest runs in the build tree
+  std::string text, line;
+  while (std::getline(in, line))
+    if (!line.starts_with("training:") && !line.starts_with("  steps:")) text += line + "\n";
+  const std::string scenario = write("no_training.yaml", text);
+  const CliRun run = run_mofasim("ettr " + scenario + " -q --step-time 10 --trials 10");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(first_line(run.err), scenario + ":1:1: training: not given; add training: {steps: N} or {tokens: N}");
+  EXPECT_EQ(run_mofasim("simulate " + scenario).exit_code, 0);
+}
+
+TEST_F(RunTimeBadInput, NoFailuresGiveAnUnboundedIntervalInWordsNotInf) {
+  // A failure rate of 0 makes eq. (44)'s optimum infinite; the table printed "inf steps".
+  const CliRun run = run_mofasim("ettr " + kSmall +
+                                 " -q --step-time 10 --trials 10 --set fault_tolerance.node_failure_rate_per_day=0");
+  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_NE(run.out.find("  exact root                      unbounded steps (no failures)\n"), std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("  Young / Daly                    unbounded / unbounded steps\n"), std::string::npos);
+  EXPECT_EQ(run.out.find("inf"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace mofasim::test

@@ -172,6 +172,20 @@ TEST(OptimalInterval, NoFailuresMeansCheckpointOnlyAtTheEnd) {
   EXPECT_DOUBLE_EQ(o.t_total_s, 1005.0);
 }
 
+TEST(OptimalInterval, FreeCheckpointsMeanEveryStep) {
+  // It gave n_steps (the branch for "no failures"), whose lost work outpaces progress: E2E inf.
+  // c = 1 / 3600 s, no save or downtime: T(1) = 1e6 s / (1 - c * 10 s / 2) = 1e6 * 3600 / 3595 s.
+  const FaultSpec spec{.node_failure_rate_per_day = 24.0, .failure_units = 1, .fixed_downtime_s = 0.0,
+                       .checkpoint = {.interval_steps = 10, .save_time_s = 0}};
+  const OptimalInterval o = optimal_interval(spec, {.step_time_s = 10, .n_steps = 100000});
+  EXPECT_EQ(o.steps, 1);
+  EXPECT_EQ(o.exact_real, 0.0);
+  EXPECT_EQ(o.young_steps, 0.0);
+  EXPECT_EQ(o.daly_steps, 0.0);
+  EXPECT_NEAR(o.t_total_s, 1e6 * 3600 / 3595, 1e-6);
+  EXPECT_NEAR(o.ettr, 3595.0 / 3600, 1e-12);
+}
+
 // Renewal ETTR = c Delta / ((1 + c D) (e^{c (Delta + w)} - 1)). c = 1e-4 /s, Delta = 10 * 100 s,
 // w = 100 s, D = 500 s: 0.1 / (1.05 * (e^{0.11} - 1)) = 0.1 / (1.05 * 0.1162781) = 0.8190547.
 TEST(RenewalEttr, HandWorked) {

@@ -2,89 +2,27 @@
 // only exist as files (devices, FIFOs, directories, oversized files). Every run is a child
 // process under a 10 s alarm and a 4 GiB address-space limit (RLIMIT_AS), so a hang or a runaway
 // allocation fails the case instead of the machine; each must exit 2 with the exact first line.
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "test/scenario/bad_input_cases.h"
+#include "test/scenario/limited_run.h"
 
 namespace mofasim::scenario {
 namespace {
 
 namespace fs = std::filesystem;
 using testing::BadInput;
-
-constexpr unsigned kTimeLimitSeconds = 10;
-constexpr rlim_t kAddressSpaceBytes = rlim_t{4} << 30;
-
-struct Outcome {
-  bool exited = false;
-  int status = -1;  // exit status, or the signal that ended the run
-  std::string first_line;
-  std::string last_line;
-  double seconds = 0;
-};
-
-// A scratch directory per test process; runs refer to their files by relative name.
-const fs::path& scratch() {
-  static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / ("mofasim_bad_input_" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
-  return dir;
-}
-
-Outcome run_limited(const std::vector<std::string>& args) {
-  const fs::path err = scratch() / "stderr.txt";
-  const auto start = std::chrono::steady_clock::now();
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    if (::chdir(scratch().c_str()) != 0) ::_exit(120);
-#if !defined(__SANITIZE_ADDRESS__)  // ASan reserves terabytes of address space up front
-    const rlimit as{kAddressSpaceBytes, kAddressSpaceBytes};
-    ::setrlimit(RLIMIT_AS, &as);
-#endif
-    ::alarm(kTimeLimitSeconds);  // survives exec: SIGALRM ends a hung run
-    const int null_fd = ::open("/dev/null", O_WRONLY);
-    const int err_fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(null_fd, 1);
-    ::dup2(err_fd, 2);
-    std::vector<char*> argv;
-    std::string binary = std::string(MOFASIM_BINARY_DIR) + "/mofasim";
-    argv.push_back(binary.data());
-    std::vector<std::string> copy = args;
-    for (auto& a : copy) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv(binary.c_str(), argv.data());
-    ::_exit(127);
-  }
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  Outcome out;
-  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  out.exited = WIFEXITED(status);
-  out.status = out.exited ? WEXITSTATUS(status) : WTERMSIG(status);
-  std::ifstream in(err);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (out.first_line.empty()) out.first_line = line;
-    out.last_line = line;
-  }
-  return out;
-}
+using testing::Outcome;
+using testing::run_limited;
+using testing::scratch;
 
 void expect_refused(const Outcome& run, const std::string& first_line) {
   ASSERT_TRUE(run.exited) << "ended by signal " << run.status << (run.status == SIGALRM ? " (time limit)" : "");
