@@ -52,7 +52,7 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
                                         .features = in.features, .load_imbalance = in.load_imbalance,
                                         .position_layers = in.position_layers});
   check_acyclic(w);
-  // mu_b (MoFa eq. 18) is a feature of the run: it scales every network link the replay prices.
+  // mu_b (MoFa(18)) is a feature of the run: it scales every network link the replay prices.
   topology::TopologySpec topo_spec = in.topology;
   topo_spec.bandwidth_scale *= in.features.bandwidth_scale;
   const topology::Topology topo(topo_spec);
@@ -155,7 +155,7 @@ StepResult simulate_step(const SimulationInput& in, const SimulateOptions& optio
                                 ") must be a multiple of micro_batch * dp (" +
                                 std::to_string(par.micro_batch * par.dp) + ")");
   }
-  // EP overlap pairs steady-state passes of 1F1B / interleaved (MoFa eq. 22): step_shape says when.
+  // EP overlap pairs steady-state passes of 1F1B / interleaved (MoFa(22)): step_shape says when.
   const schedules::Schedule schedule =
       schedules::build_schedule(par.schedule, schedules::step_shape(in.model, par, in.features));
   model::FeatureSpec features = in.features;

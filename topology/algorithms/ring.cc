@@ -8,7 +8,7 @@
 // NVLink; X's outgoing and incoming inter-node edges (E each) are split evenly over its members,
 // each through its own rail's NIC (and spine port at a supernode boundary). With k NICs per node
 // and one member per rail this gives reference-formulas §4.3:
-//   busBW = min(k·B_nic, g/(g−1)·B_nv),   T = steps·α + E / busBW.            MoFa eq. (2)
+//   busBW = min(k·B_nic, g/(g−1)·B_nv),   T = steps·α + E / busBW.            MoFa(2)
 #include "sim/units/check.h"
 #include "topology/internal/algorithms.h"
 
