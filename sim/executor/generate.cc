@@ -331,7 +331,8 @@ class Generator {
     return b;
   }
   // Recompute and activation offload act on transformer layers only (MoFa(29) MoFa(30) MoFa(31) MoFa(32)
-  // MoFa(33) MoFa(34) MoFa(35); Megatron checkpoints and offloads the layers, not the embedding or the output head and loss).
+  // MoFa(33) MoFa(34) MoFa(35); Megatron checkpoints and offloads the layers, not the embedding or the output
+  // head and loss).
   bool transformer_layer(const LayerPlan& lp) const {
     return !(plan_.pre && &lp == &*plan_.pre) && !(plan_.post && &lp == &*plan_.post);
   }
@@ -352,6 +353,8 @@ class Generator {
     return s;
   }
 
+  // MoFa(7): one layer's forward, its compute and communication as DAG tasks; with offload (MoFa(33)
+  // MoFa(34) MoFa(35)) its stored activation goes D2H after it.
   void emit_layer_forward(const LayerPlan& lp, const Labels& l) {
     span_ = {};
     emit_program(lp.forward, l, Category::kCompute, false, 0);
@@ -372,7 +375,7 @@ class Generator {
     }
   }
 
-  // Input-gradient pass of one layer (plus its weight gradient when `full` is a full backward).
+  // Input-gradient pass of one layer (plus its weight gradient when `full` is a full backward), MoFa(8).
   void emit_layer_backward(const LayerPlan& lp, const Labels& l, bool full, TaskId prefetch_after,
                            std::size_t offload_index) {
     const double stored = stored_bytes(lp);
@@ -403,7 +406,7 @@ class Generator {
     rl.phase = Phase::kRecompute;
     const bool memfine = memfine_applies(lp);
     const model::RecomputeKind recompute = transformer_layer(lp) ? f_.recompute : model::RecomputeKind::kNone;
-    if (recompute == model::RecomputeKind::kSelective) {
+    if (recompute == model::RecomputeKind::kSelective) {  // MoFa(29) MoFa(30)
       double seconds = 0;
       double flops = 0;
       std::string name;
@@ -418,7 +421,7 @@ class Generator {
         w_.add_alloc(r, std::max(0.0, total - stored));
         seal(r);
       }
-    } else if (recompute == model::RecomputeKind::kFull) {
+    } else if (recompute == model::RecomputeKind::kFull) {  // MoFa(31) MoFa(32)
       PassPlan fwd;
       for (const PlanOp& op : lp.forward.ops) {
         if (memfine && !op.is_comm && (op.flags & kFlagExpert) != 0) continue;  // MemFine re-runs it per chunk
@@ -460,7 +463,8 @@ class Generator {
   }
 
   // The P2P that carries micro-batch mb's activation (forward) or gradient (backward) from
-  // `pos` to pos+1 (forward) or pos-1 (backward) on `lane`. Created on first reference.
+  // `pos` to pos+1 (forward) or pos-1 (backward) on `lane`. Created on first reference. MoFa(23): on the
+  // PP stream with the pp_overlap alpha/beta; without overlap the next compute waits for it (seal_send).
   TaskId p2p(bool forward, std::uint32_t lane, std::uint32_t pos, std::uint32_t mb) {
     TaskId& slot = (forward ? p2p_fwd_ : p2p_bwd_)[p2p_index(lane, pos, mb)];
     if (slot != kNone) return slot;
@@ -627,6 +631,8 @@ class Generator {
     return out;
   }
 
+  // MoFa(9) MoFa(10) MoFa(11) MoFa(12) have no closed form here: warm-up, steady and cool-down emerge
+  // from replaying the schedule's order of passes, which this emits stage by stage.
   void emit_stage(int stage) {
     const auto ops = sched_.ops(stage);
     std::vector<TaskId> blocking;
@@ -763,6 +769,8 @@ class Generator {
     return last;
   }
 
+  // MoFa(13): DP gradient reduction per bucket (overlapped with the backward, MoFa(24)) and the update
+  // (1/d of it with the distributed optimizer, MoFa(26)).
   void emit_dp_and_optimizer(int stage) {
     const StagePlan& sp = plan_.stages[static_cast<std::size_t>(stage)];
     const Collective grad_coll = f_.distributed_optimizer ? Collective::kReduceScatter : Collective::kAllReduce;

@@ -58,6 +58,7 @@ class Builder {
       const model::OpCost& op = list[reverse ? n - 1 - k : k];
       add_comms(ops, op.op, phase, /*before=*/true, out);
       const model::PhaseCost cost = op.phase(phase);
+      // MoFa(1) MoFa(17) MoFa(19): the same op pricing as the closed form.
       const double seconds = model::phase_seconds(cost, op.op_class, hw_, f_);
       if (seconds > 0 || cost.flops > 0) {
         std::uint8_t flags = kFlagNone;
@@ -133,7 +134,7 @@ class Builder {
     for (const model::CommOp& c : pp.comms()) {
       if (c.phase == model::Phase::kForward) plan.pp_bytes = c.bytes;
     }
-    // Memory model with the schedule's in-flight activations (MoFa(5) MoFa(6)).
+    // Memory model with the schedule's in-flight activations (MoFa(4) MoFa(5) MoFa(6)).
     const schedules::PipelineShape shape{.stages = sched.stages(), .microbatches = sched.microbatches(),
                                          .chunks = sched.chunks(), .pair_steady_passes = sched.pair_steady_passes()};
     std::vector<double> inflight;

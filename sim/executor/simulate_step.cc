@@ -122,6 +122,7 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
     } catch (const std::invalid_argument&) {
       peak = 0;  // no peak given (abstract tests): MFU/HFU stay 0
     }
+    // MoFa(15); the step time itself (MoFa(14)) is the replay's makespan.
     res.tflops_per_gpu = in.plan->model_flops_per_step / (res.step_time_s * gpus) / 1e12;
     if (peak > 0) {
       res.mfu = in.plan->model_flops_per_step / (res.step_time_s * gpus * peak);

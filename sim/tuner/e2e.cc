@@ -5,6 +5,7 @@
 
 namespace mofasim::tuner {
 
+// MoFa(43) for one configuration: T_total at the optimal interval of MoFa(44).
 E2EEstimate estimate_e2e(const E2ESettings& settings, const Layout& layout, double step_time_s,
                          const topology::TopologySpec& topology) {
   model::FaultSpec fault = settings.fault;

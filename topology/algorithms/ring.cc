@@ -71,11 +71,13 @@ double ring_seconds_per_edge_byte(const Topology& t, const GroupShape& s) {
   return worst;
 }
 
+// MoFa(2) in closed form: latency per ring step plus bytes over the bottleneck bus bandwidth.
 CollectiveCost ring_cost(const Topology& t, const GroupShape& s, CollectiveKind kind, double bytes) {
   return {.latency_seconds = ring_steps(kind, s.size) * s.step_latency(),
           .bandwidth_seconds = ring_volume(kind, s.size) * bytes * ring_seconds_per_edge_byte(t, s)};
 }
 
+// MoFa(2) as flows: the ring's per-link transfers for the simulator's network.
 void ring_plan(const Topology& t, const GroupShape& s, std::span<const int> ring, CollectiveKind kind,
                CollectivePlan& out) {
   const double e = ring_volume(kind, s.size);
