@@ -49,8 +49,8 @@ struct PassTime {
 };
 
 struct LayerTime {
-  PassTime f;  // forward, eq. (7)
-  PassTime b;  // input-gradient backward (+ recompute), eq. (8)
+  PassTime f;  // forward, MoFa(7)
+  PassTime b;  // input-gradient backward (+ recompute), MoFa(8)
   PassTime w;  // weight-gradient backward
   [[nodiscard]] PassTime backward() const {
     PassTime t = b;
@@ -265,7 +265,8 @@ struct Ctx {
   int cp;
 };
 
-// MoFa eq. (7)-(8) for one block, with (17)-(22) and, for transformer layers, (29)-(35).
+// MoFa(7) MoFa(8) for one block, with MoFa(17) MoFa(18) MoFa(19) MoFa(20) MoFa(21) MoFa(22) and, for
+// transformer layers, MoFa(29) MoFa(30) MoFa(31) MoFa(32) MoFa(33) MoFa(34) MoFa(35).
 LayerTime time_block(const AnalyticModel::Block& block, const Ctx& x, bool transformer_layer) {
   const auto ops = block.ops.ops();
   const auto comms = block.ops.comms();
@@ -276,7 +277,8 @@ LayerTime time_block(const AnalyticModel::Block& block, const Ctx& x, bool trans
   double selective = 0;
   for (int ph = 0; ph < 3; ++ph) {
     for (std::size_t i = 0; i < ops.size(); ++i) {
-      const double s = phase_seconds(ops[i].phase(kPhases[ph]), ops[i].op_class, x.hw, x.f);  // eq. (1), (17), (19)
+      // MoFa(1) MoFa(17) MoFa(19)
+      const double s = phase_seconds(ops[i].phase(kPhases[ph]), ops[i].op_class, x.hw, x.f);
       op_s[static_cast<std::size_t>(ph)][i] = s;
       pass[static_cast<std::size_t>(ph)].compute += s;
       if (ops[i].op_class == OpClass::kAttention) attention[static_cast<std::size_t>(ph)] += s;
@@ -288,7 +290,7 @@ LayerTime time_block(const AnalyticModel::Block& block, const Ctx& x, bool trans
     const CommOp& c = comms[j];
     const auto ph = static_cast<std::size_t>(c.phase);
     PassTime& t = pass[ph];
-    const double one = seconds(block.comm[j], x.inv_mub);  // eq. (2), (3), (18)
+    const double one = seconds(block.comm[j], x.inv_mub);  // MoFa(2) MoFa(3) MoFa(18)
     switch (c.group) {
       case CommGroup::kTp:
       case CommGroup::kEtp: {
@@ -300,7 +302,7 @@ LayerTime time_block(const AnalyticModel::Block& block, const Ctx& x, bool trans
             if (ops[i].op != c.op || !gemm || op_s[ph][i] <= 0 || (paired[ph] >> i & 1U) != 0) continue;
             paired[ph] |= 1U << i;
             const double gemm_s = op_s[ph][i];
-            // MoFa eq. (20): the exposed part beyond the GEMM itself. The collective split into s
+            // MoFa(20): the exposed part beyond the GEMM itself. The collective split into s
             // pieces is s collectives of 1/s of the bytes, each paying the full α latency, so the
             // comm side is s·α + β·S (C/s per piece = α + β·S/s).
             const int pieces = std::max(1, x.f.tp_overlap.chunks);
@@ -313,7 +315,7 @@ LayerTime time_block(const AnalyticModel::Block& block, const Ctx& x, bool trans
         break;
       }
       case CommGroup::kCp: {
-        // MoFa eq. (21): count = c-1 ring steps around the attention core of this phase.
+        // MoFa(21): count = c-1 ring steps around the attention core of this phase.
         MOFASIM_CHECK(c.count == x.cp - 1, "CP ring with a step count other than cp - 1");
         const double a = attention[ph];
         t.cp += cp_ring_seconds(a, one, x.cp, x.f.cp_overlap.enabled, x.f.cp_overlap.alpha, x.f.cp_overlap.beta) - a;
@@ -333,18 +335,18 @@ LayerTime time_block(const AnalyticModel::Block& block, const Ctx& x, bool trans
   double stored = totals.activation_bytes;
   switch (x.f.recompute) {
     case RecomputeKind::kNone: break;
-    case RecomputeKind::kSelective:  // MoFa eq. (29)-(30): re-run the attention part before B
+    case RecomputeKind::kSelective:  // MoFa(29) MoFa(30): re-run the attention part before B
       lt.b.compute += selective;
       stored -= totals.selective_dropped_bytes;
       break;
-    case RecomputeKind::kFull:  // MoFa eq. (31)-(32): T_B += T_F,layer, its collectives included
+    case RecomputeKind::kFull:  // MoFa(31) MoFa(32): T_B += T_F,layer, its collectives included
       lt.b += lt.f;
       stored = totals.input_bytes;
       break;
   }
   const OverlapSpec& off = x.f.activation_offload;
   if (off.enabled) {
-    // MoFa eq. (33)-(35): the layer's stored activation goes D2H under the forward and comes
+    // MoFa(33) MoFa(34) MoFa(35): the layer's stored activation goes D2H under the forward and comes
     // back H2D under the backward; the copy-bound excess is reported as compute.
     if (!(x.hw.d2h_bandwidth > 0) || !(x.hw.h2d_bandwidth > 0)) {
       throw std::invalid_argument("hardware.d2h_bandwidth and hardware.h2d_bandwidth must be > 0 with activation offload");
@@ -384,7 +386,7 @@ class InlineBuffer {
 };
 using StageBuffer = InlineBuffer<double>;  // per pipeline stage
 
-// MoFa eq. (9)-(12), exact for per-stage pass costs: the replay of the 1F1B schedule
+// MoFa(9) MoFa(10) MoFa(11) MoFa(12), exact for per-stage pass costs: the replay of the 1F1B schedule
 // (schedules/one_f_one_b.h: min(p−1−r, m) warm-up forwards on stage r, then F/B pairs, then the
 // drain) with stage r's forward costing f[r] and its backward b[r], and `hop` seconds on every
 // dependency between stages. Step i runs F(r, i) on every stage (top down) and then
@@ -547,7 +549,8 @@ AnalyticModel::AnalyticModel(const AnalyticInput& input) : input_(input), hardwa
     }
   }
 
-  // Memory (eq. (4)-(6), (25)-(35)) with the schedule's in-flight micro-batches per rank.
+  // Memory (MoFa(4) MoFa(5) MoFa(6) MoFa(25) MoFa(26) MoFa(27) MoFa(28) MoFa(29) MoFa(30) MoFa(31) MoFa(32)
+  // MoFa(33) MoFa(34) MoFa(35)) with the schedule's in-flight micro-batches per rank.
   const std::vector<double> inflight = schedules::stage_inflight_microbatches(model, par, feat);
   const bool last_moe = model.is_moe_layer(model.num_layers - 1);
   const MemoryOpTotals op_totals{.dense = has_dense_ ? dense_.ops.totals() : LayerTotals{},
@@ -556,7 +559,7 @@ AnalyticModel::AnalyticModel(const AnalyticInput& input) : input_(input), hardwa
                                  .head = head_.ops.totals(),
                                  .mtp_projection = mtp_projection_.ops.totals()};
   memory_ = memory_report(model, input_.hardware, par, feat, inflight, op_totals);
-  // DP reduction and optimizer per rank (eq. (13), (24)-(28)).
+  // DP reduction and optimizer per rank (MoFa(13) MoFa(24) MoFa(25) MoFa(26) MoFa(27) MoFa(28)).
   const BytesPerParam bpp = bytes_per_param(feat);
   const ShardGroups shards = optimizer_shard_groups(par);
   const Communicator& dense_dp = groups.communicator(groups.members(par.cp > 1 ? GroupKind::kDpCp : GroupKind::kDp));
@@ -576,7 +579,7 @@ AnalyticModel::AnalyticModel(const AnalyticInput& input) : input_(input), hardwa
     const double dense = gp.dense();  // DualPipe's second copy is in gp (parameter_chunks)
     const double expert = gp.expert;
     RankDp& d = dp_[static_cast<std::size_t>(r)];
-    if (distributed) {  // eq. (25)-(26): RS of gradients + AG of parameters
+    if (distributed) {  // MoFa(25) MoFa(26): RS of gradients + AG of parameters
       d.grad = add(bucketed(dense_dp, CollectiveKind::kReduceScatter, dense * bpp.grad),
                    bucketed(expert_dp, CollectiveKind::kReduceScatter, expert * bpp.grad));
       d.params = add(bucketed(dense_dp, CollectiveKind::kAllGather, dense * bpp.weight),
@@ -586,7 +589,7 @@ AnalyticModel::AnalyticModel(const AnalyticInput& input) : input_(input), hardwa
                    bucketed(expert_dp, CollectiveKind::kAllReduce, expert * bpp.grad));
     }
     const double updated = distributed ? dense / shards.dense_dp + expert / shards.expert_dp : dense + expert;
-    if (feat.optimizer_placement == OptimizerPlacement::kCpu) {  // eq. (27)-(28)
+    if (feat.optimizer_placement == OptimizerPlacement::kCpu) {  // MoFa(27) MoFa(28)
       d.cpu_params = updated;
       d.d2h_bytes = updated * bpp.grad;
       d.h2d_bytes = updated * bpp.weight;
@@ -640,7 +643,7 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
     head += scaled(input_.model.mtp_depth, mtp);
   }
 
-  // EP overlap (eq. 22): a steady forward+backward pair of one MoE layer, minus running them apart.
+  // EP overlap (MoFa(22)): a steady forward+backward pair of one MoE layer, minus running them apart.
   const ScheduleKind k = kind;
   const bool pairs = k != ScheduleKind::kGpipe;
   double moe_pair_delta = 0;
@@ -657,7 +660,7 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
     LayerTime t;
     double pair = 0;      // steady F+B pair, EP overlap applied
     double ep_delta = 0;  // pair - (F + B)
-    double pp_extra = 0;  // steady PP exposure of the pair, eq. (23)
+    double pp_extra = 0;  // steady PP exposure of the pair, MoFa(23)
   };
   auto chunk_time = [&](const Chunk& c, double pair_share) {
     ChunkTime ct;
@@ -667,7 +670,7 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
     if (c.head) ct.t += head;
     const double fwd = ct.t.f.total();
     const double bwd = ct.t.backward().total();
-    ct.ep_delta = c.moe_layers * moe_pair_delta * pair_share;  // eq. (22) on the overlapped pairs only
+    ct.ep_delta = c.moe_layers * moe_pair_delta * pair_share;  // MoFa(22) on the overlapped pairs only
     ct.pair = fwd + bwd + ct.ep_delta;
     if (p_ > 1) {
       if (!f.pp_overlap.enabled) {
@@ -724,7 +727,7 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
 
   const double hops = 2.0 * (p_ - 1) * t_pp;  // warm-up and cool-down hops, exposed
   // Each rank's pass costs as the replays below see them: a blocking send is part of its pass
-  // (and the receiver has the data when the pass ends); with PP overlap a pass costs eq. (23) and
+  // (and the receiver has the data when the pass ends); with PP overlap a pass costs MoFa(23) and
   // the data arrives one hop after it.
   const bool blocking = !f.pp_overlap.enabled;
   const double edge = p_ > 1 && !blocking ? t_pp : 0.0;
@@ -772,13 +775,13 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
     bd.pp_exposed += exposed_hops;
     bd.pp_bubble = idle - exposed_hops;
     out.pipeline_s = pipeline;
-    if (replay_1f1b) {  // eq. (9): the first micro-batch's forward down to the busiest rank
+    if (replay_1f1b) {  // MoFa(9): the first micro-batch's forward down to the busiest rank
       for (int j = 0; j < busiest; ++j) out.warmup_s += pass_f[j] + edge;
       out.cooldown_s = pipeline - busiest_busy - out.warmup_s;
     }
   } else {
     if (k == ScheduleKind::k1F1B || k == ScheduleKind::kInterleaved1F1B) {
-      // MoFa eq. (9)-(12): the first micro-batch's forward down virtual stages 0..p-2, the steady
+      // MoFa(9) MoFa(10) MoFa(11) MoFa(12): the first micro-batch's forward down virtual stages 0..p-2, the steady
       // pairs of the busiest rank, the last micro-batch's backward back up through p-2..0.
       double warm = 0;
       double cool = 0;
@@ -805,7 +808,7 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
       }
     }
     bd.pp_exposed += hops;
-    out.pipeline_s = busiest_busy + bd.pp_bubble + hops;  // eq. (12)
+    out.pipeline_s = busiest_busy + bd.pp_bubble + hops;  // MoFa(12)
     // Where each rank's last pass ends: 1F1B-family schedules drain through the first chunks,
     // rank r finishing Σ_{j<r} (B_j + hop) before rank 0 (an upper bound when the drain waits);
     // ZB-H1 and DualPipe end every rank together.
@@ -817,8 +820,8 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
     }
   }
 
-  // Optimizer (eq. (13), (24)-(28)): each rank reduces and updates after its own last pass; the
-  // step ends with the last rank to finish (eq. 14).
+  // Optimizer (MoFa(13) MoFa(24) MoFa(25) MoFa(26) MoFa(27) MoFa(28)): each rank reduces and updates after its
+  // own last pass; the step ends with the last rank to finish (MoFa(14)).
   const int mb_group = std::min(m_, p_);
   double step = -1;
   double tail_update = 0;
@@ -838,10 +841,10 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
                 dp_overlap_exposed_seconds(params / v_, fwd, v_, f.dp_overlap.alpha, f.dp_overlap.beta);
     }
     double update = 0;
-    if (f.optimizer_placement == OptimizerPlacement::kCpu) {  // eq. (28)
+    if (f.optimizer_placement == OptimizerPlacement::kCpu) {  // MoFa(28)
       update = d.d2h_bytes / hw.d2h_bandwidth + d.cpu_params / hw.cpu_optimizer_params_per_second +
                d.h2d_bytes / hw.h2d_bandwidth;
-    } else if (d.update_bytes > 0) {  // eq. (13), (26): memory-bound Adam
+    } else if (d.update_bytes > 0) {  // MoFa(13) MoFa(26): memory-bound Adam
       if (d.update_bytes != last_update_bytes) {  // ranks laid out alike update the same bytes
         last_update_bytes = d.update_bytes;
         last_update_s = phase_seconds(PhaseCost{0, d.update_bytes}, OpClass::kElementwise, hw, f);
@@ -858,11 +861,11 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
   out.optimizer_s = step - out.pipeline_s;
   bd.optimizer = std::min(tail_update, out.optimizer_s);
   bd.dp_exposed = out.optimizer_s - bd.optimizer;
-  out.step_time_s = step;  // eq. (14)
+  out.step_time_s = step;  // MoFa(14)
 
   const double gpus = input_.parallel.gpus();
   const double peak = peak_flops(hw, f.compute_dtype);
-  out.tflops_per_gpu = model_flops_ / (out.step_time_s * gpus) / 1e12;  // eq. (15)
+  out.tflops_per_gpu = model_flops_ / (out.step_time_s * gpus) / 1e12;  // MoFa(15)
   out.mfu = model_flops_ / (out.step_time_s * gpus * peak);
   out.hfu = hardware_flops_ / (out.step_time_s * gpus * peak);
   out.tokens_per_s = tokens_ / out.step_time_s;

@@ -1,4 +1,5 @@
-// The closed-form MoFa step model (MoFa §3.2–3.3, eq. (1)–(35)): the time of one training step,
+// The closed-form MoFa step model (MoFa §3.2-3.3; docs/architecture.md maps each of its equations to the
+// function that implements it): the time of one training step,
 // where it goes, TFLOPS / MFU / HFU and memory per stage, for one scenario, without simulating it.
 // It is the tuner's fast path and what the step simulation is validated against.
 //
@@ -42,7 +43,7 @@
 //     adds the whole T_F,layer (its TP/CP/EP collectives included) to T_B.
 //   * Offload (33)–(35): T_F,layer → max(α·T_F, β·t_D2H), T_B,layer → max(α'·T_B, β'·t_H2D) with
 //     the layer's stored activation as the copy; the extra time is reported under compute.
-//   * μ_b (FeatureSpec::bandwidth_scale, eq. 18) divides the bandwidth term of every collective on
+//   * μ_b (FeatureSpec::bandwidth_scale, MoFa(18)) divides the bandwidth term of every collective on
 //     top of TopologySpec's own bandwidth_decay / bandwidth_scale.
 #pragma once
 
@@ -71,8 +72,8 @@ struct RateKnobs {
   EfficiencySpec efficiency;
   double roofline_slope = 0;      // HardwareSpec::roofline_slope (modified roofline, §5.7)
   double roofline_intercept = 0;  // HardwareSpec::roofline_intercept
-  double compute_scale = 1.0;     // μ_c, eq. (17)
-  double bandwidth_scale = 1.0;   // μ_b, eq. (18)
+  double compute_scale = 1.0;     // μ_c, MoFa(17)
+  double bandwidth_scale = 1.0;   // μ_b, MoFa(18)
 };
 
 // Where the step time goes, in seconds; the fields sum to the step time.
@@ -93,16 +94,16 @@ struct StepBreakdown {
 
 // The timing half of a result (no allocation).
 struct StepTiming {
-  double step_time_s = 0;  // eq. (14)
+  double step_time_s = 0;  // MoFa(14)
   StepBreakdown breakdown;
-  double warmup_s = 0;     // eq. (9)  (1F1B: until the busiest rank's first forward; interleaved; 0 otherwise)
-  double steady_s = 0;     // eq. (10) (the busy time for the other schedules)
-  double cooldown_s = 0;   // eq. (11) (1F1B: the rest of the pipeline beyond warm-up and steady)
-  double pipeline_s = 0;   // eq. (12)
-  double optimizer_s = 0;  // eq. (13): dp_exposed + optimizer, what runs after the pipeline's end
+  double warmup_s = 0;     // MoFa(9)  (1F1B: until the busiest rank's first forward; interleaved; 0 otherwise)
+  double steady_s = 0;     // MoFa(10) (the busy time for the other schedules)
+  double cooldown_s = 0;   // MoFa(11) (1F1B: the rest of the pipeline beyond warm-up and steady)
+  double pipeline_s = 0;   // MoFa(12)
+  double optimizer_s = 0;  // MoFa(13): dp_exposed + optimizer, what runs after the pipeline's end
   double forward_chunk_s = 0;   // T_F,c of the busiest rank's chunks (mean), alone
   double backward_chunk_s = 0;  // T_B,c likewise (recompute included)
-  double tflops_per_gpu = 0;    // eq. (15), in TFLOP/s (1e12)
+  double tflops_per_gpu = 0;    // MoFa(15), in TFLOP/s (1e12)
   double mfu = 0;
   double hfu = 0;
   double tokens_per_s = 0;
@@ -110,7 +111,9 @@ struct StepTiming {
 
 struct AnalyticResult {
   StepTiming timing;
-  MemoryReport memory;          // per pipeline rank (eq. (4)–(6), (25)–(35))
+  // Per pipeline rank: MoFa(4) MoFa(5) MoFa(6) MoFa(25) MoFa(26) MoFa(27) MoFa(28) MoFa(29) MoFa(30) MoFa(31)
+  // MoFa(32) MoFa(33) MoFa(34) MoFa(35).
+  MemoryReport memory;
   bool fits = true;             // every stage fits its device
   double memory_excess_bytes = 0;  // worst stage's peak − capacity when it does not fit, else 0
 };
@@ -150,8 +153,8 @@ class AnalyticModel {
   struct RankDp {          // one pipeline rank's DP reduction and update, at μ_b = 1
     CommCost grad;         // gradient all-reduce or reduce-scatter (dense + expert groups)
     CommCost params;       // parameter all-gather (distributed optimizer), else zero
-    double update_bytes = 0;     // HBM bytes of the GPU update (eq. 13, 26)
-    double cpu_params = 0;       // parameters the CPU updates (eq. 28)
+    double update_bytes = 0;     // HBM bytes of the GPU update (MoFa(13) MoFa(26))
+    double cpu_params = 0;       // parameters the CPU updates (MoFa(28))
     double d2h_bytes = 0;
     double h2d_bytes = 0;
   };
@@ -172,7 +175,7 @@ class AnalyticModel {
   CommCost pp_hop_;
   std::vector<Chunk> chunks_;           // [rank * v + local chunk]
   // Per rank, the share of its forward/backward passes that DualPipe's order runs as overlapped
-  // F&B pairs (MoFa eq. 22 credits only those); 1 for every other schedule.
+  // F&B pairs (MoFa(22) credits only those); 1 for every other schedule.
   std::vector<double> pair_share_;
   std::vector<RankDp> dp_;              // per rank
   MemoryReport memory_;

@@ -5,27 +5,27 @@
 
 namespace mofasim::model {
 
-// MoFa eq. (20): a GEMM of `compute` seconds and its TP collective of `comm` seconds split into
+// MoFa(20): a GEMM of `compute` seconds and its TP collective of `comm` seconds split into
 // `chunks` pieces and pipelined. The first piece of one side and the last piece of the other stay
 // exposed; the s−1 middle steps overlap:  X/s + C/s + (s−1)·max(α·X/s, β·C/s).
 // chunks == 1 gives X + C (no overlap); large s tends to max(α·X, β·C).
 double tp_overlap_seconds(double compute, double comm, int chunks, double alpha, double beta);
 
-// MoFa eq. (21): ring attention over a CP group of `cp` ranks. The attention core of `attention`
+// MoFa(21): ring attention over a CP group of `cp` ranks. The attention core of `attention`
 // seconds is split into cp block steps; step i's KV send/recv (`p2p_step` seconds) overlaps step
 // i's attention:  Σ_{i=1..c−1} max(α·A/c, β·t_p2p) + A/c.  Without overlap: A + (c−1)·t_p2p.
 double cp_ring_seconds(double attention, double p2p_step, int cp, bool overlap, double alpha, double beta);
 
-// MoFa eq. (22): one forward pass paired with another micro-batch's backward pass (DualPipe-style).
+// MoFa(22): one forward pass paired with another micro-batch's backward pass (DualPipe-style).
 // The forward's compute hides the backward's all-to-all and vice versa:
 //   max(α·F_comp, β·B_a2a) + max(α·B_comp, β·F_a2a).
 double ep_pair_seconds(double forward_compute, double forward_a2a, double backward_compute, double backward_a2a,
                        double alpha, double beta);
 
-// MoFa eq. (23): a pipeline step whose PP send/recv overlaps the next compute: max(α·T, β·t_pp).
+// MoFa(23): a pipeline step whose PP send/recv overlaps the next compute: max(α·T, β·t_pp).
 double pp_overlap_seconds(double step, double pp_hop, double alpha, double beta);
 
-// MoFa eq. (24): DP communication of `chunks` (= v) model chunks, each `comm_per_chunk` seconds,
+// MoFa(24): DP communication of `chunks` (= v) model chunks, each `comm_per_chunk` seconds,
 // where chunk i's collective may hide under `compute_per_chunk` seconds of the pipeline's compute
 // (the backward of the next chunk in the cool-down for gradient reduce-scatter, the forward of the
 // previous chunk in the warm-up for the parameter all-gather). The last chunk's collective has
@@ -34,7 +34,7 @@ double pp_overlap_seconds(double step, double pp_hop, double alpha, double beta)
 double dp_overlap_exposed_seconds(double comm_per_chunk, double compute_per_chunk, int chunks, double alpha,
                                   double beta);
 
-// MoFa eq. (33)-(35): asynchronous activation offload of one layer. The forward's D2H copy of the
+// MoFa(33) MoFa(34) MoFa(35): asynchronous activation offload of one layer. The forward's D2H copy of the
 // layer's activation runs under the next layer's forward, the backward's H2D prefetch under the
 // previous layer's backward: max(α·T_layer, β·t_copy).
 double offload_seconds(double layer, double copy, double alpha, double beta);

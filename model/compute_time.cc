@@ -56,10 +56,10 @@ double phase_seconds(const PhaseCost& work, OpClass op_class, const HardwareSpec
     require_positive(eta, "hardware.efficiency (of the op class)");
     const double peak = peak_flops(hw, features.compute_dtype);
     switch (hw.compute_model) {
-      case ComputeModelKind::kFixedEfficiency:  // MoFa eq. (1) with eq. (17)
+      case ComputeModelKind::kFixedEfficiency:  // MoFa(1) with MoFa(17)
         seconds = work.flops / (eta * peak * features.compute_scale);
         break;
-      case ComputeModelKind::kRoofline:  // MoFa eq. (19)
+      case ComputeModelKind::kRoofline:  // MoFa(19)
         seconds = std::max(work.flops / (eta * peak * features.compute_scale), memory_seconds());
         break;
       case ComputeModelKind::kModifiedRoofline: {  // MoFa §5.7

@@ -1,6 +1,6 @@
 // How long an op takes on one GPU: MoFa's compute-time models.
-//   kFixedEfficiency  t = FLOPs / (eta_class * P * mu_c)                          MoFa eq. (1), (17)
-//   kRoofline         t = max(FLOPs / (eta_class * P * mu_c), bytes / (eta_m * BW)) MoFa eq. (19)
+//   kFixedEfficiency  t = FLOPs / (eta_class * P * mu_c)                          MoFa(1) MoFa(17)
+//   kRoofline         t = max(FLOPs / (eta_class * P * mu_c), bytes / (eta_m * BW)) MoFa(19)
 //   kModifiedRoofline attained = min(P * eta_class, slope * AI + intercept) * mu_c, t = FLOPs / attained
 //                     (MoFa §5.7: a linear fit of measured points, AI = FLOPs / HBM byte)
 // P is the dense peak of the compute dtype (bf16/fp16, fp8, fp32). Elementwise ops carry no FLOPs

@@ -1,4 +1,5 @@
-// MoFa eq. (36)-(44) and the renewal-theory ETTR; see fault_analytic.h for the contracts.
+// MoFa(36) MoFa(37) MoFa(38) MoFa(39) MoFa(40) MoFa(41) MoFa(42) MoFa(43) MoFa(44) and the renewal-theory ETTR;
+// see fault_analytic.h for the contracts.
 #include "model/fault_analytic.h"
 
 #include <algorithm>
@@ -41,7 +42,7 @@ double mean_recovery_s(const RecoveryDistribution& r) {
   MOFASIM_UNREACHABLE("unknown RecoveryKind");
 }
 
-// MoFa eq. (41).
+// MoFa(41).
 double mttr_s(const std::vector<FailureClass>& classes) {
   double weight = 0;
   double weighted = 0;
@@ -56,12 +57,12 @@ double downtime_per_failure_s(const FaultSpec& spec) {
   return spec.fixed_downtime_s ? *spec.fixed_downtime_s : mttr_s(spec.classes);
 }
 
-// MoFa eq. (40): T_total = (T_init + T_eff + (N_steps / N) * t_save) / (1 - c * (D + N * T_step / 2)).
+// MoFa(40): T_total = (T_init + T_eff + (N_steps / N) * t_save) / (1 - c * (D + N * T_step / 2)).
 // It follows from (36)-(39) by writing the failure count of (38) over the whole wall time,
 // N_fail = c * T_total, so T_total = T_init + T_eff + saves + c * T_total * (D + N * T_step / 2).
 double analytic_total_s(const FaultSpec& spec, const RunSpec& run, double interval_steps) {
   const double c = job_failure_rate_per_s(spec);
-  const double t_eff = static_cast<double>(run.n_steps) * run.step_time_s;  // eq. (37)
+  const double t_eff = static_cast<double>(run.n_steps) * run.step_time_s;  // MoFa(37)
   const double saves = static_cast<double>(run.n_steps) / interval_steps * stall_per_checkpoint_s(spec);
   const double loss_per_failure = downtime_per_failure_s(spec) + interval_steps * run.step_time_s / 2;
   const double denominator = 1 - c * loss_per_failure;
@@ -74,10 +75,10 @@ FaultAnalyticResult analytic_e2e(const FaultSpec& spec, const RunSpec& run) {
   validate(run);
   FaultAnalyticResult r;
   const double interval = static_cast<double>(spec.checkpoint.interval_steps);
-  r.t_eff_s = static_cast<double>(run.n_steps) * run.step_time_s;  // eq. (37)
+  r.t_eff_s = static_cast<double>(run.n_steps) * run.step_time_s;  // MoFa(37)
   r.downtime_s = downtime_per_failure_s(spec);
   r.checkpoint_s = static_cast<double>(run.n_steps) / interval * stall_per_checkpoint_s(spec);
-  r.t_total_s = analytic_total_s(spec, run, interval);               // eq. (40)
+  r.t_total_s = analytic_total_s(spec, run, interval);               // MoFa(40)
   r.converges = std::isfinite(r.t_total_s);
   if (!r.converges) {
     r.t_int_s = kInfinity;
@@ -85,13 +86,13 @@ FaultAnalyticResult analytic_e2e(const FaultSpec& spec, const RunSpec& run) {
     r.ettr = 0;
     return r;
   }
-  r.n_failures = job_failure_rate_per_s(spec) * r.t_total_s;  // eq. (38), N_nodes * lambda * T_days
-  r.t_int_s = r.t_total_s - r.t_eff_s;                          // eq. (39) = T_init + N_fail(...) + saves
-  r.ettr = r.t_eff_s / r.t_total_s;                              // eq. (36)
+  r.n_failures = job_failure_rate_per_s(spec) * r.t_total_s;  // MoFa(38), N_nodes * lambda * T_days
+  r.t_int_s = r.t_total_s - r.t_eff_s;                          // MoFa(39) = T_init + N_fail(...) + saves
+  r.ettr = r.t_eff_s / r.t_total_s;                              // MoFa(36)
   return r;
 }
 
-// MoFa eq. (44). With A = T_init + T_eff, b = N_steps * t_save, k = c * T_step / 2, eq. (40) reads
+// MoFa(44). With A = T_init + T_eff, b = N_steps * t_save, k = c * T_step / 2, MoFa(40) reads
 // T(N) = (A + b / N) / (1 - cD - kN). Setting dT/dN = 0 and multiplying by N^2 (1 - cD - kN)^2:
 //   -b (1 - cD - kN) + k (A N^2 + b N) = 0   <=>   k A N^2 + 2 b k N - b (1 - cD) = 0,
 // whose positive root, written without cancellation, is N* = b (1 - cD) / (b k + sqrt(b^2 k^2 + k A b (1 - cD))).
@@ -125,7 +126,7 @@ OptimalInterval optimal_interval(const FaultSpec& spec, const RunSpec& run) {
     o.exact_real = b * slack / (b * k + std::sqrt(b * b * k * k + k * a * b * slack));
     // Young (1974): tau = sqrt(2 delta M) with M = 1 / c the job MTBF, in steps.
     o.young_steps = std::sqrt(2 * t_save / c) / run.step_time_s;
-    // Daly (2006), eq. (37) of "A higher order estimate of the optimum checkpoint interval":
+    // Daly (2006), equation 37 of "A higher order estimate of the optimum checkpoint interval":
     // tau = sqrt(2 delta M) [1 + (1/3) sqrt(delta / (2M)) + (1/9) (delta / (2M))] - delta for delta < 2M,
     // tau = M otherwise; tau is compute time between checkpoints.
     const double mtbf = 1 / c;

@@ -76,7 +76,7 @@ struct RunSpec {
   std::int64_t n_steps = 0; // N_steps
 };
 
-// The default class mix of MoFa eq. (41): process / pod / job restarts in the ratio 3:6:1 with
+// The default class mix of MoFa(41): process / pod / job restarts in the ratio 3:6:1 with
 // fixed recovery times of 141 s, 262 s and 307 s.
 std::vector<FailureClass> mofa_default_failure_classes();
 

@@ -27,7 +27,7 @@ FlopsPerToken model_flops_per_token(const ModelSpec& model);
 // Tokens in one global batch: global_batch * seq_length.
 double tokens_per_step(const ModelSpec& model, const ParallelSpec& parallel);
 
-// Model FLOPs of one training step (no recompute): the F_step of MoFa eq. (15).
+// Model FLOPs of one training step (no recompute): the F_step of MoFa(15).
 double model_flops_per_step(const ModelSpec& model, const ParallelSpec& parallel);
 
 // Hardware FLOPs per token: model FLOPs plus what recompute re-runs. Selective recompute re-runs the

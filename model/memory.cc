@@ -28,15 +28,15 @@ LayerMemory layer_memory(const LayerTotals& x, const FeatureSpec& f, int memfine
   const double chunk_working = memfine_chunks > 0 ? chunked / memfine_chunks : 0;
   LayerMemory m;
   switch (f.recompute) {
-    case RecomputeKind::kNone:  // MoFa eq. (5)
+    case RecomputeKind::kNone:  // MoFa(5)
       m.stored = x.activation_bytes - chunked;
       m.working = chunk_working;
       break;
-    case RecomputeKind::kSelective:  // MoFa eq. (29): attention intermediates dropped
+    case RecomputeKind::kSelective:  // MoFa(29): attention intermediates dropped
       m.stored = x.activation_bytes - x.selective_dropped_bytes - chunked;
       m.working = x.selective_dropped_bytes + chunk_working;
       break;
-    case RecomputeKind::kFull:  // MoFa eq. (31): the layer input only, plus one layer rebuilt at a time
+    case RecomputeKind::kFull:  // MoFa(31): the layer input only, plus one layer rebuilt at a time
       m.stored = x.input_bytes;
       m.working = x.activation_bytes - chunked + chunk_working;
       break;
@@ -124,7 +124,7 @@ MemoryReport report_with_chunks(const ModelSpec& model, const HardwareSpec& hw, 
       }
     }
     const double n = inflight[static_cast<std::size_t>(rank)];
-    if (features.activation_offload.enabled) {  // MoFa eq. (33)-(35): only the layers in flight stay
+    if (features.activation_offload.enabled) {  // MoFa(33) MoFa(34) MoFa(35): only the layers in flight stay
       const double kept = std::min(n * layers_stored, kOffloadLayersInFlight * largest_stored);
       st.offloaded_bytes = n * layers_stored - kept;
       st.working_bytes = kept + working;
@@ -134,7 +134,7 @@ MemoryReport report_with_chunks(const ModelSpec& model, const HardwareSpec& hw, 
       st.activation_bytes = n * (layers_stored + extras) + st.working_bytes;
     }
     st.reserved_bytes = hw.memory_reserved_bytes;
-    st.peak_bytes = st.static_bytes.total() + st.activation_bytes + st.reserved_bytes;  // MoFa eq. (6)
+    st.peak_bytes = st.static_bytes.total() + st.activation_bytes + st.reserved_bytes;  // MoFa(6)
     st.capacity_bytes = hw.gpu_memory_bytes;
     st.excess_bytes = std::max(0.0, st.peak_bytes - st.capacity_bytes);
     if (st.peak_bytes > (report.stages.empty() ? -1.0 : report.stages[static_cast<std::size_t>(report.worst_rank)].peak_bytes)) {
@@ -169,8 +169,8 @@ BytesPerParam bytes_per_param(const FeatureSpec& features) {
 double gpu_bytes_per_param(const FeatureSpec& features, int dp_shards) {
   if (dp_shards < 1) throw std::invalid_argument("dp_shards must be >= 1, got " + std::to_string(dp_shards));
   const BytesPerParam b = bytes_per_param(features);
-  if (features.optimizer_placement == OptimizerPlacement::kCpu) return b.weight + b.grad;  // MoFa eq. (27)
-  const double shards = features.distributed_optimizer ? dp_shards : 1;                     // MoFa eq. (25)
+  if (features.optimizer_placement == OptimizerPlacement::kCpu) return b.weight + b.grad;  // MoFa(27)
+  const double shards = features.distributed_optimizer ? dp_shards : 1;                     // MoFa(25)
   return b.weight + b.grad + b.optimizer() / shards;
 }
 
@@ -188,13 +188,13 @@ StaticMemory static_memory(const GpuParams& params, const FeatureSpec& features,
   if (shards.dense_dp < 1 || shards.expert_dp < 1) throw std::invalid_argument("ShardGroups: sizes must be >= 1");
   const BytesPerParam b = bytes_per_param(features);
   StaticMemory m;
-  m.weights = params.total() * b.weight;  // MoFa eq. (4)
+  m.weights = params.total() * b.weight;  // MoFa(4)
   m.grads = params.total() * b.grad;
   const double shard_dense = features.distributed_optimizer ? shards.dense_dp : 1;
   const double shard_expert = features.distributed_optimizer ? shards.expert_dp : 1;
   const double optimizer = b.optimizer() * (params.dense() / shard_dense + params.expert / shard_expert);
   if (features.optimizer_placement == OptimizerPlacement::kCpu) {
-    m.host_bytes = optimizer;  // MoFa eq. (27)
+    m.host_bytes = optimizer;  // MoFa(27)
   } else {
     m.optimizer_states = optimizer;
   }

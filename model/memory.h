@@ -1,4 +1,5 @@
-// Memory per GPU (MoFa eq. (4)-(6), (25)-(35)): static bytes (weights, gradients, optimizer state)
+// Memory per GPU (MoFa(4) MoFa(5) MoFa(6) MoFa(25) MoFa(26) MoFa(27) MoFa(28) MoFa(29) MoFa(30) MoFa(31) MoFa(32)
+// MoFa(33) MoFa(34) MoFa(35)): static bytes (weights, gradients, optimizer state)
 // from the parameters each pipeline rank holds, activation bytes from the op table's stored
 // activations times the micro-batches in flight (supplied by the schedule), the effect of
 // selective / full recompute, activation offload and MemFine, and the peak per stage against the
@@ -24,7 +25,7 @@
 
 namespace mofasim::model {
 
-// Bytes per parameter by role (MoFa eq. (4)): weight (param dtype), gradient (grad dtype), fp32
+// Bytes per parameter by role (MoFa(4)): weight (param dtype), gradient (grad dtype), fp32
 // master copy (only when master_weights and the param dtype is not fp32), Adam m and v (optimizer
 // state dtype). bf16 / fp32 grads / fp32 master and moments: 2 + 4 + 4 + 8 = 18.
 struct BytesPerParam {
@@ -38,8 +39,8 @@ struct BytesPerParam {
 BytesPerParam bytes_per_param(const FeatureSpec& features);
 
 // GPU bytes per parameter when the optimizer state is sharded over `dp_shards` ranks: with the
-// distributed optimizer weight + grad + optimizer/d (eq. (25)-(26); 6 + 12/d for the default
-// dtypes), without it the full total; with the CPU optimizer only weight + grad (eq. (27)).
+// distributed optimizer weight + grad + optimizer/d (MoFa(25) MoFa(26); 6 + 12/d for the default
+// dtypes), without it the full total; with the CPU optimizer only weight + grad (MoFa(27)).
 // Throws std::invalid_argument when dp_shards < 1.
 double gpu_bytes_per_param(const FeatureSpec& features, int dp_shards);
 
@@ -69,7 +70,7 @@ struct StageMemory {
   double working_bytes = 0;     // the transient part of activation_bytes (recompute / MemFine / offload)
   double offloaded_bytes = 0;   // activations held in host memory (activation offload)
   double reserved_bytes = 0;    // HardwareSpec::memory_reserved_bytes
-  double peak_bytes = 0;        // MoFa eq. (6): static + activation + reserved
+  double peak_bytes = 0;        // MoFa(6): static + activation + reserved
   double capacity_bytes = 0;    // HardwareSpec::gpu_memory_bytes
   double excess_bytes = 0;      // peak - capacity when it does not fit, else 0
   [[nodiscard]] bool fits() const { return excess_bytes <= 0; }

@@ -83,8 +83,8 @@ struct ModelSpec {
 
 // Per-device compute and memory capability, plus the efficiencies that turn peak into attained.
 enum class ComputeModelKind {
-  kFixedEfficiency,   // t = FLOPs / (eta_class * peak)                         MoFa eq. (1)
-  kRoofline,          // t = max(FLOPs/(eta*peak), bytes/(eta_m*BW_HBM))         MoFa eq. (19)
+  kFixedEfficiency,   // t = FLOPs / (eta_class * peak)                         MoFa(1)
+  kRoofline,          // t = max(FLOPs/(eta*peak), bytes/(eta_m*BW_HBM))         MoFa(19)
   kModifiedRoofline,  // attained = min(peak*eta, slope*AI + intercept)          MoFa §5.7
 };
 
@@ -149,28 +149,28 @@ struct OverlapSpec {
   bool enabled = false;
   double alpha = 1.0;
   double beta = 1.0;
-  int chunks = 1;  // TP overlap: pieces the GEMM is split into (eq. 20)
+  int chunks = 1;  // TP overlap: pieces the GEMM is split into (MoFa(20))
 };
 
 struct FeatureSpec {
-  double compute_scale = 1.0;    // mu_c, MoFa eq. (17)
-  double bandwidth_scale = 1.0;  // mu_b, MoFa eq. (18)
-  OverlapSpec tp_overlap{};        // eq. (20)
-  OverlapSpec cp_overlap{};        // eq. (21)
-  OverlapSpec ep_overlap{};        // eq. (22)
-  OverlapSpec pp_overlap{};        // eq. (23)
-  OverlapSpec dp_overlap{};        // eq. (24)
-  OptimizerPlacement optimizer_placement = OptimizerPlacement::kGpu;  // cpu: eq. (27)-(28)
-  bool distributed_optimizer = false;  // eq. (25)-(26)
+  double compute_scale = 1.0;    // mu_c, MoFa(17)
+  double bandwidth_scale = 1.0;  // mu_b, MoFa(18)
+  OverlapSpec tp_overlap{};        // MoFa(20)
+  OverlapSpec cp_overlap{};        // MoFa(21)
+  OverlapSpec ep_overlap{};        // MoFa(22)
+  OverlapSpec pp_overlap{};        // MoFa(23)
+  OverlapSpec dp_overlap{};        // MoFa(24)
+  OptimizerPlacement optimizer_placement = OptimizerPlacement::kGpu;  // cpu: MoFa(27) MoFa(28)
+  bool distributed_optimizer = false;  // MoFa(25) MoFa(26)
   DType param_dtype = DType::kBf16;
   DType grad_dtype = DType::kFp32;
   DType optimizer_state_dtype = DType::kFp32;  // Adam moments (DeepSeek-V3: bf16)
   bool master_weights = true;                  // fp32 master copy of bf16 params
   DType compute_dtype = DType::kBf16;
-  RecomputeKind recompute = RecomputeKind::kNone;  // eq. (29)-(32)
+  RecomputeKind recompute = RecomputeKind::kNone;  // MoFa(29) MoFa(30) MoFa(31) MoFa(32)
   bool memfine = false;         // MemFine chunked MoE recompute
   int memfine_chunks = 0;       // 0 = smallest chunk count that fits memory
-  OverlapSpec activation_offload{};   // eq. (33)-(35): alpha/beta forward
+  OverlapSpec activation_offload{};   // MoFa(33) MoFa(34) MoFa(35): alpha/beta forward
   double offload_alpha_backward = 1.0;
   double offload_beta_backward = 1.0;
   double dp_bucket_bytes = 40e6;    // DP gradient bucket size

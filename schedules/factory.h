@@ -11,13 +11,13 @@
 namespace mofasim::schedules {
 
 // The pipeline shape of a training step: p, m and v from `parallel`, and pair_steady_passes when
-// EP overlap (MoFa eq. 22) is on for an MoE model with expert parallelism (ep > 1), so 1F1B and
+// EP overlap (MoFa(22)) is on for an MoE model with expert parallelism (ep > 1), so 1F1B and
 // interleaved 1F1B run their paired variant (no all-to-all, nothing to hide: plain order).
 // Callers that build a run's schedule or ask for its in-flight activations take the shape here.
 PipelineShape step_shape(const model::ModelSpec& model, const model::ParallelSpec& parallel,
                          const model::FeatureSpec& features);
 
-// MoFa eq. (5)'s n_inflight for every pipeline rank of the step a scenario describes, in units of
+// MoFa(5)'s n_inflight for every pipeline rank of the step a scenario describes, in units of
 // M_B (one micro-batch's activation of L/p layers): peak_activation() over step_shape(). The
 // memory model, the analytic model, the tuner and the executor all read it from here.
 std::vector<double> stage_inflight_microbatches(const model::ModelSpec& model, const model::ParallelSpec& parallel,
@@ -34,7 +34,7 @@ double bubble_time(ScheduleKind kind, const PipelineShape& shape, const PassTime
 
 // Model-chunk forward activations held at the peak on `stage` (F run, B not yet): micro-batches
 // for GPipe, 1F1B and ZB-H1; chunks of L/(p·v) layers for interleaved; chunks of L/p layers for
-// DualPipe. This is MoFa eq. (5)'s n_inflight.
+// DualPipe. This is MoFa(5)'s n_inflight.
 int in_flight_chunks(ScheduleKind kind, const PipelineShape& shape, int stage);
 
 // The same peak in units of M_B, one micro-batch's activation of a full L/p-layer stage:

@@ -10,7 +10,7 @@
 //   peak in-flight chunk activations on stage s = min(2(p − s − 1) + (v − 1)·p + 1, m·v),
 //   each 1/v of M_B; stage 0: (v·p + p − 1)/v·M_B = (p + (p − 1)/v)·M_B   (reference-formulas.md §3)
 //
-// EP-overlap variant (PipelineShape::pair_steady_passes; MoFa eq. 22, Megatron-Core's combined
+// EP-overlap variant (PipelineShape::pair_steady_passes; MoFa(22), Megatron-Core's combined
 // 1F1B with virtual stages): one more warm-up chunk-forward per stage, then every steady
 // chunk-forward is paired with the chunk-backward after it (Op::overlaps_next on the F), so an
 // executor runs one's compute under the other's all-to-all. The warm-up already steps by 2 per

@@ -1,5 +1,6 @@
 // 1F1B (PipeDream-Flush): warm-up forwards, one-forward-one-backward steady state, drain; with
-// pair_steady_passes, a warm-up stepping by 2 per stage and each steady F/B marked as one pair.
+// pair_steady_passes, a warm-up stepping by 2 per stage and each steady F/B marked as one pair
+// (the pairs MoFa(22) overlaps).
 #include "schedules/one_f_one_b.h"
 
 #include <algorithm>

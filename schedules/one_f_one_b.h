@@ -5,7 +5,7 @@
 //   bubble (idle per stage)  = (p − 1)(T_F + T_B + T_W)          (reference-formulas.md §3)
 //   peak in-flight activation on stage s = min(p − s, m)·M_B; worst is stage 0: min(p, m)·M_B
 //
-// EP-overlap variant (PipelineShape::pair_steady_passes; MoFa eq. 22, Megatron-Core's combined
+// EP-overlap variant (PipelineShape::pair_steady_passes; MoFa(22), Megatron-Core's combined
 // 1F1B): every steady-state forward is paired with the backward after it (Op::overlaps_next on
 // the F), so an executor runs one micro-batch's compute under the other's all-to-all. A pair
 // needs both inputs, so pair i on stage s (F(w_s + i), B(i)) waits for pair i on stage s+1 (its

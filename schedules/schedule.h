@@ -56,7 +56,7 @@ struct PipelineShape {
   int stages = 1;        // p
   int microbatches = 1;  // m (per pipeline, per iteration)
   int chunks = 1;        // v, model chunks per stage (interleaved 1F1B only; others ignore it)
-  // EP-overlap variant of 1F1B and interleaved 1F1B (MoFa eq. 22): steady-state F/B pairs are
+  // EP-overlap variant of 1F1B and interleaved 1F1B (MoFa(22)): steady-state F/B pairs are
   // marked Op::overlaps_next behind a longer warm-up (see one_f_one_b.h, interleaved_1f1b.h).
   // Other schedules ignore it (DualPipe always pairs).
   bool pair_steady_passes = false;

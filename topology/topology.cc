@@ -14,8 +14,8 @@ Topology::Topology(const TopologySpec& spec) : spec_(spec) {
   gpus_per_nic_ = spec_.gpus_per_node / nics_;
   rails_ = static_cast<std::uint32_t>(nodes_ * nics_);
 
-  const double mu = spec_.bandwidth_scale;     // MoFa eq. (18): B' = μ_b · B
-  const double gamma = spec_.bandwidth_decay;  // MoFa eq. (3): B_large = γ · B_small
+  const double mu = spec_.bandwidth_scale;     // MoFa(18): B' = μ_b · B
+  const double gamma = spec_.bandwidth_decay;  // MoFa(3): B_large = γ · B_small
   const double nv = spec_.intra_node.bandwidth * mu;
   const double inter = spec_.inter_node.bandwidth * gamma * mu;
   const double super = spec_.supernode_link().bandwidth * gamma * mu / spec_.oversubscription;

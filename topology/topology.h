@@ -44,7 +44,7 @@ class Topology {
   // The level a transfer from GPU a to GPU b crosses (kLocal when a == b).
   [[nodiscard]] LinkClass link_class(int a, int b) const;
 
-  // Effective per-GPU, per-direction bandwidth of a class after γ (eq. 3), μ_b (eq. 18) and
+  // Effective per-GPU, per-direction bandwidth of a class after γ (MoFa(3)), μ_b (MoFa(18)) and
   // oversubscription; and its per-step latency α. kLocal has infinite bandwidth and zero latency.
   [[nodiscard]] Bandwidth bandwidth(LinkClass c) const { return class_bandwidth_[static_cast<int>(c)]; }
   [[nodiscard]] double latency(LinkClass c) const { return class_latency_[static_cast<int>(c)]; }

@@ -24,8 +24,8 @@ struct TopologySpec {
   std::optional<LinkSpec> inter_supernode{};// unset = same as inter_node
   std::optional<int> nics_per_node{};       // unset = gpus_per_node (rail-optimised)
   double oversubscription = 1.0;  // >= 1; divides the inter-supernode bandwidth
-  double bandwidth_decay = 1.0;   // γ ∈ (0,1], MoFa eq. (3); scales both scale-out levels
-  double bandwidth_scale = 1.0;   // μ_b > 0, MoFa eq. (18); scales every level
+  double bandwidth_decay = 1.0;   // γ ∈ (0,1], MoFa(3); scales both scale-out levels
+  double bandwidth_scale = 1.0;   // μ_b > 0, MoFa(18); scales every level
 
   // Throws std::invalid_argument naming the first bad field and its allowed range.
   void validate() const;

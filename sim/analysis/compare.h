@@ -13,8 +13,9 @@
 //   optimizer_s                 breakdown.optimizer               | optimizer
 //   tflops_per_gpu, mfu, hfu, tokens_per_s
 //   peak_memory_gib[k]          memory.stages[k].peak_bytes       | memory[k].peak_bytes (2^30 B)
-// The simulator's recompute category (the re-run forward before a backward, eq. 29-32) and its
-// offload category (D2H/H2D copies that run while no compute does, eq. 33-35) fold into compute,
+// The simulator's recompute category (the re-run forward before a backward, MoFa(29) MoFa(30) MoFa(31)
+// MoFa(32)) and its
+// offload category (D2H/H2D copies that run while no compute does, MoFa(33) MoFa(34) MoFa(35)) fold into compute,
 // because the analytic model reports both inside T_B / T_F of a layer ("recompute and offload
 // stalls included" in StepBreakdown::compute).
 //

@@ -15,7 +15,7 @@ namespace mofasim::analysis {
 // Predicted iteration time in seconds for one row's specs.
 using StepPredictor = std::function<double(const MeasuredCase&)>;
 
-// The closed-form MoFa step model (model::evaluate_mofa), eq. (14).
+// The closed-form MoFa step model (model::evaluate_mofa), MoFa(14).
 StepPredictor analytic_step_predictor();
 // The step simulation (executor::simulate_step) at folded fidelity.
 StepPredictor simulated_step_predictor();

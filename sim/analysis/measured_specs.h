@@ -44,7 +44,7 @@ model::HardwareSpec hardware_from_preset(const std::string& preset);
 // 8 GPUs per node; intra-node 150 GB/s per GPU, 2 us per step (latency: an assumption, NVLink-class);
 // inter-node 800 Gb/s = 100 GB/s per node, i.e. 12.5 GB/s per GPU with one NIC per GPU, 5 us per
 // step (latency: an assumption, InfiniBand-class). The device is timed with the roofline model
-// (MoFa eq. (19)): the unfused attention's batched GEMMs stream the s x s scores and are memory-bound
+// (MoFa(19)): the unfused attention's batched GEMMs stream the s x s scores and are memory-bound
 // on an A100 (head dim 64-128 FLOP per score byte, below its 312e12 / 2.04e12 = 153 FLOP/byte ridge).
 MeasuredConditions vtrain_a100_conditions(const model::HardwareSpec& hardware);
 

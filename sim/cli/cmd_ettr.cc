@@ -1,4 +1,5 @@
-// `mofasim ettr SCENARIO`: the analytic fault-tolerance model (MoFa eq. 36-44 and the exact
+// `mofasim ettr SCENARIO`: the analytic fault-tolerance model (MoFa(36) MoFa(37) MoFa(38) MoFa(39) MoFa(40)
+// MoFa(41) MoFa(42) MoFa(43) MoFa(44) and the exact
 // renewal formula) side by side with Monte Carlo trials of the whole training run.
 #include <fstream>
 #include <iostream>

@@ -1,6 +1,6 @@
 // `mofasim tune SCENARIO`: searches TP, CP, PP, vpp, EP, DP, micro-batch, schedule and the
 // optimisation features for the scenario's model, hardware, GPU count and global batch (MoFa §4,
-// eq. 42-44); ranks every feasible configuration with the analytic model, re-ranks the best N with
+// MoFa(42) MoFa(43) MoFa(44)); ranks every feasible configuration with the analytic model, re-ranks the best N with
 // the step simulation, and prints the top K like the paper's Table 6. --e2e adds the optimal
 // checkpoint interval, ETTR and total time and ranks by them. --shard i/n and --merge split a large
 // search into array jobs.
@@ -149,7 +149,8 @@ int run_tune(const Args& args) {
   desc.add_options()("top,k", po::value<int>(&top_k)->default_value(top_k), "configurations to print")(
       "rerank", po::value<int>(&rerank_n)->default_value(rerank_n),
       "re-rank the best N with the step simulation (folded); 0 = analytic ranking only")(
-      "e2e", po::bool_switch(&e2e), "also choose the checkpoint interval (eq. 44) and rank by end-to-end time (eq. 40)")(
+      "e2e", po::bool_switch(&e2e),
+      "also choose the checkpoint interval (MoFa(44)) and rank by end-to-end time (MoFa(40))")(
       "csv", po::value<std::string>(&csv_path), "write every evaluated configuration to this CSV file")(
       "shard", po::value<std::string>(&shard_text)->default_value(shard_text),
       "evaluate slice i of n of the enumeration (array jobs); combine with --merge")(

@@ -238,7 +238,7 @@ class Generator {
     return in_.parallel.cp > 1 ? total / (in_.parallel.cp - 1) : 0;
   }
 
-  // MoFa eq. (20): k pieces; comm_first: all-gather piece i feeds GEMM piece i; otherwise GEMM
+  // MoFa(20): k pieces; comm_first: all-gather piece i feeds GEMM piece i; otherwise GEMM
   // piece i feeds reduce-scatter / all-reduce piece i. Stream order serialises pieces of a kind.
   void emit_tp_overlap(const Labels& l, const PlanOp& comm, const PlanOp& gemm, Category cat, bool comm_first) {
     const int k = f_.tp_overlap.chunks;
@@ -272,7 +272,7 @@ class Generator {
     deps_ = comm_first ? std::vector<TaskId>{prev_gemm} : std::vector<TaskId>{prev_comm, prev_gemm};
   }
 
-  // MoFa eq. (21): c attention steps; the KV block of step i+1 arrives by a CP P2P that runs beside
+  // MoFa(21): c attention steps; the KV block of step i+1 arrives by a CP P2P that runs beside
   // step i (cp_overlap on) or after it (off).
   void emit_cp_ring(const Labels& l, const PlanOp& attn, double seconds, double block_bytes, Category cat) {
     const int c = in_.parallel.cp;
@@ -330,8 +330,9 @@ class Generator {
     }
     return b;
   }
-  // Recompute and activation offload act on transformer layers only (MoFa eq. 29-35; Megatron
-  // checkpoints and offloads the layers, not the embedding or the output head and loss).
+  // Recompute and activation offload act on transformer layers only (MoFa(29) MoFa(30) MoFa(31) MoFa(32)
+  // MoFa(33) MoFa(34) MoFa(35); Megatron checkpoints and offloads the layers, not the embedding or the output
+  // head and loss).
   bool transformer_layer(const LayerPlan& lp) const {
     return !(plan_.pre && &lp == &*plan_.pre) && !(plan_.post && &lp == &*plan_.post);
   }
@@ -352,6 +353,8 @@ class Generator {
     return s;
   }
 
+  // MoFa(7): one layer's forward, its compute and communication as DAG tasks; with offload (MoFa(33)
+  // MoFa(34) MoFa(35)) its stored activation goes D2H after it.
   void emit_layer_forward(const LayerPlan& lp, const Labels& l) {
     span_ = {};
     emit_program(lp.forward, l, Category::kCompute, false, 0);
@@ -372,7 +375,7 @@ class Generator {
     }
   }
 
-  // Input-gradient pass of one layer (plus its weight gradient when `full` is a full backward).
+  // Input-gradient pass of one layer (plus its weight gradient when `full` is a full backward), MoFa(8).
   void emit_layer_backward(const LayerPlan& lp, const Labels& l, bool full, TaskId prefetch_after,
                            std::size_t offload_index) {
     const double stored = stored_bytes(lp);
@@ -403,7 +406,7 @@ class Generator {
     rl.phase = Phase::kRecompute;
     const bool memfine = memfine_applies(lp);
     const model::RecomputeKind recompute = transformer_layer(lp) ? f_.recompute : model::RecomputeKind::kNone;
-    if (recompute == model::RecomputeKind::kSelective) {
+    if (recompute == model::RecomputeKind::kSelective) {  // MoFa(29) MoFa(30)
       double seconds = 0;
       double flops = 0;
       std::string name;
@@ -418,7 +421,7 @@ class Generator {
         w_.add_alloc(r, std::max(0.0, total - stored));
         seal(r);
       }
-    } else if (recompute == model::RecomputeKind::kFull) {
+    } else if (recompute == model::RecomputeKind::kFull) {  // MoFa(31) MoFa(32)
       PassPlan fwd;
       for (const PlanOp& op : lp.forward.ops) {
         if (memfine && !op.is_comm && (op.flags & kFlagExpert) != 0) continue;  // MemFine re-runs it per chunk
@@ -460,7 +463,8 @@ class Generator {
   }
 
   // The P2P that carries micro-batch mb's activation (forward) or gradient (backward) from
-  // `pos` to pos+1 (forward) or pos-1 (backward) on `lane`. Created on first reference.
+  // `pos` to pos+1 (forward) or pos-1 (backward) on `lane`. Created on first reference. MoFa(23): on the
+  // PP stream with the pp_overlap alpha/beta; without overlap the next compute waits for it (seal_send).
   TaskId p2p(bool forward, std::uint32_t lane, std::uint32_t pos, std::uint32_t mb) {
     TaskId& slot = (forward ? p2p_fwd_ : p2p_bwd_)[p2p_index(lane, pos, mb)];
     if (slot != kNone) return slot;
@@ -594,7 +598,7 @@ class Generator {
     if (!f_.pp_overlap.enabled) out.blocking.push_back(send);
   }
 
-  // Two ops interleave (one's communication under the other's compute, MoFa eq. 22) when the
+  // Two ops interleave (one's communication under the other's compute, MoFa(22)) when the
   // schedule pairs them (Op::overlaps_next: DualPipe's F&B chunks, the steady F/B pairs of 1F1B
   // and interleaved 1F1B built with PipelineShape::pair_steady_passes) and ep_overlap is on.
   // Pairing adjacent F and B of the plain 1F1B order is not safe — stage s's pair can wait on
@@ -627,6 +631,8 @@ class Generator {
     return out;
   }
 
+  // MoFa(9) MoFa(10) MoFa(11) MoFa(12) have no closed form here: warm-up, steady and cool-down emerge
+  // from replaying the schedule's order of passes, which this emits stage by stage.
   void emit_stage(int stage) {
     const auto ops = sched_.ops(stage);
     std::vector<TaskId> blocking;
@@ -731,7 +737,7 @@ class Generator {
   }
 
   // Distributed optimizer with DP overlap: the parameter all-gather of each chunk runs at the start
-  // of the step, ahead of that chunk's first forward (eq. 24, warm-up side).
+  // of the step, ahead of that chunk's first forward (MoFa(24), warm-up side).
   void emit_early_param_gathers() {
     for (int s = 0; s < sched_.stages(); ++s) {
       const StagePlan& sp = plan_.stages[static_cast<std::size_t>(s)];
@@ -748,7 +754,7 @@ class Generator {
 
   // The distributed optimizer's parameter all-gathers of `share` of the stage's parameters: the
   // dense part over the DP group, then the routed experts over the expert-DP group, one after the
-  // other on the DP stream (eq. 25-26). Returns the last one (kNone when neither has bytes).
+  // other on the DP stream (MoFa(25) MoFa(26)). Returns the last one (kNone when neither has bytes).
   TaskId emit_param_gathers(int stage, double share, TaskId after) {
     const StagePlan& sp = plan_.stages[static_cast<std::size_t>(stage)];
     TaskId last = kNone;
@@ -763,6 +769,8 @@ class Generator {
     return last;
   }
 
+  // MoFa(13): DP gradient reduction per bucket (overlapped with the backward, MoFa(24)) and the update
+  // (1/d of it with the distributed optimizer, MoFa(26)).
   void emit_dp_and_optimizer(int stage) {
     const StagePlan& sp = plan_.stages[static_cast<std::size_t>(stage)];
     const Collective grad_coll = f_.distributed_optimizer ? Collective::kReduceScatter : Collective::kAllReduce;
@@ -803,7 +811,7 @@ class Generator {
       if (late_gather) emit_param_gathers(stage, 1.0, upd);
       return;
     }
-    // CPU optimizer (eq. 27-28): per bucket D2H of its gradients, CPU update, H2D of its parameters.
+    // CPU optimizer (MoFa(27) MoFa(28)): per bucket D2H of its gradients, CPU update, H2D of its parameters.
     if (grad_tasks.empty()) {
       grad_tasks.push_back(last);
       grad_bytes.push_back(1);

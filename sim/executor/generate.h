@@ -7,28 +7,28 @@
 // one task on its kind's stream. PP send/recv tasks join consecutive virtual stages; DP gradient
 // buckets and the optimizer close the step. Each MoFa feature is a transformation of this DAG:
 //
-//   TP overlap  (eq. 20)     the GEMM next to a TP collective and the collective are split into
+//   TP overlap  (MoFa(20))     the GEMM next to a TP collective and the collective are split into
 //                            `chunks` pieces, piece i of the collective after piece i of the GEMM
 //                            (or before it, for an all-gather feeding the GEMM).
-//   CP          (eq. 21)     the attention core becomes c ring steps; the KV-block P2P of step i
+//   CP          (MoFa(21))     the attention core becomes c ring steps; the KV-block P2P of step i
 //                            runs on the CP stream beside attention step i when cp_overlap is on,
 //                            after it when off.
-//   EP          (eq. 22)     dispatch and combine all-to-all around the expert compute; with
+//   EP          (MoFa(22))     dispatch and combine all-to-all around the expert compute; with
 //                            ep_overlap on (or DualPipe's overlapped pairs) two consecutive passes
 //                            of different micro-batches interleave on the streams, so one's
 //                            all-to-all runs under the other's compute.
-//   PP          (eq. 23)     sends run on the PP stream; with pp_overlap off the next compute on
+//   PP          (MoFa(23))     sends run on the PP stream; with pp_overlap off the next compute on
 //                            the sender waits for the send (blocking p2p).
-//   DP          (eq. 24)     gradient buckets (dp_bucket_bytes) reduce as soon as their layers'
+//   DP          (MoFa(24))     gradient buckets (dp_bucket_bytes) reduce as soon as their layers'
 //                            last gradient is done when dp_overlap is on, after the whole
 //                            backward when off; with the distributed optimizer the parameter
 //                            all-gather runs at the start of the step under the forward (on) or
 //                            after the update (off).
-//   Optimizer   (eq. 13, 25-28)  GPU update on the compute stream, or per bucket D2H, CPU update,
-//                            H2D on the copy engines and host.
-//   Recompute   (eq. 29-32)  a recompute task (selective: the flagged ops; full: the forward
+//   Optimizer   (MoFa(13) MoFa(25) MoFa(26) MoFa(27) MoFa(28))  GPU update on the compute stream, or per
+//                            bucket D2H, CPU update, H2D on the copy engines and host.
+//   Recompute   (MoFa(29) MoFa(30) MoFa(31) MoFa(32))  a recompute task (selective: the flagged ops; full: the forward
 //                            program with its TP collectives) before each layer's backward.
-//   Offload     (eq. 33-35)  each layer's activation goes D2H after its forward and comes back
+//   Offload     (MoFa(33) MoFa(34) MoFa(35))  each layer's activation goes D2H after its forward and comes back
 //                            H2D, prefetched during the backward of the layer above.
 //   MemFine                  expert backward split into k chunks, each after its own expert
 //                            recompute, so only one chunk's expert activation is live.

@@ -58,6 +58,7 @@ class Builder {
       const model::OpCost& op = list[reverse ? n - 1 - k : k];
       add_comms(ops, op.op, phase, /*before=*/true, out);
       const model::PhaseCost cost = op.phase(phase);
+      // MoFa(1) MoFa(17) MoFa(19): the same op pricing as the closed form.
       const double seconds = model::phase_seconds(cost, op.op_class, hw_, f_);
       if (seconds > 0 || cost.flops > 0) {
         std::uint8_t flags = kFlagNone;
@@ -133,7 +134,7 @@ class Builder {
     for (const model::CommOp& c : pp.comms()) {
       if (c.phase == model::Phase::kForward) plan.pp_bytes = c.bytes;
     }
-    // Memory model with the schedule's in-flight activations (eq. 5-6).
+    // Memory model with the schedule's in-flight activations (MoFa(4) MoFa(5) MoFa(6)).
     const schedules::PipelineShape shape{.stages = sched.stages(), .microbatches = sched.microbatches(),
                                          .chunks = sched.chunks(), .pair_steady_passes = sched.pair_steady_passes()};
     std::vector<double> inflight;
@@ -146,11 +147,11 @@ class Builder {
       StagePlan st;
       st.static_bytes = sm.static_bytes.total();
       st.expected_peak_activation_bytes = sm.activation_bytes;
-      // Parameters whose optimizer state this GPU updates (eq. 25-26: 1/d with the distributed optimizer).
+      // Parameters whose optimizer state this GPU updates (MoFa(25) MoFa(26): 1/d with the distributed optimizer).
       const double dense_shard = f_.distributed_optimizer ? gp.dense() / shards.dense_dp : gp.dense();
       const double expert_shard = f_.distributed_optimizer ? gp.expert / shards.expert_dp : gp.expert;
       const double updated = dense_shard + expert_shard;
-      // Adam is memory-bound: read grad, master, m, v; write master, m, v and the param (eq. 13).
+      // Adam is memory-bound: read grad, master, m, v; write master, m, v and the param (MoFa(13)).
       const model::BytesPerParam bpp = model::bytes_per_param(f_);
       const double adam_bytes = updated * (bpp.grad + 2 * bpp.master + 2 * bpp.moments + bpp.weight);
       st.optimizer_gpu_seconds =
@@ -158,13 +159,13 @@ class Builder {
       if (f_.optimizer_placement == model::OptimizerPlacement::kCpu) {
         if (hw_.cpu_optimizer_params_per_second <= 0) {
           throw std::invalid_argument(
-              "hardware.cpu_optimizer_params_per_second must be > 0 with the CPU optimizer (eq. 28)");
+              "hardware.cpu_optimizer_params_per_second must be > 0 with the CPU optimizer (MoFa(28))");
         }
         st.optimizer_cpu_seconds = updated / hw_.cpu_optimizer_params_per_second;
         st.grad_d2h_bytes = updated * grad_b;
         st.param_h2d_bytes = updated * weight_b;
       }
-      // eq. (25)-(26): each optimizer shard group all-gathers the parameters it updated, the
+      // MoFa(25) MoFa(26): each optimizer shard group all-gathers the parameters it updated, the
       // routed experts over the expert-DP group as well as the dense part over the dense one.
       if (f_.distributed_optimizer && shards.dense_dp > 1) st.param_gather_bytes = gp.dense() * weight_b;
       if (f_.distributed_optimizer && shards.expert_dp > 1) st.expert_param_gather_bytes = gp.expert * weight_b;

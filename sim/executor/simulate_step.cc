@@ -52,7 +52,7 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
                                         .features = in.features, .load_imbalance = in.load_imbalance,
                                         .position_layers = in.position_layers});
   check_acyclic(w);
-  // mu_b (MoFa eq. 18) is a feature of the run: it scales every network link the replay prices.
+  // mu_b (MoFa(18)) is a feature of the run: it scales every network link the replay prices.
   topology::TopologySpec topo_spec = in.topology;
   topo_spec.bandwidth_scale *= in.features.bandwidth_scale;
   const topology::Topology topo(topo_spec);
@@ -122,6 +122,7 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
     } catch (const std::invalid_argument&) {
       peak = 0;  // no peak given (abstract tests): MFU/HFU stay 0
     }
+    // MoFa(15); the step time itself (MoFa(14)) is the replay's makespan.
     res.tflops_per_gpu = in.plan->model_flops_per_step / (res.step_time_s * gpus) / 1e12;
     if (peak > 0) {
       res.mfu = in.plan->model_flops_per_step / (res.step_time_s * gpus * peak);
@@ -155,7 +156,7 @@ StepResult simulate_step(const SimulationInput& in, const SimulateOptions& optio
                                 ") must be a multiple of micro_batch * dp (" +
                                 std::to_string(par.micro_batch * par.dp) + ")");
   }
-  // EP overlap pairs steady-state passes of 1F1B / interleaved (MoFa eq. 22): step_shape says when.
+  // EP overlap pairs steady-state passes of 1F1B / interleaved (MoFa(22)): step_shape says when.
   const schedules::Schedule schedule =
       schedules::build_schedule(par.schedule, schedules::step_shape(in.model, par, in.features));
   model::FeatureSpec features = in.features;

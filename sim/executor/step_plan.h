@@ -21,10 +21,10 @@ namespace mofasim::executor {
 
 enum PlanFlag : std::uint8_t {
   kFlagNone = 0,
-  kFlagTpOverlappable = 1,   // GEMM next to a TP collective: split and pipelined with it (eq. 20)
-  kFlagAttentionCore = 2,    // attention core: split into c ring steps under CP (eq. 21)
+  kFlagTpOverlappable = 1,   // GEMM next to a TP collective: split and pipelined with it (MoFa(20))
+  kFlagAttentionCore = 2,    // attention core: split into c ring steps under CP (MoFa(21))
   kFlagExpert = 4,           // routed-expert compute: x load imbalance; MemFine chunks it
-  kFlagSelectiveRecompute = 8,  // re-run before the backward under selective recompute (eq. 29-30)
+  kFlagSelectiveRecompute = 8,  // re-run before the backward under selective recompute (MoFa(29) MoFa(30))
 };
 
 struct PlanOp {
@@ -64,12 +64,12 @@ struct LayerPlan {
 
 // Per pipeline rank (stage): static memory and optimizer costs (model/'s memory model).
 struct StagePlan {
-  double static_bytes = 0;          // weights + grads + optimizer state on one GPU (eq. 4, 25, 27)
+  double static_bytes = 0;          // weights + grads + optimizer state on one GPU (MoFa(4) MoFa(25) MoFa(27))
   double expected_peak_activation_bytes = 0;  // model/'s M_act(k) for this stage, for the check
-  double optimizer_gpu_seconds = 0;           // GPU update (eq. 13, 26)
-  double optimizer_cpu_seconds = 0;           // CPU update (eq. 28)
-  double grad_d2h_bytes = 0;                  // CPU optimizer: gradients to host (eq. 28)
-  double param_h2d_bytes = 0;                 // CPU optimizer: updated parameters back (eq. 28)
+  double optimizer_gpu_seconds = 0;           // GPU update (MoFa(13) MoFa(26))
+  double optimizer_cpu_seconds = 0;           // CPU update (MoFa(28))
+  double grad_d2h_bytes = 0;                  // CPU optimizer: gradients to host (MoFa(28))
+  double param_h2d_bytes = 0;                 // CPU optimizer: updated parameters back (MoFa(28))
   double param_gather_bytes = 0;              // distributed optimizer: dense params all-gathered (DP)
   double expert_param_gather_bytes = 0;       // distributed optimizer: expert params all-gathered (expert DP)
   double extra_grad_bytes = 0;                // embedding / head gradients (dense DP)
@@ -81,7 +81,7 @@ struct StepPlan {
   std::optional<LayerPlan> post{};       // final norm, head and loss, on the last virtual stage
   std::vector<StagePlan> stages{};       // one per pipeline rank
   double pp_bytes = 0;                 // activation (and its gradient) sent per micro-batch per rank
-  double model_flops_per_step = 0;     // MFU numerator for the whole cluster (eq. 15)
+  double model_flops_per_step = 0;     // MFU numerator for the whole cluster (MoFa(15))
   double hardware_flops_per_step = 0;  // HFU numerator (adds recompute)
   double tokens_per_step = 0;
 };

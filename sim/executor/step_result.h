@@ -68,7 +68,7 @@ struct StepResult {
   double step_time_s = 0;
   int critical_stage = 0;
   Breakdown breakdown{};  // seconds on the critical stage; sums to step_time_s
-  double tflops_per_gpu = 0;  // model FLOPs / (step * gpus) / 1e12   (MoFa eq. 15)
+  double tflops_per_gpu = 0;  // model FLOPs / (step * gpus) / 1e12   (MoFa(15))
   double mfu = 0;             // tflops_per_gpu / peak
   double hfu = 0;             // hardware FLOPs (with recompute) / (step * gpus * peak)
   double tokens_per_s = 0;

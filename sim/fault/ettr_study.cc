@@ -61,7 +61,7 @@ std::string render_ettr_table(const EttrStudy& s) {
                                     ", " + mode_name(s.spec.checkpoint.mode) +
                                     format_number(", save %.3g s", s.spec.checkpoint.save_time_s));
   line("  step time x steps", format_number("%.4g s", s.run.step_time_s) + format_number(" x %.0f", static_cast<double>(s.run.n_steps)));
-  out += "\n                                  analytic (eq. 40)     monte carlo\n";
+  out += "\n                                  analytic (MoFa(40))     monte carlo\n";
   auto row = [&](const std::string& label, const std::string& a, const std::string& m) {
     std::string r = label;
     r.append(34 - label.size(), ' ');
@@ -100,7 +100,7 @@ std::string render_ettr_table(const EttrStudy& s) {
   };
   tails("  ETTR (%)", mc.ettr, 100, " %8.4f", "(low = bad: P1 = worst 1 % of runs)");
   tails("  E2E (days)", mc.e2e_s, 1.0 / 86400, " %8.3f", "(high = bad: P99 = worst 1 % of runs)");
-  out += "\noptimal interval (eq. 44)\n";
+  out += "\noptimal interval (MoFa(44))\n";
   // With no failures (rate 0) the optimum is infinite: said in words, never printed as "inf".
   auto interval = [](double x) { return std::isfinite(x) ? format_number("%.2f", x) : std::string("unbounded"); };
   const bool unbounded = !std::isfinite(s.optimum.exact_real);

@@ -1,4 +1,5 @@
-// The ETTR study: the analytic model (MoFa eq. (36)-(44), the renewal ETTR) side by side with the
+// The ETTR study: the analytic model (MoFa(36) MoFa(37) MoFa(38) MoFa(39) MoFa(40) MoFa(41) MoFa(42)
+// MoFa(43) MoFa(44), the renewal ETTR) side by side with the
 // Monte Carlo injector for one FaultSpec, rendered as a human table, as JSON and as a per-trial
 // CSV. The `mofasim ettr` command is a thin front end over these functions.
 #pragma once

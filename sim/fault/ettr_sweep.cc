@@ -209,7 +209,7 @@ void write_sweep_svg(std::ostream& out, const EttrSweep& sweep) {
   // Legend: one row between the title and the best label.
   out << "<line x1=\"" << kLeft << "\" y1=\"" << kLegendY - 4 << "\" x2=\"" << kLeft + 24 << "\" y2=\""
       << kLegendY - 4 << "\" stroke=\"#1f77b4\" stroke-width=\"2\"/>\n"
-      << text(kLeft + 30, kLegendY, "start", "analytic (MoFa eq. 40)")
+      << text(kLeft + 30, kLegendY, "start", "analytic (MoFa(40))")
       << "<circle cx=\"" << kLeft + 262 << "\" cy=\"" << kLegendY - 4 << "\" r=\"3.5\" fill=\"#d62728\"/>\n"
       << text(kLeft + 272, kLegendY, "start", "Monte Carlo mean, 95 % CI") << "</svg>\n";
 }

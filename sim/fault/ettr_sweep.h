@@ -27,7 +27,7 @@ struct EttrStudyInputs {
 struct SweepPoint {
   double value = 0;
   double step_time_s = 0;        // the step time this point was evaluated with
-  double analytic_ettr = 0;      // eq. (36)/(40)
+  double analytic_ettr = 0;      // MoFa(36) MoFa(40)
   double analytic_e2e_s = 0;
   double renewal_ettr = 0;
   double mc_ettr_mean = 0;
@@ -48,7 +48,7 @@ struct EttrSweep {
   std::string parameter{};
   std::string axis_label{};  // the x axis: a name and a unit (plot_axes.h axis_label); parameter if empty
   std::vector<SweepPoint> points{};
-  std::size_t best = 0;  // index of the shortest analytic end-to-end time, eq. (40) (first on ties)
+  std::size_t best = 0;  // index of the shortest analytic end-to-end time, MoFa(40) (first on ties)
 };
 
 // For each value: build(value) gives the inputs; the analytic model and `options.trials` Monte

@@ -45,7 +45,7 @@ struct MonteCarloSummary {
   std::uint64_t seed = 0;
   SampleSummary ettr{};             // per-trial ETTR
   SampleSummary e2e_s{};            // per-trial wall time
-  double ettr_pooled = 0;         // useful time / mean wall time (the ratio of means, like eq. (36))
+  double ettr_pooled = 0;         // useful time / mean wall time (the ratio of means, like MoFa(36))
   double mean_failures = 0;
   std::vector<double> mean_failures_by_class{};
   double mean_lost_work_s = 0;

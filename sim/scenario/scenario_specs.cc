@@ -36,7 +36,8 @@ topology::TopologySpec to_topology_spec(const proto::Scenario& scenario) {
       .nics_per_node = {},
       .oversubscription = t.oversubscription(),
       .bandwidth_decay = t.bandwidth_decay(),
-      .bandwidth_scale = 1.0,  // mu_b (eq. 18) travels in FeatureSpec::bandwidth_scale; applying it here too would count it twice
+      // mu_b (MoFa(18)) travels in FeatureSpec::bandwidth_scale; applying it here too would count it twice.
+      .bandwidth_scale = 1.0,
   };
   if (t.has_inter_supernode()) spec.inter_supernode = to_link(t.inter_supernode());
   if (t.has_nics_per_node()) spec.nics_per_node = t.nics_per_node();

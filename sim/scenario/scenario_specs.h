@@ -17,7 +17,7 @@
 
 namespace mofasim::cli {
 
-// topology.* with bandwidth_scale 1: mu_b (eq. 18) travels in FeatureSpec::bandwidth_scale, which
+// topology.* with bandwidth_scale 1: mu_b (MoFa(18)) travels in FeatureSpec::bandwidth_scale, which
 // both the step simulation and the analytic model apply (applying it here too would count it twice).
 topology::TopologySpec to_topology_spec(const proto::Scenario& scenario);
 

@@ -1,5 +1,5 @@
-// E2E tuning for one configuration (MoFa §4.2, eq. (43)-(44)): the optimal checkpoint interval
-// for its step time, and the ETTR and total wall time of eq. (40) at that interval, from the
+// E2E tuning for one configuration (MoFa §4.2, MoFa(43) MoFa(44)): the optimal checkpoint interval
+// for its step time, and the ETTR and total wall time of MoFa(40) at that interval, from the
 // analytic fault model (model/fault_analytic.h).
 #pragma once
 
@@ -10,10 +10,10 @@
 namespace mofasim::tuner {
 
 struct E2EEstimate {
-  std::int64_t interval_steps = 0;  // N_ckpt*, eq. (44) rounded both ways, the better kept
+  std::int64_t interval_steps = 0;  // N_ckpt*, MoFa(44) rounded both ways, the better kept
   double save_time_s = 0;           // t_save used
-  double ettr = 0;                  // eq. (36) at N_ckpt*
-  double total_s = 0;               // T_total, eq. (40) at N_ckpt*; +infinity if it cannot converge
+  double ettr = 0;                  // MoFa(36) at N_ckpt*
+  double total_s = 0;               // T_total, MoFa(40) at N_ckpt*; +infinity if it cannot converge
 };
 
 // Throws std::invalid_argument (from the fault model) when the settings are invalid.

@@ -45,11 +45,11 @@ bool has_dp_reduction(const Layout& l, const model::ModelSpec& m) {
 
 bool has_effect(const Layout& l, const model::ModelSpec& m, int which) {
   switch (which) {
-    case 0: return l.tp > 1;                     // TP overlap (eq. 20)
-    case 1: return l.cp > 1;                     // CP overlap (eq. 21)
-    case 2: return is_moe(m) && l.ep > 1;        // EP overlap (eq. 22)
-    case 3: return l.pp > 1;                     // PP overlap (eq. 23)
-    case 4: return has_dp_reduction(l, m);       // DP overlap (eq. 24)
+    case 0: return l.tp > 1;                     // TP overlap (MoFa(20))
+    case 1: return l.cp > 1;                     // CP overlap (MoFa(21))
+    case 2: return is_moe(m) && l.ep > 1;        // EP overlap (MoFa(22))
+    case 3: return l.pp > 1;                     // PP overlap (MoFa(23))
+    case 4: return has_dp_reduction(l, m);       // DP overlap (MoFa(24))
     default: return false;
   }
 }
@@ -128,7 +128,7 @@ FeatureChoice decode_features(int index, const FeatureSearch& f) {
 std::optional<Reason> layout_verdict(const Layout& l, const TuneProblem& problem, const TuneOptions& options) {
   const model::ModelSpec& m = problem.model;
   const PruneRules& rules = options.rules;
-  // Constraints of eq. (42) and of the schedules.
+  // Constraints of MoFa(42) and of the schedules.
   if (m.num_attention_heads % l.tp != 0 || m.num_kv_heads % l.tp != 0) return Reason::kTpDividesHeads;
   if (!split_shape(m.num_layers, l.pp * l.vpp, options.space.layer_split)) return Reason::kLayerSplit;
   if (m.is_moe() ? (m.moe.num_experts % l.ep != 0 || (l.dp * l.cp) % l.ep != 0) : l.ep != 1) {

@@ -1,7 +1,7 @@
 // Enumeration of the tuner's raw space and the per-point verdicts (constraint or pruning rule).
 //
 // The raw layout space is the product, in this order (outermost first):
-//   (t, c, p) with t·c·p | N and d = N/(t·c·p)      — eq. (42)'s t·c·p·d = N holds by construction
+//   (t, c, p) with t·c·p | N and d = N/(t·c·p)      — MoFa(42)'s t·c·p·d = N holds by construction
 //   (schedule, v): v = 1 for every schedule but interleaved 1F1B, which takes v = 2 .. max_vpp
 //   e   in the EP axis (divisors of the expert count; {1} for a dense model)
 //   b   in the micro-batch axis (divisors of B up to max_micro_batch)

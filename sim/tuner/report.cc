@@ -299,7 +299,7 @@ nlohmann::json to_json(const Row& r) {
       {"mfu", r.step.mfu},
       {"peak_memory_bytes", r.step.peak_memory_bytes}};
   if (r.e2e) {
-    // JSON has no infinity: a run that cannot converge (eq. (40)'s denominator <= 0) writes null.
+    // JSON has no infinity: a run that cannot converge (MoFa(40)'s denominator <= 0) writes null.
     j["e2e"] = {{"checkpoint_interval_steps", r.e2e->interval_steps}, {"save_time_s", r.e2e->save_time_s},
                 {"ettr", r.e2e->ettr},
                 {"total_time_s", std::isfinite(r.e2e->total_s) ? nlohmann::json(r.e2e->total_s) : nlohmann::json()}};

@@ -43,7 +43,7 @@ RerankResult rerank(const TuneResult& result, const TuneProblem& problem, const 
 
 std::string format_rerank(const TuneResult& result, const RerankResult& rerank) {
   // With E2E settings the re-rank orders by the end-to-end time recomputed from the simulated
-  // step (eq. (43)-(44) again: a different step gives a different optimal interval), so that is
+  // step (MoFa(43) MoFa(44) again: a different step gives a different optimal interval), so that is
   // what is shown beside the analytic value, with the simulated ETTR.
   bool e2e = false;
   for (const RerankEntry& e : rerank.entries) e2e = e2e || e.simulated_e2e.has_value();

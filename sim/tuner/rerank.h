@@ -16,7 +16,7 @@ struct RerankEntry {
   int analytic_rank = 0;       // 1-based position in the analytic ranking
   int simulated_rank = 0;      // 1-based position among the re-ranked N
   StepEvaluation simulated;
-  std::optional<E2EEstimate> simulated_e2e;  // with E2E settings: eq. (43)-(44) on the simulated step
+  std::optional<E2EEstimate> simulated_e2e;  // with E2E settings: MoFa(43) MoFa(44) on the simulated step
   [[nodiscard]] double objective() const { return simulated_e2e ? simulated_e2e->total_s : simulated.step_time_s; }
 };
 

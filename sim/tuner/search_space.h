@@ -1,4 +1,4 @@
-// What the tuner searches (MoFa §4.1, eq. (42)): the fixed problem (model, hardware, cluster,
+// What the tuner searches (MoFa §4.1, MoFa(42)): the fixed problem (model, hardware, cluster,
 // global batch), the axes of the search (TP, CP, PP, vpp, EP, micro-batch, schedule and the
 // on/off or kind of each optimisation feature), the switchable pruning rules, and one point of
 // the space (Candidate) with the conversion to the runtime specs the cost models read.
@@ -19,7 +19,7 @@
 
 namespace mofasim::tuner {
 
-// The fixed part of the problem. topology.gpus is the GPU count N of eq. (42). base_features
+// The fixed part of the problem. topology.gpus is the GPU count N of MoFa(42). base_features
 // supplies everything the search does not toggle: α/β of each overlap, TP-overlap chunks, μ_c,
 // μ_b, dtypes, offload coefficients, bucket size.
 struct TuneProblem {
@@ -34,7 +34,7 @@ struct TuneProblem {
 enum class Toggle : std::uint8_t { kOff, kOn, kSearch };
 
 // Where the optimizer state lives: GPU (replicated over DP), GPU sharded over DP (distributed
-// optimizer, eq. (25)-(26)) or host memory (CPU optimizer, eq. (27)-(28)).
+// optimizer, MoFa(25) MoFa(26)) or host memory (CPU optimizer, MoFa(27) MoFa(28)).
 enum class OptimizerMode : std::uint8_t { kGpu, kDistributed, kCpu };
 
 // How layers may be split over the p·v model chunks.
@@ -73,7 +73,7 @@ struct FeatureSearch {
 };
 
 // Why a point of the raw space is not evaluated. The first five are the hard constraints of
-// eq. (42) and of the schedules (never switched off); the rest are pruning rules, each switchable.
+// MoFa(42) and of the schedules (never switched off); the rest are pruning rules, each switchable.
 // A point is charged to the first reason in this order that removes it.
 enum class Reason : std::uint8_t {
   // Constraints.
@@ -123,13 +123,13 @@ struct Shard {
   int count = 1;
 };
 
-// The parallel layout part of a configuration is declared below; E2E tuning (MoFa eq. (43)-(44))
+// The parallel layout part of a configuration is declared below; E2E tuning (MoFa(43) MoFa(44))
 // needs the failure model and the run length.
 struct Layout;
 
 struct E2ESettings {
   // λ, failure classes or fixed downtime D, t_save, T_init. failure_units = 0 means
-  // gpus / gpus_per_node; checkpoint.interval_steps is ignored (the tuner optimises it, eq. (44)).
+  // gpus / gpus_per_node; checkpoint.interval_steps is ignored (the tuner optimises it, MoFa(44)).
   model::FaultSpec fault;
   std::int64_t n_steps = 0;  // N_steps of the run
   // Optional per-layout t_save in seconds (e.g. checkpoint bytes per GPU over a write bandwidth);
@@ -165,7 +165,7 @@ struct TuneOptions {
   bool sequence_parallel = true;  // with t > 1 (Megatron's usual pairing)
   bool keep_pruned = false;       // record every removed configuration (for tests and audits)
   int threads = 1;                // worker threads in [1, kMaxTuneThreads]; results do not depend on it
-  std::optional<E2ESettings> e2e; // set: also choose N_ckpt and rank by T_total (eq. (43))
+  std::optional<E2ESettings> e2e; // set: also choose N_ckpt and rank by T_total (MoFa(43))
   std::function<void(const Progress&)> progress;  // called from the calling thread, in order
 };
 

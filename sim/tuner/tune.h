@@ -1,4 +1,4 @@
-// Step-level and E2E tuning (MoFa §4, eq. (42)-(44)): enumerate the configurations of one shard,
+// Step-level and E2E tuning (MoFa §4, MoFa(42) MoFa(43) MoFa(44)): enumerate the configurations of one shard,
 // drop what a constraint or an enabled pruning rule removes (counted per reason), drop what does
 // not fit in memory, evaluate the rest with the evaluator, and rank the feasible ones by step
 // time (or by T_total at the optimal checkpoint interval when E2E settings are given).

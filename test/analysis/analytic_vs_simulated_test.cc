@@ -58,7 +58,7 @@ std::vector<GridCase> exact_cases() {
   const std::vector<std::string> features = {
       std::string("{ ") + kGpuAdam + " }",
       std::string("{ ") + kGpuAdam + ", dp_overlap: { enabled: true } }",               // v = 1: hides nothing
-      std::string("{ ") + kGpuAdam + ", tp_overlap: { enabled: true, chunks: 1 } }",    // eq. (20), s = 1
+      std::string("{ ") + kGpuAdam + ", tp_overlap: { enabled: true, chunks: 1 } }",    // MoFa(20), s = 1
   };
   for (int pp : {1, 2, 4}) {
     for (int tp : {1, 2}) {
@@ -121,7 +121,7 @@ TEST(AnalysisInexactGrid, InterleavedWithUnevenChunksIsUnderestimated) {
   }
 }
 
-// Partial overlap under α = β = 1.5 (PP overlap, eq. 23): the paper's max(α·T, β·t_pp) slows the
+// Partial overlap under α = β = 1.5 (PP overlap, MoFa(23)): the paper's max(α·T, β·t_pp) slows the
 // whole pass by α whenever a send is in flight. The fluid replay slows each side only while both
 // run: with βt ≤ αT the pass takes T + β·t·(1 − 1/α) ≤ α·T. So simulated < analytic.
 TEST(AnalysisInexactGrid, PartialOverlapUnderAlphaBetaIsShorterInTheFluidReplay) {
@@ -160,7 +160,7 @@ TEST(AnalysisInexactGrid, LinkContentionBetweenPpAndTpIsUnderestimated) {
   }
 }
 
-// TP overlap split into 4 pieces (eq. 20) with a 20 µs link latency. Both sides charge every
+// TP overlap split into 4 pieces (MoFa(20)) with a 20 µs link latency. Both sides charge every
 // piece the full latency (s collectives of S/s bytes: s·α + β·S on the comm side), so what is
 // left is how the pieces are paired: the closed form pipelines each TP collective only with the
 // GEMM its op table attaches it to (one collective per GEMM), the replay pairs a GEMM with an

@@ -76,7 +76,8 @@ Bound bound_for(const Cell& c) {
       return {-kSlack, 0.11, "offload copies exposed in the replay, on top of the ZB-H1 closed form; +2.2% .. +10.4%"};
     }
     return {-kSlack, 0.06,
-            "the closed form hides each layer's D2H/H2D under that layer's compute (eq. 33-35); in the replay the "
+            "the closed form hides each layer's D2H/H2D under that layer's compute "
+            "(MoFa(33) MoFa(34) MoFa(35)); in the replay the "
             "copies queue on one engine per direction and the prefetch waits for the layer above, so part of "
             "them is exposed (compute_s carries it): simulated >= analytic, +1.2% .. +5.2%"};
   }
@@ -88,7 +89,7 @@ Bound bound_for(const Cell& c) {
   if (cpu_moe) {
     return {-0.05, kSlack,
             "CPU optimizer with separate dense and expert gradient buckets: the replay pipelines D2H, CPU update "
-            "and H2D bucket by bucket, the closed form (eq. 27-28) runs them one after the other for all "
+            "and H2D bucket by bucket, the closed form (MoFa(27) MoFa(28)) runs them one after the other for all "
             "parameters: simulated < analytic, -0.2% .. -4.8%"};
   }
   if (c.schedule == "interleaved-1f1b" && !c.moe) {

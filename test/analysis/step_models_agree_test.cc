@@ -11,7 +11,7 @@
 //                     (optimizer time 2x apart). A rank now holds its stage's chunk and the mirror
 //                     stage's (model::parameter_chunks), in all four consumers.
 //   recompute         full recompute re-ran the embedding and the head in the replay as well;
-//                     MoFa eq. (31)-(32) and Megatron recompute transformer layers only.
+//                     MoFa(31) MoFa(32) and Megatron recompute transformer layers only.
 #include <string>
 
 #include <gtest/gtest.h>
@@ -99,7 +99,7 @@ TEST(StepModelsAgree, FullRecomputeRerunsTransformerLayersOnly) {
   expect_field_agrees(r, "step_time_s");
 }
 
-// DualPipe with EP overlap (eq. 22): only the F&B pairs the order runs overlap their all-to-all;
+// DualPipe with EP overlap (MoFa(22)): only the F&B pairs the order runs overlap their all-to-all;
 // the warm-up and cool-down passes run alone and expose it. The closed form credited every
 // micro-batch (exposed EP 6.9e-18 s against 0.039 s simulated, step -5.2%); it now counts the
 // pairs of each stage's order. Within a pair it still takes the all-to-all as hidden up to

@@ -382,7 +382,7 @@ TEST_F(RunTimeBadInput, AScenarioWithoutTrainingIsRefusedByEttrWithALocation) {
 }
 
 TEST_F(RunTimeBadInput, NoFailuresGiveAnUnboundedIntervalInWordsNotInf) {
-  // A failure rate of 0 makes eq. (44)'s optimum infinite; the table printed "inf steps".
+  // A failure rate of 0 makes MoFa(44)'s optimum infinite; the table printed "inf steps".
   const CliRun run = run_mofasim("ettr " + kSmall +
                                  " -q --step-time 10 --trials 10 --set fault_tolerance.node_failure_rate_per_day=0");
   EXPECT_EQ(run.exit_code, 0);

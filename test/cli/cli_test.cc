@@ -42,7 +42,7 @@ TEST_P(ShippedScenario, MemoryJsonHasEveryStage) {
   for (std::size_t i = 0; i < stages.size(); ++i) {
     const auto& s = stages[i];
     EXPECT_EQ(s.at("stage").get<int>(), static_cast<int>(i));
-    // peak = static + activation + reserved (MoFa eq. 6)
+    // peak = static + activation + reserved (MoFa(6))
     EXPECT_NEAR(s.at("peak_bytes").get<double>(),
                 s.at("static_bytes").get<double>() + s.at("activation_bytes").get<double>() +
                     s.at("reserved_bytes").get<double>(),
@@ -189,7 +189,7 @@ namespace mofasim::test {
 namespace {
 
 TEST(CliSimulate, BandwidthScaleEqualsScalingEveryLink) {
-  // MoFa eq. (18): mu_b = 2 must be exactly the same run as doubling every link class's bandwidth
+  // MoFa(18): mu_b = 2 must be exactly the same run as doubling every link class's bandwidth
   // (and must be applied once: a double application would give the 4x run).
   const auto scaled = nlohmann::json::parse(
       run_mofasim("simulate scenarios/small.yaml --json --set optimizations.bandwidth_scale=2").out);

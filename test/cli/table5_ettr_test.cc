@@ -1,6 +1,6 @@
 // MoFa Table 5, fault-tolerance rows, from the shipped scenario files: with the paper's predicted
 // step time given on the command line (--step-time, as a user who measured theirs would), the
-// analytic model (eq. 40 with T_init = 0; inputs lambda = 0.5%/node-day, t_save, N_ckpt = 10, D,
+// analytic model (MoFa(40) with T_init = 0; inputs lambda = 0.5%/node-day, t_save, N_ckpt = 10, D,
 // N_steps from each file) reproduces the paper's end-to-end time to 1e-6 relative and its ETTR to
 // the two decimals printed (the paper truncates: 99.3255% is printed 99.32%).
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
-// MoFa features as DAG transformations, replayed: CP ring overlap (eq. 21), expert load
-// imbalance, PP and DP overlap (eq. 23-24), activation offload (eq. 33-35), MoE with EP
+// MoFa features as DAG transformations, replayed: CP ring overlap (MoFa(21)), expert load
+// imbalance, PP and DP overlap (MoFa(23) MoFa(24)), activation offload (MoFa(33) MoFa(34) MoFa(35)), MoE with EP
 // all-to-all, EP overlap pairing (DualPipe, and the paired 1F1B variants worked by hand) and
 // MemFine chunking.
 #include <gtest/gtest.h>
@@ -38,7 +38,7 @@ StepResult one_layer(const std::vector<PlanOp>& ops, const model::ParallelSpec& 
 
 TEST(ExecutorFeatures, CpRingOverlapsKvTransferWithAttention) {
   // c = 2: attention a = 4 ms in two 2 ms steps; one KV block of 0.3 GB at 100 GB/s = 3 ms.
-  // Off: a/2 + 3 + a/2 = 7 ms. On (eq. 21): max(a/2, 3) + a/2 = 5 ms.
+  // Off: a/2 + 3 + a/2 = 7 ms. On (MoFa(21)): max(a/2, 3) + a/2 = 5 ms.
   const std::vector<PlanOp> ops = {
       {.name = "attention", .seconds = 4e-3, .flags = kFlagAttentionCore},
       {.name = "cp_p2p", .is_comm = true, .scope = Scope::kCp, .collective = Collective::kSendRecv, .bytes = 0.3e9}};
@@ -88,7 +88,7 @@ SimulationInput tiny_input() {
 }
 
 TEST(ExecutorFeatures, PpOverlapHidesSendsUnderCompute) {
-  // Slow scale-out (5 GB/s) makes PP sends expensive; blocking sends expose them (eq. 23 off).
+  // Slow scale-out (5 GB/s) makes PP sends expensive; blocking sends expose them (MoFa(23) off).
   SimulationInput in = tiny_input();
   const StepResult off = simulate_step(in, {});
   in.features.pp_overlap.enabled = true;
@@ -97,7 +97,7 @@ TEST(ExecutorFeatures, PpOverlapHidesSendsUnderCompute) {
 }
 
 TEST(ExecutorFeatures, DpOverlapStartsBucketsDuringTheBackward) {
-  // Eq. (24): with overlap, gradient buckets reduce while later layers still run backward; the
+  // MoFa(24): with overlap, gradient buckets reduce while later layers still run backward; the
   // exposed DP time can only shrink.
   SimulationInput in = tiny_input();
   in.features.dp_bucket_bytes = 1e6;
@@ -110,7 +110,7 @@ TEST(ExecutorFeatures, DpOverlapStartsBucketsDuringTheBackward) {
 }
 
 TEST(ExecutorFeatures, ActivationOffloadFreesDeviceMemory) {
-  // Eq. (33)-(35): activations leave the GPU after each layer's forward and come back before its
+  // MoFa(33) MoFa(34) MoFa(35): activations leave the GPU after each layer's forward and come back before its
   // backward; the live peak drops below the resident case, the step does not get shorter. Copies
   // at 1 TB/s finish before the next layer's forward ends (at 25 GB/s they would still be in
   // flight at the peak: only transformer layers are offloaded, not the embedding).
@@ -153,7 +153,7 @@ TEST(ExecutorFeatures, MemFineChunksLowerTheExpertActivationPeak) {
 
 TEST(ExecutorFeatures, DualPipeOverlappedPairsHideAllToAll) {
   // DualPipe marks F&B pairs; with ep_overlap on they interleave so one pass's all-to-all runs under
-  // the other's compute (eq. 22): exposed EP shrinks and the step does not grow.
+  // the other's compute (MoFa(22)): exposed EP shrinks and the step does not grow.
   SimulationInput in = tiny_moe();
   in.parallel.schedule = model::ScheduleKind::kDualPipe;
   in.parallel.global_batch = 16;
@@ -165,7 +165,7 @@ TEST(ExecutorFeatures, DualPipeOverlappedPairsHideAllToAll) {
   EXPECT_LE(on.step_time_s, off.step_time_s);
 }
 
-// ---------------------------------------------------------------- EP overlap in 1F1B (eq. 22)
+// ---------------------------------------------------------------- EP overlap in 1F1B (MoFa(22))
 
 // One layer per stage, each pass an all-to-all sandwiched between two compute ops:
 //   F  = c1 (1 ms), dispatch a2a (2 ms), c2 (1 ms)           T_F = 4 ms
@@ -204,7 +204,7 @@ TEST(ExecutorFeatures, EpOverlapPairedOneFOneBStepByHand) {
   EXPECT_NEAR(off.step_time_s, 50e-3, 1e-8);
   // On: stage 0 runs F0 F1 F2 | F3+B0 | B1 B2 B3, stage 1 F0 | F1+B0 | F2+B1 | F3+B2 | B3. In a pair
   // the generator interleaves c1(F), c2'(B), a2a(F), c2(F), a2a(B), c1'(B) on the two streams, so
-  // with both inputs there a pair takes (eq. 22 with alpha = beta = 1)
+  // with both inputs there a pair takes (MoFa(22) with alpha = beta = 1)
   //   c1 + max(c2', a2a_F) + max(c2, a2a_B) + c1' = 1 + max(2, 2) + max(1, 2) + 2 = 7 ms  (< 10).
   // Stage 0: F0..F2 in [0, 12]. Stage 1: F0 [4, 8]; its pairs start when the previous one ends and
   // the forward input is there: [8, 15], [15, 22], [22, 29]; B3 [29, 35] (each B sends at its end).

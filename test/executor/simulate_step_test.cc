@@ -56,7 +56,7 @@ TEST(ExecutorSimulateStep, BreakdownPartitionsTheStepAndThroughputFollowsFromIt)
   EXPECT_NEAR(r.breakdown.total(), r.step_time_s, 1e-9);
   EXPECT_GT(r.breakdown.compute, 0);
   EXPECT_GT(r.breakdown.tp, 0);  // SP all-gather / reduce-scatter are not overlapped by default
-  // TFLOPS/GPU = model FLOPs / (step * gpus); MFU = that / peak (MoFa eq. 15).
+  // TFLOPS/GPU = model FLOPs / (step * gpus); MFU = that / peak (MoFa(15)).
   const double flops = model::model_flops_per_step(in.model, in.parallel);
   EXPECT_NEAR(r.tflops_per_gpu, flops / (r.step_time_s * 8) / 1e12, 1e-9);
   EXPECT_NEAR(r.mfu, r.tflops_per_gpu * 1e12 / 400e12, 1e-12);
@@ -130,7 +130,7 @@ TEST(ExecutorSimulateStep, TraceIsChromeTraceEventJson) {
 }
 
 TEST(ExecutorSimulateStep, FullRecomputeAddsTheForwardToTheBackward) {
-  // MoFa eq. (31)-(32): full recompute re-runs each layer's forward before its backward. The step
+  // MoFa(31) MoFa(32): full recompute re-runs each layer's forward before its backward. The step
   // grows and HFU exceeds MFU; stored activation shrinks to the layer inputs.
   SimulationInput in = tiny_input();
   const StepResult base = simulate_step(in, {});
@@ -143,7 +143,7 @@ TEST(ExecutorSimulateStep, FullRecomputeAddsTheForwardToTheBackward) {
 }
 
 TEST(ExecutorSimulateStep, CpuOptimizerMovesTheUpdateToHostWithCopies) {
-  // MoFa eq. (27)-(28): D2H gradients, CPU update, H2D parameters, all in the optimizer category.
+  // MoFa(27) MoFa(28): D2H gradients, CPU update, H2D parameters, all in the optimizer category.
   SimulationInput in = tiny_input();
   in.features.optimizer_placement = model::OptimizerPlacement::kCpu;
   const StepResult r = simulate_step(in, {});
@@ -152,7 +152,7 @@ TEST(ExecutorSimulateStep, CpuOptimizerMovesTheUpdateToHostWithCopies) {
 }
 
 // One stage, one micro-batch, one layer: [gemm x] -> TP all-reduce of c seconds' worth.
-// TP overlap with k pieces (eq. 20): x/k + (k-1)*max(x, c)/k + c/k instead of x + c.
+// TP overlap with k pieces (MoFa(20)): x/k + (k-1)*max(x, c)/k + c/k instead of x + c.
 TEST(ExecutorSimulateStep, TpOverlapPipelinesGemmAndCollective) {
   const double x = 4e-3;
   StepPlan plan;
@@ -192,7 +192,7 @@ TEST_P(ExecutorScheduleContract, RunsAndPartitionsTheStep) {
   EXPECT_NEAR(r.breakdown.total(), r.step_time_s, 1e-9);
   for (const StageMemory& m : r.memory) EXPECT_GT(m.peak_activation_bytes, 0) << "stage " << m.stage;
   if (GetParam() == model::ScheduleKind::kGpipe || GetParam() == model::ScheduleKind::k1F1B) {
-    // Whole-stage passes: the tracked peak is the memory model's n_inflight x M_B (eq. 5).
+    // Whole-stage passes: the tracked peak is the memory model's n_inflight x M_B (MoFa(5)).
     for (const StageMemory& m : r.memory) {
       EXPECT_NEAR(m.peak_activation_bytes, m.model_activation_bytes, 0.02 * m.model_activation_bytes)
           << "stage " << m.stage;

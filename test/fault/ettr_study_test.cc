@@ -53,8 +53,8 @@ TEST(EttrStudy, TableAndTrialsCsv) {
   const EttrStudyInputs in = table5_like(10);
   const EttrStudy s = run_ettr_study(in.spec, in.run, {.trials = 50, .seed = 1});
   const std::string table = render_ettr_table(s);
-  EXPECT_THAT(table, HasSubstr("analytic (eq. 40)"));
-  EXPECT_THAT(table, HasSubstr("optimal interval (eq. 44)"));
+  EXPECT_THAT(table, HasSubstr("analytic (MoFa(40))"));
+  EXPECT_THAT(table, HasSubstr("optimal interval (MoFa(44))"));
   EXPECT_THAT(table, HasSubstr("ETTR renewal"));
   std::ostringstream csv;
   write_trials_csv(csv, s.monte_carlo);
@@ -64,7 +64,7 @@ TEST(EttrStudy, TableAndTrialsCsv) {
   EXPECT_EQ(count(text, "\n"), 51);  // header + 50 trials
 }
 
-// Sweep N over 20..200 around the optimum: eq. (44) gives N* = sqrt(2 * 4.19 / c) / 27.83 with
+// Sweep N over 20..200 around the optimum: MoFa(44) gives N* = sqrt(2 * 4.19 / c) / 27.83 with
 // c = 16 * 0.005 / 86400, about 108 steps; the best grid point of the analytic curve is the one
 // closest in T_total, and every MC point brackets the renewal value within its own CI width x 2.
 TEST(EttrSweep, IntervalSweepMarksTheOptimum) {

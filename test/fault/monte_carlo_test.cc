@@ -183,7 +183,7 @@ TEST(MonteCarlo, MatchesClosedFormWhenFailuresAreRare) {
   const double tolerance = 3 * a.t_total_s * 1e-6 + 3 * r.summary.e2e_s.std_error;
   EXPECT_NEAR(r.summary.e2e_s.mean, a.t_total_s, tolerance);
   EXPECT_NEAR(r.summary.ettr_pooled, a.ettr, 3 * a.ettr * tolerance / a.t_total_s);
-  // Eq. (38): c * T_total failures on average; Poisson, so SE = sqrt(mean / trials).
+  // MoFa(38): c * T_total failures on average; Poisson, so SE = sqrt(mean / trials).
   EXPECT_NEAR(r.summary.mean_failures, a.n_failures, 3 * std::sqrt(a.n_failures / 4000));
 }
 
@@ -205,7 +205,7 @@ TEST(MonteCarlo, IdenticalForAnyThreadCount) {
   EXPECT_NE(one.summary.e2e_s.mean, other.summary.e2e_s.mean);
 }
 
-// Class mix: 3:6:1 of the failures. Recovery D = 230.2 s on average (eq. 41).
+// Class mix: 3:6:1 of the failures. Recovery D = 230.2 s on average (MoFa(41)).
 TEST(MonteCarlo, ClassMixAndDowntimeFollowTheWeights) {
   const FaultSpec spec{.node_failure_rate_per_day = 2, .failure_units = 64,
                        .classes = model::mofa_default_failure_classes(),

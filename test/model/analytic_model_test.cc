@@ -55,10 +55,10 @@ TEST(AnalyticOverlap, EpPairAndPpAndOffload) {
   EXPECT_DOUBLE_EQ(ep_pair_seconds(5, 2, 10, 4, 1, 1), 15);
   // β = 2 makes the backward all-to-all the longer side: max(5, 8) + max(10, 4) = 18.
   EXPECT_DOUBLE_EQ(ep_pair_seconds(5, 2, 10, 4, 1, 2), 18);
-  // eq. (23): max(α·T, β·t_pp).
+  // MoFa(23): max(α·T, β·t_pp).
   EXPECT_DOUBLE_EQ(pp_overlap_seconds(3, 1, 1.1, 1.2), 3.3);
   EXPECT_DOUBLE_EQ(pp_overlap_seconds(1, 3, 1.1, 1.2), 3.6);
-  // eq. (33)-(35): max(α·T, β·t_copy).
+  // MoFa(33) MoFa(34) MoFa(35): max(α·T, β·t_copy).
   EXPECT_DOUBLE_EQ(offload_seconds(2, 5, 1, 1), 5);
   EXPECT_DOUBLE_EQ(offload_seconds(5, 2, 1.2, 1), 6);
 }
@@ -144,7 +144,7 @@ TEST(AnalyticModel, OneFOneBCriticalPathWithFreeCommunication) {
   EXPECT_NEAR(r.timing.breakdown.total(), r.timing.step_time_s, 1e-9 * expected);
   EXPECT_NEAR(r.timing.breakdown.pp_bubble, s0.f + s0.b, 1e-12);
   EXPECT_NEAR(r.timing.optimizer_s, expected - pipeline, 1e-12);
-  // eq. (15): TFLOPS = F_step / (T_step · N).
+  // MoFa(15): TFLOPS = F_step / (T_step · N).
   EXPECT_NEAR(r.timing.tflops_per_gpu, model_flops_per_step(in.model, in.parallel) / (r.timing.step_time_s * 2) / 1e12,
               1e-9);
   EXPECT_NEAR(r.timing.mfu, r.timing.tflops_per_gpu * 1e12 / 1000e12, 1e-12);
@@ -200,7 +200,7 @@ TEST(AnalyticModel, PpHopsExposedInWarmupAndCooldownHiddenBySteadyOverlap) {
   const AnalyticResult r = evaluate_mofa(in);
   // Boundary payload 2·s·h bytes = 2·4096·8192 over NVLink 100 GB/s, latency 0.
   const double t_pp = 2.0 * 4096 * 8192 / 100e9;
-  // Steady hops hide under compute (eq. 23, α = β = 1); warm-up and cool-down expose one each.
+  // Steady hops hide under compute (MoFa(23), α = β = 1); warm-up and cool-down expose one each.
   EXPECT_NEAR(r.timing.breakdown.pp_exposed, 2 * t_pp, 1e-12);
   in.features.pp_overlap.enabled = false;
   // Without overlap each steady pass adds its hop: + m · 2 · t_pp.
@@ -208,7 +208,7 @@ TEST(AnalyticModel, PpHopsExposedInWarmupAndCooldownHiddenBySteadyOverlap) {
 }
 
 TEST(AnalyticModel, DistributedOptimizerDividesTheUpdateByDp) {
-  // eq. (26): T_update → T_update / d.
+  // MoFa(26): T_update → T_update / d.
   AnalyticInput in = input(Layout{.dp = 4, .global_batch = 4}, ScheduleKind::k1F1B, 2);
   const double full = evaluate_mofa(in).timing.breakdown.optimizer;
   in.features.distributed_optimizer = true;
@@ -217,7 +217,7 @@ TEST(AnalyticModel, DistributedOptimizerDividesTheUpdateByDp) {
 }
 
 TEST(AnalyticModel, CpuOptimizerIsCopiesPlusHostUpdate) {
-  // eq. (28): t_D2H(fp32 grads) + t_CPU + t_H2D(bf16 params).
+  // MoFa(28): t_D2H(fp32 grads) + t_CPU + t_H2D(bf16 params).
   AnalyticInput in = input(Layout{.global_batch = 1}, ScheduleKind::k1F1B, 2);
   in.features.optimizer_placement = OptimizerPlacement::kCpu;
   const double n = stage_gpu_params(in.model, in.parallel, 0).total();
@@ -226,13 +226,13 @@ TEST(AnalyticModel, CpuOptimizerIsCopiesPlusHostUpdate) {
 }
 
 TEST(AnalyticModel, FullRecomputeAddsTheForwardToTheBackward) {
-  // eq. (32) with one GPU (no collectives): T_B,c grows by exactly the layers' T_F.
+  // MoFa(32) with one GPU (no collectives): T_B,c grows by exactly the layers' T_F.
   AnalyticInput in = input(Layout{.global_batch = 1}, ScheduleKind::k1F1B, 2);
   const StepTiming base = evaluate_mofa(in).timing;
   in.features.recompute = RecomputeKind::kFull;
   const StepTiming full = evaluate_mofa(in).timing;
   EXPECT_NEAR(full.backward_chunk_s - base.backward_chunk_s, chunk_seconds(in, 2, false, false).f, 1e-12);
-  // Selective (eq. 30) adds only the recomputed ops' forward.
+  // Selective (MoFa(30)) adds only the recomputed ops' forward.
   in.features.recompute = RecomputeKind::kSelective;
   const LayerOps ops = ops_for_layer(in.model, in.parallel, 0);
   const double sel = layer_compute_seconds(ops, in.hardware, in.features).selective_recompute;
@@ -240,7 +240,7 @@ TEST(AnalyticModel, FullRecomputeAddsTheForwardToTheBackward) {
 }
 
 TEST(AnalyticModel, OffloadBoundByTheCopy) {
-  // eq. (33): with a slow D2H each layer's forward becomes β·t_D2H = activation / d2h_bw.
+  // MoFa(33): with a slow D2H each layer's forward becomes β·t_D2H = activation / d2h_bw.
   AnalyticInput in = input(Layout{.global_batch = 1}, ScheduleKind::k1F1B, 2);
   in.hardware.d2h_bandwidth = 1e6;
   in.features.activation_offload = OverlapSpec{.enabled = true, .alpha = 1, .beta = 1, .chunks = 1};
@@ -254,7 +254,7 @@ TEST(AnalyticModel, TpOverlapNeverSlowerWithUnitCoefficients) {
   AnalyticInput in = input(Layout{.tp = 8, .global_batch = 1, .sequence_parallel = true}, ScheduleKind::k1F1B, 2);
   const StepTiming off = evaluate_mofa(in).timing;
   in.features.tp_overlap = OverlapSpec{.enabled = true, .alpha = 1, .beta = 1, .chunks = 1};
-  // One chunk: eq. (20) degenerates to X + C.
+  // One chunk: MoFa(20) degenerates to X + C.
   EXPECT_NEAR(evaluate_mofa(in).timing.step_time_s, off.step_time_s, 1e-12);
   in.features.tp_overlap.chunks = 4;
   const StepTiming on = evaluate_mofa(in).timing;

@@ -1,4 +1,4 @@
-// Compute-time models (MoFa eq. (1), (17), (19), §5.7) on hand-worked numbers.
+// Compute-time models (MoFa(1) MoFa(17) MoFa(19), §5.7) on hand-worked numbers.
 #include "model/compute_time.h"
 
 #include <gtest/gtest.h>
@@ -30,7 +30,7 @@ TEST(ComputeTime, FixedEfficiencyPerClassAndComputeScale) {
   EXPECT_DOUBLE_EQ(phase_seconds(work, OpClass::kSmallGemm, hw, FeatureSpec{}), 1.5e12 / 0.4e15);   // 3.75 ms
   // Elementwise ops are memory-bound: 1e9 B / (0.8 * 4e12 B/s).
   EXPECT_DOUBLE_EQ(phase_seconds(work, OpClass::kElementwise, hw, FeatureSpec{}), 1e9 / 3.2e12);
-  // mu_c = 1.25 (eq. 17) makes compute 1.25x faster.
+  // mu_c = 1.25 (MoFa(17)) makes compute 1.25x faster.
   FeatureSpec faster;
   faster.compute_scale = 1.25;
   EXPECT_DOUBLE_EQ(phase_seconds(work, OpClass::kGemm, hw, faster), 1.5e12 / (0.75e15 * 1.25));

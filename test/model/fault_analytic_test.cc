@@ -1,5 +1,5 @@
-// Tests of the analytic fault-tolerance model: MoFa eq. (36)-(41) against the paper's Table 5,
-// the optimal interval of eq. (44) against brute force, Young's and Daly's intervals and the exact
+// Tests of the analytic fault-tolerance model: MoFa(36) MoFa(37) MoFa(38) MoFa(39) MoFa(40) MoFa(41) against the
+// paper's Table 5, the optimal interval of MoFa(44) against brute force, Young's and Daly's intervals and the exact
 // renewal ETTR against hand-worked values.
 #include <cmath>
 #include <cstdint>
@@ -55,7 +55,7 @@ void PrintTo(const Table5Column& col, std::ostream* os) { *os << col.name; }
 
 class Table5 : public ::testing::TestWithParam<Table5Column> {};
 
-// Eq. (40) with T_init = 0: T_total = (N_steps T_step + (N_steps / 10) t_save) /
+// MoFa(40) with T_init = 0: T_total = (N_steps T_step + (N_steps / 10) t_save) /
 // (1 - (units * 0.005 / 86400) (D + 10 T_step / 2)). E.g. the 128-GPU LLaMA2 column:
 // units = 16, c = 9.259e-7 /s, numerator = 26540775.25 + 399600.83 = 26940376.08 s,
 // denominator = 1 - 9.259e-7 * 273.56 = 0.99974671, T_total = 26947190.70 s (paper: .75).
@@ -71,12 +71,12 @@ TEST_P(Table5, ClosedFormReproducesPrintedE2eAndEttr) {
   EXPECT_NEAR(r.t_total_s / col.e2e_s, 1.0, 1e-7) << r.t_total_s;
   EXPECT_GE(r.ettr * 100, col.ettr_percent - 1e-9) << r.ettr;
   EXPECT_LT(r.ettr * 100, col.ettr_percent + 0.01) << r.ettr;
-  // Eq. (37) and (36).
+  // MoFa(37) MoFa(36).
   EXPECT_DOUBLE_EQ(r.t_eff_s, static_cast<double>(col.n_steps) * col.step_s);
   EXPECT_DOUBLE_EQ(r.ettr, r.t_eff_s / r.t_total_s);
 }
 
-// Eq. (38)-(39) evaluated at the fixed point: T_total = T_init + T_eff + N_fail (D + N T / 2) + saves
+// MoFa(38) MoFa(39) evaluated at the fixed point: T_total = T_init + T_eff + N_fail (D + N T / 2) + saves
 // with N_fail = c T_total.
 TEST_P(Table5, InterruptionTimeIsEquation39AtTheFixedPoint) {
   const Table5Column& col = GetParam();
@@ -90,7 +90,7 @@ TEST_P(Table5, InterruptionTimeIsEquation39AtTheFixedPoint) {
   EXPECT_DOUBLE_EQ(r.checkpoint_s, saves);
 }
 
-// Eq. (44)'s root rounded both ways is the best integer interval: compare with a scan of N.
+// MoFa(44)'s root rounded both ways is the best integer interval: compare with a scan of N.
 TEST_P(Table5, OptimalIntervalMatchesBruteForce) {
   const Table5Column& col = GetParam();
   const FaultSpec spec = table5_spec(col);
@@ -122,7 +122,7 @@ TEST_P(Table5, OptimalIntervalMatchesBruteForce) {
 INSTANTIATE_TEST_SUITE_P(MofaPaper, Table5, ::testing::ValuesIn(kTable5),
                          [](const auto& param_info) { return std::string(param_info.param.name); });
 
-// Eq. (41) with the paper's 3:6:1 mix and 141 / 262 / 307 s:
+// MoFa(41) with the paper's 3:6:1 mix and 141 / 262 / 307 s:
 // MTTR = 0.3 * 141 + 0.6 * 262 + 0.1 * 307 = 42.3 + 157.2 + 30.7 = 230.2 s.
 // NOTE: Table 5's per-failure D (127.75 to 227.58 s) is not this MTTR; a weighted mean of
 // 141, 262 and 307 s cannot be below 141 s, so the 134.41 s of Table 5 comes from elsewhere.
@@ -199,7 +199,7 @@ TEST(RenewalEttr, HandWorked) {
 }
 
 // As c -> 0 the renewal ETTR tends to Delta / (Delta + w), and to first order in c it agrees with
-// eq. (40) except for the save lost to failures during saves:
+// MoFa(40) except for the save lost to failures during saves:
 // 1 / ETTR ~ (S / Delta)(1 + c D + c S / 2) (renewal) vs (S / Delta)(1 + c D + c Delta / 2) (40).
 TEST(RenewalEttr, AgreesWithClosedFormToFirstOrder) {
   FaultSpec spec{.node_failure_rate_per_day = 0.005, .failure_units = 16, .fixed_downtime_s = 134.41,

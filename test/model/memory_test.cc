@@ -1,5 +1,6 @@
-// Memory model: bytes per parameter (reference-formulas.md §1.3), static memory (MoFa eq. (4),
-// (25)-(28)), activation per stage (eq. (5), (29)-(35)), peak and out-of-memory (eq. (6)), MemFine.
+// Memory model: bytes per parameter (reference-formulas.md §1.3), static memory (MoFa(4) MoFa(25) MoFa(26)
+// MoFa(27) MoFa(28)), activation per stage (MoFa(5) MoFa(29) MoFa(30) MoFa(31) MoFa(32) MoFa(33) MoFa(34)
+// MoFa(35)), peak and out-of-memory (MoFa(6)), MemFine.
 #include "model/memory.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // The EP-overlap variants of 1F1B and interleaved 1F1B (PipelineShape::pair_steady_passes, MoFa
-// eq. 22): the order worked by hand, the closed forms (bubble without overlap credit, in-flight
+// MoFa(22)): the order worked by hand, the closed forms (bubble without overlap credit, in-flight
 // activations) against the dependency-driven replay, and the steady state with a pair credit.
 #include <gtest/gtest.h>
 

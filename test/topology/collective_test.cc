@@ -123,7 +123,7 @@ TEST(CollectiveTest, OneGpuPerNodeRingIsNicBound) {
   EXPECT_NEAR(g.seconds(K::kAllReduce, A::kRing, Bytes{kGiB}), kGiB * 1.875 / 46e9, 1e-12);
 }
 
-// γ = 0.5 (eq. 3) halves the NIC: busBW = min(8·23, 422.9) = 184 GB/s, so the flat ring takes
+// γ = 0.5 (MoFa(3)) halves the NIC: busBW = min(8·23, 422.9) = 184 GB/s, so the flat ring takes
 // 2 × 5.790 = 11.58 ms; NVLink-only groups are unaffected.
 TEST(CollectiveTest, BandwidthDecaySlowsScaleOutOnly) {
   TopologySpec spec = sixteen_nodes();
@@ -133,7 +133,7 @@ TEST(CollectiveTest, BandwidthDecaySlowsScaleOutOnly) {
   EXPECT_NEAR(CommGroup(t, iota(8, 8)).seconds(K::kAllReduce, A::kRing, Bytes{kGiB}), 5.0785e-3, 1e-7);
 }
 
-// μ_b = 2 (eq. 18) doubles every level: one node AR takes 5.0785 / 2 ms.
+// μ_b = 2 (MoFa(18)) doubles every level: one node AR takes 5.0785 / 2 ms.
 TEST(CollectiveTest, BandwidthScaleSpeedsEveryLevel) {
   TopologySpec spec = sixteen_nodes();
   spec.bandwidth_scale = 2;

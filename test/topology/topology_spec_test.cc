@@ -117,8 +117,8 @@ TEST(TopologyTest, NoSpinePortsWithOneSupernode) {
 
 TEST(TopologyTest, DecayScaleAndOversubscriptionSetClassBandwidths) {
   TopologySpec spec = three_level();
-  spec.bandwidth_decay = 0.5;     // γ, eq. (3): scale-out only
-  spec.bandwidth_scale = 2.0;     // μ_b, eq. (18): every level
+  spec.bandwidth_decay = 0.5;     // γ, MoFa(3): scale-out only
+  spec.bandwidth_scale = 2.0;     // μ_b, MoFa(18): every level
   spec.oversubscription = 4.0;    // inter-supernode only
   const Topology t(spec);
   EXPECT_DOUBLE_EQ(t.bandwidth(LinkClass::kIntraNode).bytes_per_second, 370e9 * 2);

@@ -25,7 +25,7 @@ using testing::synthetic_evaluator;
 using testing::tiny_problem;
 
 // 16 GPUs = 2 nodes at λ = 0.0432 per node per day: c = 1e-6 failures/s; t_save 50 s, D 100 s,
-// N_steps 1e6 (the hand-worked case of tune_test.cc). Eq. (40) at interval n and step T:
+// N_steps 1e6 (the hand-worked case of tune_test.cc). MoFa(40) at interval n and step T:
 //   T_total(n, T) = (N_steps T + (N_steps / n) t_save) / (1 - c (D + n T / 2)).
 E2ESettings hand_worked_settings() {
   E2ESettings s;
@@ -38,7 +38,7 @@ E2ESettings hand_worked_settings() {
 
 double eq40(double n, double step_s) { return (1e6 * step_s + 1e6 / n * 50.0) / (1 - 1e-6 * (100.0 + n * step_s / 2)); }
 
-// The best integer interval by brute force, independent of eq. (44)'s root.
+// The best integer interval by brute force, independent of MoFa(44)'s root.
 std::pair<std::int64_t, double> best_eq40(double step_s) {
   std::pair<std::int64_t, double> best{0, std::numeric_limits<double>::infinity()};
   for (std::int64_t n = 1; n <= 20000; ++n) {
@@ -64,7 +64,7 @@ TEST(TunerRerankE2E, EndToEndTimeIsRecomputedFromTheSimulatedStep) {
     r.rows.push_back(row);
   }
   rank_rows(r);
-  // The analytic row at 10 s: eq. (44) gives 994.9 steps, the better neighbour is kept.
+  // The analytic row at 10 s: MoFa(44) gives 994.9 steps, the better neighbour is kept.
   EXPECT_TRUE(r.ranked(0).e2e->interval_steps == 994 || r.ranked(0).e2e->interval_steps == 995);
   EXPECT_NEAR(r.ranked(0).e2e->total_s, best_eq40(10).second, 1e-9 * best_eq40(10).second);
 

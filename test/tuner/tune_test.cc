@@ -1,6 +1,6 @@
 // The tuner's search on the synthetic cost model: the memory-saver rule on a hand-worked layout,
 // sharding + merging reproduces the unsharded ranking, threads do not change results, re-ranking
-// order, and E2E tuning against eq. (40)/(44) worked by hand.
+// order, and E2E tuning against MoFa(40) MoFa(44) worked by hand.
 #include "sim/tuner/tune.h"
 
 #include <gtest/gtest.h>
@@ -171,7 +171,7 @@ TEST(TunerRerank, SimulatedOrderAndMoves) {
 
 // 16 GPUs = 2 nodes at λ = 0.0432 per node per day: c = 2·0.0432/86400 = 1e-6 failures/s.
 // T_step 10 s, t_save 50 s, D 100 s, N_steps 1e6. Young: sqrt(2·50/1e-6)/10 = 1000 steps; the
-// exact root of eq. (44) with a = 1e7, b = 5e7, k = 5e-6, 1 - cD = 0.9999:
+// exact root of MoFa(44) with a = 1e7, b = 5e7, k = 5e-6, 1 - cD = 0.9999:
 // N* = b(1-cD) / (bk + sqrt(b²k² + kab(1-cD))) = 49995000 / (250 + sqrt(62500 + 2.49975e9)) = 994.9.
 TEST(TunerE2E, OptimalIntervalAndTotalTimeOfEq40) {
   E2ESettings s;
@@ -183,7 +183,7 @@ TEST(TunerE2E, OptimalIntervalAndTotalTimeOfEq40) {
   const E2EEstimate e = estimate_e2e(s, Layout{}, 10.0, topo);
   EXPECT_TRUE(e.interval_steps == 994 || e.interval_steps == 995) << e.interval_steps;
   const double n = static_cast<double>(e.interval_steps);
-  // eq. (40): (T_eff + (N_steps / N) t_save) / (1 - c (D + N T_step / 2)).
+  // MoFa(40): (T_eff + (N_steps / N) t_save) / (1 - c (D + N T_step / 2)).
   const double total = (1e7 + 1e6 / n * 50.0) / (1 - 1e-6 * (100.0 + n * 10.0 / 2));
   EXPECT_NEAR(e.total_s, total, 1e-9 * total);
   EXPECT_NEAR(e.ettr, 1e7 / total, 1e-12);

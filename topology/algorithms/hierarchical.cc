@@ -5,7 +5,7 @@
 //                                              2(N−1)·α_net + 2(N−1)/N·(S/g) / B_rail
 //   3. intra-node all-gather, as phase 1.
 // B_rail is a NIC's capacity divided by the members sharing it (and the spine port's at supernode
-// boundaries).                                                                   MoFa eq. (2)
+// boundaries).                                                                   MoFa(2)
 #include <stdexcept>
 
 #include "topology/internal/algorithms.h"

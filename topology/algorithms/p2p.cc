@@ -1,6 +1,6 @@
 // Point-to-point send/recv of S bytes from src to dst: one step, T = α_class + S / B_path, where
 // the path is src's NVLink out and dst's NVLink in (same node), or src's NIC out and dst's NIC in
-// on their rails, plus the two spine ports when they sit in different supernodes.  MoFa eq. (2)
+// on their rails, plus the two spine ports when they sit in different supernodes.  MoFa(2)
 #include "topology/internal/algorithms.h"
 
 namespace mofasim::topology::topology_internal {

@@ -8,7 +8,7 @@
 // NVLink; X's outgoing and incoming inter-node edges (E each) are split evenly over its members,
 // each through its own rail's NIC (and spine port at a supernode boundary). With k NICs per node
 // and one member per rail this gives reference-formulas §4.3:
-//   busBW = min(k·B_nic, g/(g−1)·B_nv),   T = steps·α + E / busBW.            MoFa eq. (2)
+//   busBW = min(k·B_nic, g/(g−1)·B_nv),   T = steps·α + E / busBW.            MoFa(2)
 #include "sim/units/check.h"
 #include "topology/internal/algorithms.h"
 
@@ -71,11 +71,13 @@ double ring_seconds_per_edge_byte(const Topology& t, const GroupShape& s) {
   return worst;
 }
 
+// MoFa(2) in closed form: latency per ring step plus bytes over the bottleneck bus bandwidth.
 CollectiveCost ring_cost(const Topology& t, const GroupShape& s, CollectiveKind kind, double bytes) {
   return {.latency_seconds = ring_steps(kind, s.size) * s.step_latency(),
           .bandwidth_seconds = ring_volume(kind, s.size) * bytes * ring_seconds_per_edge_byte(t, s)};
 }
 
+// MoFa(2) as flows: the ring's per-link transfers for the simulator's network.
 void ring_plan(const Topology& t, const GroupShape& s, std::span<const int> ring, CollectiveKind kind,
                CollectivePlan& out) {
   const double e = ring_volume(kind, s.size);
