@@ -125,8 +125,9 @@ ValidationReport compare_results(const model::AnalyticResult& analytic, const ex
 
 ValidationReport validate_scenario(const scenario::LoadedScenario& loaded, const ValidateOptions& options) {
   const model::AnalyticResult analytic = model::evaluate_mofa(cli::analytic_input(loaded));
-  const executor::StepResult simulated =
-      executor::simulate_step(cli::simulation_input(loaded), executor::SimulateOptions{.fidelity = options.fidelity});
+  executor::SimulateOptions simulate{.fidelity = options.fidelity};
+  simulate.progress = options.progress;
+  const executor::StepResult simulated = executor::simulate_step(cli::simulation_input(loaded), simulate);
   return compare_results(analytic, simulated, options.compare, loaded.path);
 }
 

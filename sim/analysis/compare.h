@@ -48,6 +48,9 @@ struct CompareOptions {
 struct ValidateOptions {
   CompareOptions compare{};
   executor::Fidelity fidelity = executor::Fidelity::kFolded;
+  // The simulated side's replay progress (done, total tasks): seconds at thousands of GPUs with
+  // full fidelity. Empty: none.
+  std::function<void(std::int64_t, std::int64_t)> progress{};
 };
 
 enum class FieldGroup { kHeadline, kBreakdown, kThroughput, kMemory };

@@ -53,12 +53,17 @@ int run_import_megatron(const Args& args) {
       "name", po::value<std::string>(&options.scenario_name), "scenario name (default: the input file's stem)")(
       "output,o", po::value<std::string>(&output), "write the YAML here instead of stdout")(
       "input", po::value<std::string>(&input), "Megatron argument list or launch script; - or absent: stdin");
+  // The one command without --json: its output is scenario YAML, already machine-readable.
+  for (const std::string& arg : args) {
+    if (arg == "--json") throw option_error("--json", "not offered: import-megatron writes scenario YAML, which is already machine-readable");
+  }
   po::positional_options_description pos;
   pos.add("input", 1);
   po::variables_map vm;
   parse_command_line(kCommand, args, desc, pos, vm);
   if (common.help) {
     print_command_help(kCommand, "[ARGS_FILE|-] --hardware PRESET [--gpus N] [--gpus-per-node N] [-o OUT.yaml]", desc);
+    std::cout << "Writes scenario YAML (machine-readable as it is), so unlike the other commands it takes no --json.\n";
     return 0;
   }
   if (vm.count("gpus") != 0) {

@@ -119,13 +119,13 @@ int run_sweep(const Args& args) {
   }
   const fault::SweepPoint& best = sweep.points.at(sweep.best);
   const std::string unit = range.unit.empty() ? "" : " " + range.unit;
-  auto days = [](double s) { return format_number("%.3f days", s / 86400); };
+  // End-to-end times as durations; the Monte Carlo interval (mean ± z*se) as its half-width.
   std::cout << "swept " << range.path << " over " << range.values.size() << " values; wrote " << out << ".csv and "
             << out << ".svg\n"
             << "best (shortest end-to-end time): " << range.path << " = " << format_number("%.10g", best.value) << unit
-            << "\n  E2E  " << days(best.analytic_e2e_s) << " analytic, " << days(best.mc_e2e_mean_s)
-            << " Monte Carlo mean (" << format_number("%.0f %% CI ", 100 * fault::kCiLevel)
-            << format_number("%.3f-", best.mc_e2e_ci95_s[0] / 86400) << days(best.mc_e2e_ci95_s[1]) << ")\n  ETTR " << format_number("%.4f %%", 100 * best.analytic_ettr)
+            << "\n  E2E  " << format_duration(best.analytic_e2e_s) << " analytic, " << format_duration(best.mc_e2e_mean_s)
+            << " Monte Carlo mean (" << format_number("%.0f %% CI: mean ± ", 100 * fault::kCiLevel)
+            << format_duration((best.mc_e2e_ci95_s[1] - best.mc_e2e_ci95_s[0]) / 2) << ")\n  ETTR " << format_number("%.4f %%", 100 * best.analytic_ettr)
             << " analytic, " << format_number("%.4f %%", 100 * best.mc_ettr_mean) << " Monte Carlo mean\n  step "
             << format_number("%.6g s", best.step_time_s) << "\n";
   // Points the Monte Carlo trials cannot tell from the best: the paired (same failures, trial by
@@ -146,7 +146,7 @@ int run_sweep(const Args& args) {
     const fault::SweepPoint& p = sweep.points[top_ettr];
     std::cout << "highest ETTR (" << format_number("%.4f %%", 100 * p.analytic_ettr) << ") is at " << range.path
               << " = " << format_number("%.10g", p.value) << unit << ", but its run is longer: "
-              << days(p.analytic_e2e_s) << " (step " << format_number("%.6g s", p.step_time_s) << ")\n";
+              << format_duration(p.analytic_e2e_s) << " (step " << format_number("%.6g s", p.step_time_s) << ")\n";
   }
   return 0;
 }

@@ -139,6 +139,8 @@ int run_validate(const Args& args) {
   }
   std::vector<analysis::ValidationReport> reports;
   for (const std::string& path : paths) {
+    // One line per scenario: the analytic side is instant, the replay is what can take seconds.
+    options.progress = progress::stderr_callback("replay", "tasks", quiet);
     reports.push_back(analysis::validate_scenario(load_checked(path, common.sets), options));
   }
   if (common.json) {

@@ -77,9 +77,10 @@ std::string render_ettr_table(const EttrStudy& s) {
           format_number("%.4f %%)", 100 * mc.ettr.ci95[1]));
   row("  ETTR (pooled: useful/mean E2E)", "", pct(mc.ettr_pooled));
   row("  ETTR renewal (exact, Poisson)", pct(s.renewal_ettr), "");
-  row("  E2E mean", format_number("%.1f s", s.analytic.t_total_s),
-      format_number("%.1f s", mc.e2e_s.mean) + " (" + level + format_number("%.1f-", mc.e2e_s.ci95[0]) +
-          format_number("%.1f s)", mc.e2e_s.ci95[1]));
+  // The E2E interval is mean ± z*se: printed as its half-width, since at three significant figures
+  // its two ends would read the same ("308 d-308 d") where the half-width says "mean ± 9 min 22 s".
+  row("  E2E mean", secs(s.analytic.t_total_s),
+      secs(mc.e2e_s.mean) + " (" + format_number("%.0f %% CI: mean ± ", 100 * kCiLevel) + secs((mc.e2e_s.ci95[1] - mc.e2e_s.ci95[0]) / 2) + ")");
   row("  failures", format_number("%.2f", s.analytic.n_failures), format_number("%.2f", mc.mean_failures));
   for (std::size_t c = 0; c < s.monte_carlo.class_names.size(); ++c) {
     row("    " + s.monte_carlo.class_names[c], "", format_number("%.2f", mc.mean_failures_by_class[c]));

@@ -56,10 +56,6 @@ std::string text(double x, double y, const std::string& anchor, const std::strin
          xml_escape(body) + "</text>\n";
 }
 
-// Human-scale E2E for the best label: days when long, hours otherwise.
-std::string duration(double s) {
-  return s >= 2 * 86400 ? format_number("%.2f days", s / 86400) : format_number("%.2f h", s / 3600);
-}
 
 }  // namespace
 
@@ -199,7 +195,7 @@ void write_sweep_svg(std::ostream& out, const EttrSweep& sweep) {
   const SweepPoint& best = pts[sweep.best];
   const double bx = ax.px(best.value);
   const std::string label = "shortest E2E at " + format_number("%.6g", best.value) + ": " +
-                            duration(best.analytic_e2e_s) + format_number(", ETTR %.2f %%", 100 * best.analytic_ettr);
+                            format_duration(best.analytic_e2e_s) + format_number(", ETTR %.2f %%", 100 * best.analytic_ettr);
   const TextBox box = estimate_text_box(0, kBestY, label, 12, "start");
   const double width = box.x1 - box.x0;
   const double label_x = std::clamp(bx - width / 2, kLeft, right - width);

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "sim/units/format.h"
+
 namespace mofasim::tuner {
 
 RerankResult rerank(const TuneResult& result, const TuneProblem& problem, const TuneOptions& options, int top_n,
@@ -48,7 +50,7 @@ std::string format_rerank(const TuneResult& result, const RerankResult& rerank) 
   bool e2e = false;
   for (const RerankEntry& e : rerank.entries) e2e = e2e || e.simulated_e2e.has_value();
   std::string out = "sim analytic  move  layout                                   features                                    analytic_s  simulated_s   diff";
-  if (e2e) out += "  analytic_E2E_d simulated_E2E_d  sim_N_ckpt sim_ETTR";
+  if (e2e) out += "    analytic_E2E   simulated_E2E  sim_N_ckpt sim_ETTR";
   out += '\n';
   for (const RerankEntry& e : rerank.entries) {
     const Row& row = result.rows[e.row];
@@ -63,8 +65,9 @@ std::string format_rerank(const TuneResult& result, const RerankResult& rerank) 
                   feature_label(row.candidate.features).c_str(), row.step.step_time_s, e.simulated.step_time_s, diff);
     out += buf.data();
     if (e2e && e.simulated_e2e) {
-      std::snprintf(buf.data(), buf.size(), "  %14.3f %15.3f %11lld %7.2f%%", row.e2e ? row.e2e->total_s / 86400 : NAN,
-                    e.simulated_e2e->total_s / 86400, static_cast<long long>(e.simulated_e2e->interval_steps),
+      std::snprintf(buf.data(), buf.size(), "  %14s %15s %11lld %7.2f%%",
+                    row.e2e ? format_duration(row.e2e->total_s).c_str() : "-",
+                    format_duration(e.simulated_e2e->total_s).c_str(), static_cast<long long>(e.simulated_e2e->interval_steps),
                     100 * e.simulated_e2e->ettr);
       out += buf.data();
     }

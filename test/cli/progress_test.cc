@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <optional>
 #include <sstream>
 
 #include "sim/progress/progress_reporter.h"
@@ -116,6 +117,37 @@ TEST(ProgressReporter, LongCommandsAreSilentWhenStderrIsNotATerminal) {
   }
   std::remove("/tmp/mofasim_progress_sweep.csv");
   std::remove("/tmp/mofasim_progress_sweep.svg");
+}
+
+// What `mofasim ARGS` writes to stderr when stderr is a pseudo-terminal (stdout to /dev/null);
+// nullopt where the machine has no pseudo-terminals. The pty turns "\n" into "\r\n".
+std::optional<std::string> stderr_on_terminal(const std::string& args) {
+  const int master = ::posix_openpt(O_RDWR | O_NOCTTY);
+  if (master < 0) return std::nullopt;
+  if (::grantpt(master) != 0 || ::unlockpt(master) != 0) return std::nullopt;
+  const std::string slave_path = ::ptsname(master);
+  const int slave = ::open(slave_path.c_str(), O_RDWR | O_NOCTTY);  // kept open: reads after exit see the data
+  const std::string command = std::string("cd '") + MOFASIM_SOURCE_DIR + "' && '" + MOFASIM_BINARY_DIR +
+                              "/mofasim' " + args + " >/dev/null 2>'" + slave_path + "'";
+  const int status = std::system(command.c_str());
+  std::string out;
+  ::fcntl(master, F_SETFL, O_NONBLOCK);
+  char buffer[4096];
+  ssize_t n = 0;
+  while ((n = ::read(master, buffer, sizeof buffer)) > 0) out.append(buffer, static_cast<std::size_t>(n));
+  ::close(slave);
+  ::close(master);
+  if (status != 0) return "exit status " + std::to_string(status);
+  return out;
+}
+
+// validate's simulated side (25 s for llama3-70b-h100-2048 at full fidelity) shows the replay line,
+// one per scenario, ended by a newline; -q silences it. small.yaml's folded step has 806 tasks.
+TEST(ProgressReporter, ValidateShowsTheReplayLineOnATerminal) {
+  const auto two = stderr_on_terminal("validate scenarios/small.yaml scenarios/small.yaml");
+  if (!two) GTEST_SKIP() << "no pseudo-terminals here";
+  EXPECT_EQ(*two, "\rreplay  100%  806/806 tasks\r\n\rreplay  100%  806/806 tasks\r\n");
+  EXPECT_EQ(stderr_on_terminal("validate -q scenarios/small.yaml"), "");
 }
 
 }  // namespace

@@ -95,6 +95,40 @@ TEST(UnitPolicy, EttrTextDurationsAreTheJsonSeconds) {
   const std::string row = "  checkpoint overhead" + std::string(13, ' ') + format_duration(checkpoint_s);
   EXPECT_NE(text.out.find(row), std::string::npos) << row << "\n" << text.out;
   EXPECT_NE(format_duration(checkpoint_s).find(" h "), std::string::npos);
+  // End to end: 894,070 steps of 6.6 s = 68.3 d useful, ~68.7 d with failures; the interval as
+  // its half-width (1.96 standard errors).
+  const auto& mc = j.at("monte_carlo");
+  const double half = 1.959963984540054 * mc.at("e2e_std_error_s").get<double>();
+  EXPECT_NEAR((mc.at("e2e_ci95_s").at(1).get<double>() - mc.at("e2e_ci95_s").at(0).get<double>()) / 2, half, 1e-6 * half);
+  const std::string e2e = "  E2E mean" + std::string(24, ' ') + format_duration(j.at("analytic").at("e2e_s").get<double>());
+  EXPECT_NE(text.out.find(e2e), std::string::npos) << e2e << "\n" << text.out;
+  EXPECT_NE(text.out.find(format_duration(mc.at("e2e_mean_s").get<double>()) + " (95 % CI: mean ± " +
+                          format_duration((mc.at("e2e_ci95_s").at(1).get<double>() - mc.at("e2e_ci95_s").at(0).get<double>()) / 2) + ")\n"),
+            std::string::npos) << text.out;
+  // 894,070 x 6.6 s = 5,900,862 s useful / ETTR 0.9941 = 5.936e6 s = 68.7 d.
+  EXPECT_EQ(format_duration(j.at("analytic").at("e2e_s").get<double>()), "68.7 d");
+  EXPECT_EQ(text.out.find("E2E mean                        " + format_number("%.1f s", j.at("analytic").at("e2e_s").get<double>())),
+            std::string::npos);
+}
+
+// sweep's text prints the best point's end-to-end times with the one duration formatter; the
+// numbers are the --json seconds (150 steps per checkpoint is the shortest run on small.yaml).
+TEST(UnitPolicy, SweepTextDurationsAreTheJsonSeconds) {
+  const std::string out = (fs::temp_directory_path() / ("mofasim_sweep_text_" + std::to_string(::getpid()))).string();
+  const std::string args = "sweep scenarios/small.yaml -q --trials 100 --out '" + out +
+                           "' --param fault_tolerance.checkpoint.interval_steps=50:150:50";
+  const CliRun text = run_mofasim(args);
+  const CliRun json = run_mofasim(args + " --json");
+  fs::remove(out + ".csv");
+  fs::remove(out + ".svg");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  const auto j = nlohmann::json::parse(json.out);
+  const auto& best = j.at("points").at(j.at("best_index").get<std::size_t>());
+  EXPECT_EQ(best.at("value").get<double>(), 150.0);
+  const std::string line = "  E2E  " + format_duration(best.at("analytic_e2e_s").get<double>()) + " analytic, " +
+                           format_duration(best.at("mc_e2e_mean_s").get<double>()) + " Monte Carlo mean (95 % CI: mean ± ";
+  EXPECT_NE(text.out.find(line), std::string::npos) << line << "\n" << text.out;
+  EXPECT_EQ(text.out.find(" days"), std::string::npos) << text.out;
 }
 
 TEST(UnitPolicy, SweepJson) {
