@@ -149,7 +149,7 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
   return res;
 }
 
-StepResult simulate_step(const SimulationInput& in, const SimulateOptions& options) {
+PreparedStep prepare_step(const SimulationInput& in) {
   const model::ParallelSpec& par = in.parallel;
   if (par.micro_batch < 1 || par.dp < 1 || par.global_batch % (par.micro_batch * par.dp) != 0) {
     throw std::invalid_argument("parallelism.global_batch (" + std::to_string(par.global_batch) +
@@ -157,18 +157,25 @@ StepResult simulate_step(const SimulationInput& in, const SimulateOptions& optio
                                 std::to_string(par.micro_batch * par.dp) + ")");
   }
   // EP overlap pairs steady-state passes of 1F1B / interleaved (MoFa(22)): step_shape says when.
-  const schedules::Schedule schedule =
+  schedules::Schedule schedule =
       schedules::build_schedule(par.schedule, schedules::step_shape(in.model, par, in.features));
   model::FeatureSpec features = in.features;
   if (features.memfine && features.memfine_chunks == 0) {
     const std::vector<double> inflight = schedules::stage_inflight_microbatches(in.model, par, features);
     features.memfine_chunks = model::memfine_min_chunks(in.model, in.hardware, par, features, inflight).value_or(64);
   }
-  const StepPlan plan = plan_from_model(
+  StepPlan plan = plan_from_model(
       {.model = &in.model, .hardware = &in.hardware, .parallel = par, .features = features, .schedule = &schedule});
-  return simulate_plan({.plan = &plan, .schedule = &schedule,
-                        .position_layers = position_layers(in.model, par, schedule), .hardware = in.hardware,
-                        .parallel = par, .features = features, .topology = in.topology, .rank_order = in.rank_order},
+  std::vector<LayerRange> layers = position_layers(in.model, par, schedule);
+  return {.schedule = std::move(schedule), .features = features, .plan = std::move(plan),
+          .position_layers = std::move(layers)};
+}
+
+StepResult simulate_step(const SimulationInput& in, const SimulateOptions& options) {
+  const PreparedStep step = prepare_step(in);
+  return simulate_plan({.plan = &step.plan, .schedule = &step.schedule, .position_layers = step.position_layers,
+                        .hardware = in.hardware, .parallel = in.parallel, .features = step.features,
+                        .topology = in.topology, .rank_order = in.rank_order},
                        options);
 }
 

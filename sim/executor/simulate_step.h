@@ -45,6 +45,17 @@ struct SimulateOptions {
   bool critical_path_tasks = false;
 };
 
+// One step before its replay: the schedule, the features with MemFine's chunk count resolved, the
+// priced plan and the layers at each pipeline position. simulate_step replays it; the Chakra
+// writer (sim/interop) expands the very same step, so the two cannot drift apart.
+struct PreparedStep {
+  schedules::Schedule schedule;
+  model::FeatureSpec features;
+  StepPlan plan;
+  std::vector<LayerRange> position_layers;
+};
+PreparedStep prepare_step(const SimulationInput& input);
+
 StepResult simulate_step(const SimulationInput& input, const SimulateOptions& options);
 
 // Lower door, for callers that bring their own StepPlan (tests with closed-form costs, the

@@ -12,10 +12,8 @@
 #include <set>
 #include <stdexcept>
 
-#include "model/memory.h"
-#include "schedules/factory.h"
 #include "sim/executor/generate.h"
-#include "sim/executor/plan_from_model.h"
+#include "sim/executor/simulate_step.h"
 #include "topology/rank_order.h"
 
 namespace mofasim::interop {
@@ -106,19 +104,9 @@ std::vector<int> parse_rank_list(const std::string& list, int world) {
 }  // namespace
 
 executor::Workload step_workload(const executor::SimulationInput& in) {
-  // The same steps as executor::simulate_step before its replay.
-  const model::ParallelSpec& par = in.parallel;
-  const schedules::Schedule schedule =
-      schedules::build_schedule(par.schedule, schedules::step_shape(in.model, par, in.features));
-  model::FeatureSpec features = in.features;
-  if (features.memfine && features.memfine_chunks == 0) {
-    const std::vector<double> inflight = schedules::stage_inflight_microbatches(in.model, par, features);
-    features.memfine_chunks = model::memfine_min_chunks(in.model, in.hardware, par, features, inflight).value_or(64);
-  }
-  const executor::StepPlan plan = executor::plan_from_model(
-      {.model = &in.model, .hardware = &in.hardware, .parallel = par, .features = features, .schedule = &schedule});
-  return executor::generate_workload({.schedule = &schedule, .plan = &plan, .parallel = par, .features = features,
-                                      .position_layers = executor::position_layers(in.model, par, schedule)});
+  const executor::PreparedStep step = executor::prepare_step(in);  // the step simulate_step replays
+  return executor::generate_workload({.schedule = &step.schedule, .plan = &step.plan, .parallel = in.parallel,
+                                      .features = step.features, .position_layers = step.position_layers});
 }
 
 topology::Placement step_placement(const executor::SimulationInput& in) {

@@ -111,7 +111,7 @@ TEST(ChakraTrace, NodesAndDependenciesAreTheTaskDag) {
 }
 
 TEST(ChakraTrace, StepWorkloadIsTheDagSimulateReplays) {
-  // step_workload repeats simulate_step's generation; the two must not drift apart.
+  // step_workload expands executor::prepare_step, the step simulate_step replays: same task count.
   for (const std::vector<std::string>& sets : {std::vector<std::string>{},
                                                {"parallelism.cp=2", "parallelism.dp=1"},
                                                {"optimizations.recompute=full", "optimizations.tp_overlap.enabled=true"}}) {
