@@ -150,20 +150,7 @@ TEST(UnitPolicy, SweepJson) {
 }
 
 TEST(UnitPolicy, ValidateMeasuredJson) {
-  const fs::path csv = fs::temp_directory_path() / ("mofasim_measured_json_" + std::to_string(::getpid()) + ".csv");
-  {
-    std::ofstream out(csv);
-    out << "gpus,gbs,mbs,h,heads,layers,seq,tp,dp,pp,ms\n"
-           "2,16,8,1024,16,24,1024,1,1,2,372.16\n"
-           "8,32,4,1024,16,24,1024,2,2,2,219.73\n";
-  }
-  std::string mapping;
-  for (const char* m : {"gpus=gpus", "gbs=global_batch", "mbs=micro_batch", "h=hidden_size", "heads=attention_heads",
-                        "layers=layers", "seq=seq_length", "tp=tp", "dp=dp", "pp=pp", "ms=iteration_time_ms"}) {
-    mapping += std::string(" --mapping '") + m + "'";
-  }
-  const CliRun run = run_mofasim("validate --measured '" + csv.string() + "'" + mapping + " --predictor analytic --json");
-  fs::remove(csv);
+  const CliRun run = run_measured_two_rows(" --json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto j = nlohmann::json::parse(run.out);
   EXPECT_EQ(j.at("predictor"), "analytic");
