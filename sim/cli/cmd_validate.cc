@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "sim/analysis/compare.h"
+#include "sim/analysis/measured_open_validate.h"
 #include "sim/analysis/measured_validate.h"
 #include "sim/cli/cli_common.h"
 #include "sim/cli/commands.h"
@@ -100,6 +101,14 @@ int run_validate(const Args& args) {
     check_outputs("validate", {{"--csv", csv_path}, {"--svg", svg_path}}, measured);
     if (!csv_path.empty()) options.csv_path = csv_path;
     if (!svg_path.empty()) options.svg_path = svg_path;
+    // The open validation set (runs.csv) is told from vTrain's format by its header.
+    if (analysis::measured_files_are_open_set(measured)) {
+      if (!mapping.empty()) throw UsageError("mofasim validate: --mapping: the open-set format is read as it is");
+      if (!sharding.shard.empty() || !sharding.merge.empty()) {
+        throw UsageError("mofasim validate: --shard/--merge: not available for the open-set format");
+      }
+      return analysis::validate_open_command(options, std::cout, common.json);
+    }
     // Shards split the measured rows; a merge takes their predictions and reports as one run.
     const nlohmann::json run_id = {{"predictor", predictor}, {"mapping", mapping}};
     const std::string kind = "mofasim.measured_shard";
