@@ -76,10 +76,9 @@ std::optional<model::HardwareSpec> load_preset(const std::string& name) {
 
 // ---- interconnect -> inter-node line rate ------------------------------------------------------
 
-// Bytes/s one node gets across its NICs, from the interconnect text, or nothing when it gives no
-// rate. Reads "<n>x ... <r> Gb" (n NICs of r Gb/s per node, e.g. "4x 100 Gb RoCE per node",
-// "8x ConnectX-7 IB NDR 400 Gb/s per node") or "<r> Gb/s per GPU". Line rate, no efficiency factor.
-std::optional<double> inter_node_bytes_per_node(const std::string& text, int gpus_per_node) {
+}  // namespace
+
+std::optional<double> open_inter_node_bytes_per_node(const std::string& text, int gpus_per_node) {
   static const std::regex kPerGpu(R"((\d+)\s*Gb(ps|/s)?\s+per GPU)");
   static const std::regex kNics(R"((\d+)\s*x\s*(?:[A-Za-z0-9-]+\s+){0,4}?(\d+)\s*Gb)");
   std::smatch m;
@@ -87,6 +86,8 @@ std::optional<double> inter_node_bytes_per_node(const std::string& text, int gpu
   if (std::regex_search(text, m, kNics)) return std::stod(m[1].str()) * std::stod(m[2].str()) * 1e9 / 8;
   return std::nullopt;
 }
+
+namespace {
 
 // ---- model family -> architecture ----------------------------------------------------------------
 
@@ -300,7 +301,7 @@ OpenCase map_open_run(const OpenRun& run) {
   }
   const bool nvl72 = has(run.interconnect, "72-GPU NVLink");
   if (run.gpus > run.gpus_per_node) {
-    const auto per_node = inter_node_bytes_per_node(run.interconnect, run.gpus_per_node);
+    const auto per_node = open_inter_node_bytes_per_node(run.interconnect, run.gpus_per_node);
     if (!per_node) {
       why.push_back("inter-node bandwidth not stated in the interconnect text");
     } else {

@@ -35,6 +35,12 @@ struct OpenCase {
 // The row's case, or its reasons. Never throws for a row parse_open_runs_csv accepted.
 OpenCase map_open_run(const OpenRun& run);
 
+// Bytes/s one node gets across its NICs, from an interconnect text, or nothing when it gives no
+// rate. Reads "<n>x ... <r> Gb" (n NICs of r Gb/s per node, e.g. "4x 100 Gb RoCE per node",
+// "8x ConnectX-7 IB NDR 400 Gb/s per node", up to four words between) or "<r> Gb/s per GPU"
+// (times gpus_per_node). Line rate: no efficiency factor is applied.
+std::optional<double> open_inter_node_bytes_per_node(const std::string& text, int gpus_per_node);
+
 // The declared split of the open set, by source (deterministic; docs/validation-measured.md):
 // "fit" for the sources later model choices may be fitted on (the step-time sources the set's
 // README §6 recommends for timing fits, O-SMXB, O-AM and O-MLP, and the InternLM scaling sweep

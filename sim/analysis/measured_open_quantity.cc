@@ -41,8 +41,9 @@ std::optional<std::string> quantity_not_comparable(const OpenRun& run) {
     return "measured_quantity mfu: the CSV does not give the peak the source divides by";
   }
   if (run.quantity == OpenQuantity::kTflopsPerGpu && !recognised_flop_convention(run.flops_convention)) {
-    return "tflops_per_gpu under a FLOP convention whose formula the row does not state (" +
-           run.flops_convention.substr(0, run.flops_convention.find_first_of("(;")) + ")";
+    std::string name = run.flops_convention.substr(0, run.flops_convention.find_first_of("(;"));
+    while (!name.empty() && name.back() == ' ') name.pop_back();
+    return "tflops_per_gpu under a FLOP convention whose formula the row does not state (" + name + ")";
   }
   return std::nullopt;
 }

@@ -34,6 +34,36 @@ std::string joined(const std::vector<std::string>& parts, const std::string& sep
   return out;
 }
 
+// The number after an id's last '-' ("O-ILM-07" -> 7), or -1 when there is none of 1 to 9 digits.
+long id_number(const std::string& id, std::string& prefix) {
+  const auto dash = id.rfind('-');
+  const std::string digits = dash == std::string::npos ? "" : id.substr(dash + 1);
+  prefix = dash == std::string::npos ? id : id.substr(0, dash + 1);
+  if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) return -1;
+  return std::stol(digits);
+}
+
+// "O-SMXB-01..44, O-MBR-01..15, O-MLP-05": runs of consecutive ids of one source written once.
+std::string id_ranges(const std::vector<std::string>& ids) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < ids.size()) {
+    std::string prefix;
+    const long first = id_number(ids[i], prefix);
+    std::size_t j = i;
+    while (first >= 0 && j + 1 < ids.size()) {
+      std::string next_prefix;
+      const long next = id_number(ids[j + 1], next_prefix);
+      if (next_prefix != prefix || next != first + static_cast<long>(j - i) + 1) break;
+      ++j;
+    }
+    out += (out.empty() ? "" : ", ") + ids[i];
+    if (j > i) out += ".." + ids[j].substr(prefix.size());
+    i = j + 1;
+  }
+  return out;
+}
+
 ErrorStats stats_of(const std::vector<const OpenComparison*>& rows) {
   std::vector<double> ape;
   std::vector<double> slower;
@@ -174,8 +204,7 @@ std::string open_report_markdown(const OpenValidation& v) {
       << " rows (a row is listed under every reason it has)\n\n";
   out << "| reason | rows | ids |\n| --- | ---: | --- |\n";
   for (const auto& [why, ids] : v.not_expressible) {
-    out << "| " << why << " | " << ids.size() << " | " << ids.front() << (ids.size() > 1 ? " ... " + ids.back() : "")
-        << " |\n";
+    out << "| " << why << " | " << ids.size() << " | " << id_ranges(ids) << " |\n";
   }
   return out.str();
 }

@@ -158,7 +158,7 @@ TEST(OpenMapping, RowsTheSchemaCannotExpressAreListedWithEveryReason) {
   EXPECT_EQ(one_reason({{"measured_quantity", "mfu"}}),
             "measured_quantity mfu: the CSV does not give the peak the source divides by");
   EXPECT_EQ(one_reason({{"measured_quantity", "tflops_per_gpu"}, {"flops_convention", "our own count (not published)"}}),
-            "tflops_per_gpu under a FLOP convention whose formula the row does not state (our own count )");
+            "tflops_per_gpu under a FLOP convention whose formula the row does not state (our own count)");
   EXPECT_THAT(one_reason({{"tp", "3"}, {"dp", "16"}, {"gpus", "48"}, {"global_batch", "96"}}),
               HasSubstr("the schema rejects the layout: parallel.tp (3) must divide num_attention_heads (32)"));
 }

@@ -61,6 +61,7 @@ class OpenRunFile : public ::testing::Test {
          {"measured_value", "2.5"}, {"model", "GPT3-125M (flash)"}, {"interconnect", "single node, NVLink"}},
         // Not expressible: FP8.
         {{"id", "O-MLP-01"}, {"precision", "fp8 (TE hybr)"}},
+        {{"id", "O-MLP-02"}, {"precision", "fp8 (TE hybr)"}},
     });
   }
   void TearDown() override { std::filesystem::remove(path_); }
@@ -73,7 +74,7 @@ const StepPredictor kTwoSeconds = [](const MeasuredCase&) { return 2.0; };
 
 TEST_F(OpenRunFile, RowsAreComparedInTheirOwnQuantityAndGrouped) {
   const OpenValidation v = run_open_validation({path_}, kTwoSeconds);
-  ASSERT_EQ(v.rows.size(), 3u);
+  ASSERT_EQ(v.rows.size(), 4u);
   EXPECT_EQ(v.predicted_count(), 2);
   EXPECT_DOUBLE_EQ(v.rows[0].predicted_value, 8192);
   EXPECT_DOUBLE_EQ(v.rows[0].error_percent(), 100);
@@ -104,12 +105,13 @@ TEST_F(OpenRunFile, RowsAreComparedInTheirOwnQuantityAndGrouped) {
   EXPECT_EQ(find("kind", "MoE").count, -1);
   ASSERT_EQ(v.not_expressible.size(), 1u);
   EXPECT_THAT(v.not_expressible[0].first, HasSubstr("FP8 training"));
-  EXPECT_THAT(v.not_expressible[0].second, ::testing::ElementsAre("O-MLP-01"));
+  EXPECT_THAT(v.not_expressible[0].second, ::testing::ElementsAre("O-MLP-01", "O-MLP-02"));
 
   const std::string md = open_report_markdown(v);
   EXPECT_THAT(md, HasSubstr("| all | 2 | 60.00 | 60.00 | 100.00 | -60.00 |"));
   EXPECT_THAT(md, HasSubstr("| O-FA | 1 | 20.00 | 20.00 | 20.00 | -20.00 |"));
-  EXPECT_THAT(md, HasSubstr("Not expressible yet: 1 of 3 rows"));
+  EXPECT_THAT(md, HasSubstr("Not expressible yet: 2 of 4 rows"));
+  EXPECT_THAT(md, HasSubstr("run only the linear layers in FP8 | 2 | O-MLP-01..02 |"));
   std::ostringstream csv;
   write_open_csv(csv, v);
   EXPECT_THAT(csv.str(), HasSubstr("\nO-ILM-01,fit,O-ILM,A100-SXM4-80GB,dense,16,tokens_per_s_per_gpu,4096,8192,100.00,4,2,\n"));
@@ -118,6 +120,7 @@ TEST_F(OpenRunFile, RowsAreComparedInTheirOwnQuantityAndGrouped) {
   const nlohmann::json j = open_json(v, "fixed");
   EXPECT_EQ(j["predicted_rows"], 2);
   EXPECT_EQ(j["rows"][2]["not_expressible"].size(), 1u);
+  EXPECT_EQ(j["not_expressible"][0]["ids"].size(), 2u);
   EXPECT_DOUBLE_EQ(j["rows"][1]["error_percent"].get<double>(), -20);
   const std::string svg = open_scatter_svg(v, "fixed");
   EXPECT_EQ(svg.rfind("<svg", 0), 0u);
