@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <regex>
@@ -10,6 +11,7 @@
 
 #include "model/shape.h"
 #include "sim/analysis/measured_open_quantity.h"
+#include "sim/scenario/budgets.h"
 #include "sim/scenario/loader.h"
 
 namespace mofasim::analysis {
@@ -21,6 +23,13 @@ std::string lower(std::string s) {
 }
 
 bool has(const std::string& text, const std::string& needle) { return lower(text).find(lower(needle)) != std::string::npos; }
+
+// A count written in a free-text column: its value when it has 1 to 9 digits, else nothing (a
+// user's text never overflows a conversion).
+std::optional<int> small_count(const std::string& digits) {
+  if (digits.empty() || digits.size() > 9) return std::nullopt;
+  return std::stoi(digits);
+}
 
 // ---- GPU -> preset and intra-node link ------------------------------------------------------
 
@@ -82,8 +91,16 @@ std::optional<double> open_inter_node_bytes_per_node(const std::string& text, in
   static const std::regex kPerGpu(R"((\d+)\s*Gb(ps|/s)?\s+per GPU)");
   static const std::regex kNics(R"((\d+)\s*x\s*(?:[A-Za-z0-9-]+\s+){0,4}?(\d+)\s*Gb)");
   std::smatch m;
-  if (std::regex_search(text, m, kPerGpu)) return std::stod(m[1].str()) * 1e9 / 8 * gpus_per_node;
-  if (std::regex_search(text, m, kNics)) return std::stod(m[1].str()) * std::stod(m[2].str()) * 1e9 / 8;
+  if (std::regex_search(text, m, kPerGpu)) {
+    const auto gbit = small_count(m[1].str());
+    if (gbit && *gbit > 0) return *gbit * 1e9 / 8 * gpus_per_node;
+    return std::nullopt;
+  }
+  if (std::regex_search(text, m, kNics)) {
+    const auto nics = small_count(m[1].str());
+    const auto gbit = small_count(m[2].str());
+    if (nics && gbit && *nics > 0 && *gbit > 0) return static_cast<double>(*nics) * *gbit * 1e9 / 8;
+  }
   return std::nullopt;
 }
 
@@ -98,7 +115,7 @@ std::optional<int> first_dense_layers(const std::string& model) {
   std::smatch m;
   if (std::regex_search(model, m, kCount)) {
     for (int g = 1; g <= 3; ++g) {
-      if (m[g].matched) return std::stoi(m[g].str());
+      if (m[g].matched) return small_count(m[g].str());
     }
   }
   if (model.find("first layer dense") != std::string::npos) return 1;
@@ -218,7 +235,7 @@ Sharding sharding_of(const std::string& text, int dp) {
   }
   static const std::regex kGroups(R"(within groups of (\d+))");
   std::smatch m;
-  if (std::regex_search(text, m, kGroups) && std::stoi(m[1].str()) < dp) {
+  if (std::regex_search(text, m, kGroups) && small_count(m[1].str()).value_or(std::numeric_limits<int>::max()) < dp) {
     return {.why_not = "ZeRO-1 within groups of " + m[1].str() +
                        " ranks: the schema shards the optimizer over the whole DP group"};
   }
@@ -331,6 +348,14 @@ OpenCase map_open_run(const OpenRun& run) {
   const Sharding sharding = sharding_of(run.optimizer_sharding, run.dp);
   if (!sharding.why_not.empty()) why.push_back(sharding.why_not);
   if (const auto bad = quantity_not_comparable(run)) why.push_back(*bad);
+  // The scenario loader's budget (sim/scenario/budgets.h): micro-batches x layers x 2 passes x 32
+  // ops; a bigger step is refused there, so it is not simulated here either.
+  const double micro_batches = static_cast<double>(run.global_batch) / (static_cast<double>(run.dp) * run.micro_batch);
+  const double tasks = micro_batches * run.layers * 2 * 32;
+  if (tasks > scenario::kMaxTasksPerStep) {
+    why.push_back("an estimated " + std::to_string(static_cast<long long>(tasks)) +
+                  " simulator tasks per step exceed the scenario budget of 2e7");
+  }
   if (!why.empty()) return out;
 
   const Stack stack = stack_of(run.source_group());

@@ -45,11 +45,25 @@ double number(const std::string& cell, const std::string& where, const std::stri
   return value;
 }
 
+// The largest value of each count column: the scenario schema's limit for the same field
+// (proto/scenario.proto (max)), so a row holds nothing a scenario file could not.
+int column_max(const std::string& column) {
+  static const std::map<std::string, int> kMax = {
+      {"gpus", 1048576},        {"gpus_per_node", 1024},     {"layers", 10000},       {"hidden", 1048576},
+      {"heads", 65536},         {"kv_heads", 65536},         {"ffn_hidden", 16777216}, {"vocab", 16777216},
+      {"seq", 16777216},        {"moe_experts", 16384},      {"moe_topk", 16384},     {"moe_ffn_hidden", 16777216},
+      {"shared_experts", 16384}, {"tp", 1024},               {"pp", 1024},            {"vpp", 1024},
+      {"cp", 1024},             {"ep", 16384},               {"dp", 1048576},         {"micro_batch", 65536},
+      {"global_batch", 16777216}};
+  return kMax.at(column);
+}
+
 int count(const std::string& cell, const std::string& where, const std::string& column, int minimum) {
   const double v = number(cell, where, column);
-  if (v < minimum || v != std::floor(v) || v > 1e9) {
-    throw std::invalid_argument(where + ": column '" + column + "': expected an integer >= " +
-                                std::to_string(minimum) + ", got '" + cell + "'");
+  const int maximum = column_max(column);
+  if (v < minimum || v != std::floor(v) || v > maximum) {
+    throw std::invalid_argument(where + ": column '" + column + "': expected an integer in [" + std::to_string(minimum) +
+                                ", " + std::to_string(maximum) + "], got '" + cell + "'");
   }
   return static_cast<int>(v);
 }

@@ -159,6 +159,9 @@ TEST(OpenMapping, RowsTheSchemaCannotExpressAreListedWithEveryReason) {
             "measured_quantity mfu: the CSV does not give the peak the source divides by");
   EXPECT_EQ(one_reason({{"measured_quantity", "tflops_per_gpu"}, {"flops_convention", "our own count (not published)"}}),
             "tflops_per_gpu under a FLOP convention whose formula the row does not state (our own count)");
+  // 16,777,216 sequences on 16 GPUs of micro-batch 2: 524,288 micro-batches x 32 layers x 2 x 32.
+  EXPECT_EQ(one_reason({{"global_batch", "16777216"}}),
+            "an estimated 1073741824 simulator tasks per step exceed the scenario budget of 2e7");
   EXPECT_THAT(one_reason({{"tp", "3"}, {"dp", "16"}, {"gpus", "48"}, {"global_batch", "96"}}),
               HasSubstr("the schema rejects the layout: parallel.tp (3) must divide num_attention_heads (32)"));
 }

@@ -70,9 +70,15 @@ TEST(OpenReader, ErrorsNameTheLineTheColumnAndTheValue) {
   EXPECT_EQ(error_of(open_csv({{{"measured_quantity", "mfu_percent"}}})),
             "runs.csv:2: column 'measured_quantity': expected step_s, tokens_per_s_per_gpu, tflops_per_gpu or mfu, "
             "got 'mfu_percent'");
-  EXPECT_EQ(error_of(open_csv({{{"layers", "3.5"}}})), "runs.csv:2: column 'layers': expected an integer >= 1, got '3.5'");
+  EXPECT_EQ(error_of(open_csv({{{"layers", "3.5"}}})),
+            "runs.csv:2: column 'layers': expected an integer in [1, 10000], got '3.5'");
+  // The scenario schema's limits: a row holds nothing a scenario file could not.
+  EXPECT_EQ(error_of(open_csv({{{"layers", "100000000"}}})),
+            "runs.csv:2: column 'layers': expected an integer in [1, 10000], got '100000000'");
+  EXPECT_EQ(error_of(open_csv({{{"seq", "16777217"}}})),
+            "runs.csv:2: column 'seq': expected an integer in [1, 16777216], got '16777217'");
   EXPECT_EQ(error_of(open_csv({{{"shared_experts", "-1"}}})),
-            "runs.csv:2: column 'shared_experts': expected an integer >= 0, got '-1'");
+            "runs.csv:2: column 'shared_experts': expected an integer in [0, 16384], got '-1'");
   EXPECT_EQ(error_of(open_csv({{{"measured_value", "0"}}})),
             "runs.csv:2: column 'measured_value': expected a positive value, got '0'");
   EXPECT_EQ(error_of(open_csv({{{"measured_value", "nan"}}})),
