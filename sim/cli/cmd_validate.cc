@@ -1,7 +1,8 @@
 // `mofasim validate SCENARIO...`: the analytic MoFa model and the step simulation side by side,
 // field by field, with the relative difference and a flag beyond --tolerance. With
 // `--measured FILE.csv` it instead compares predictions with measured iteration times (one row per
-// run; see docs/validation-measured.md for the column mapping).
+// run; see docs/validation-measured.md for the column mapping), or, for the open validation set's
+// runs.csv (told by its header), each published run in its own measured quantity.
 #include <iostream>
 
 #include "sim/analysis/compare.h"
@@ -73,7 +74,8 @@ int run_validate(const Args& args) {
                      "flag fields whose relative difference exceeds this (0.01 = 1%)")(
       "fidelity", po::value<std::string>(&fidelity)->default_value(fidelity), "simulation fidelity: full or folded")(
       "measured", po::value<std::vector<std::string>>(&measured)->composing(),
-      "compare with measured iteration times in this CSV instead (repeatable)")(
+      "compare with measured runs in this CSV instead: vTrain's format (with --mapping) or the open "
+      "set's runs.csv, told by the header (repeatable)")(
       "mapping", po::value<std::vector<std::string>>(&mapping)->composing(),
       "with --measured: 'column=field' for a CSV whose headers differ (repeatable)")(
       "predictor", po::value<std::string>(&predictor)->default_value(predictor),
