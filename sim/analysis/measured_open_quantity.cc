@@ -29,7 +29,10 @@ double convention_flops_per_step(const OpenRun& run, FlopConvention convention, 
       const double B = run.global_batch;
       const double s = run.seq;
       const double h = run.hidden;
-      const double r = static_cast<double>(*run.ffn_hidden) / h;
+      // InternLM passes its config's mlp_ratio (8/3 for SwiGLU), not the width it rounds up to a
+      // multiple of 256 (11008 for h = 4096): recover 8/3 when the row's width is that rounding.
+      const long long swiglu_width = (8LL * run.hidden / 3 + 255) / 256 * 256;
+      const double r = *run.ffn_hidden == swiglu_width ? 8.0 / 3.0 : static_cast<double>(*run.ffn_hidden) / h;
       return f * ((8 + 4 * 1.5 * r) * B * s * h * h + 4 * B * s * s * h) * run.layers + 6 * B * s * h * run.vocab;
     }
   }

@@ -16,9 +16,11 @@ namespace mofasim::analysis {
 
 enum class FlopConvention {
   // InternLM's get_megatron_flops, as the row's flops_convention states it (HFU-style, non-causal):
-  // f·((8 + 4·1.5·r)·B·s·h² + 4·B·s²·h)·L + 6·B·s·h·V per step, r = ffn_hidden / hidden (InternLM
-  // passes its config's 8/3 before rounding to 11008, 0.5% fewer FLOPs for the 7B model), f = 4
-  // with activation checkpointing, 3 without; B sequences per step.
+  // f·((8 + 4·1.5·r)·B·s·h² + 4·B·s²·h)·L + 6·B·s·h·V per step, r the config's mlp_ratio (8/3
+  // when ffn_hidden is InternLM's rounding of 8h/3 up to a multiple of 256, e.g. 11008 for
+  // h = 4096; else ffn_hidden / hidden), f = 4 with activation checkpointing, 3 without; B
+  // sequences per step. With it, O-ILM-33's derived step gives 193.4 TFLOPS/GPU; InternLM
+  // published 193.
   kInternLmMegatron,
 };
 

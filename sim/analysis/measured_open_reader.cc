@@ -175,7 +175,8 @@ std::vector<OpenRun> parse_open_runs_csv(std::string_view text, const std::strin
               .recompute = cell("recompute"),
               .precision = cell("precision"),
               .optimizer_sharding = cell("optimizer_sharding"),
-              .flops_convention = cell("flops_convention")};
+              .flops_convention = cell("flops_convention"),
+              .notes = cell("notes")};
     if (r.id.empty()) throw std::invalid_argument(where + ": column 'id': empty");
     const std::string& q = cell("measured_quantity");
     bool known = false;

@@ -53,6 +53,7 @@ struct OpenRun {
   OpenQuantity quantity = OpenQuantity::kStepSeconds;
   double measured_value = 0;
   std::string flops_convention{};
+  std::string notes{};  // the source's secondary figures (published MFU, TFLOPS, derived step_s)
 
   [[nodiscard]] bool is_moe() const { return moe_experts.has_value() && *moe_experts > 0; }
   // The id without its number: "O-ILM" for "O-ILM-01" (the source a row comes from).

@@ -46,6 +46,17 @@ TEST(OpenQuantity, InternLmFlopConventionOnATinyModel) {
   EXPECT_FALSE(quantity_not_comparable(r).has_value());
 }
 
+TEST(OpenQuantity, InternLmFlopConventionReproducesAPublishedFigure) {
+  // O-ILM-33 (InternLM-7B, 8 A100s, activation checkpointing on): 3314 tokens/s/GPU, 64 sequences
+  // of 2048 per step, so step = 131072 / (3314 * 8) = 4.94387 s. mlp_ratio 8/3 (11008 is its
+  // rounding): 4 * ((8 + 16) * 64*2048*4096^2 + 4 * 64*2048^2*4096) * 32 + 6 * 64*2048*4096*103168
+  // = 7.6505e15 FLOPs; / (4.94387 s * 8) = 193.43 TFLOPS/GPU. InternLM published 193.
+  const OpenRun r = open_row({{"gpus", "8"}, {"dp", "8"}, {"micro_batch", "8"}, {"global_batch", "64"},
+                              {"measured_quantity", "tflops_per_gpu"}, {"measured_value", "193"},
+                              {"flops_convention", "InternLM get_megatron_flops (Narayanan-style)"}});
+  EXPECT_NEAR(predicted_quantity(r, 131072.0 / (3314 * 8), model::RecomputeKind::kFull), 193.43, 0.01);
+}
+
 class OpenRunFile : public ::testing::Test {
  protected:
   void SetUp() override {
