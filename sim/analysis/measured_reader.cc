@@ -53,8 +53,9 @@ std::string field_list() {
   return out;
 }
 
-// Splits one CSV line; a field may be wrapped in double quotes ("" inside is one quote).
-std::vector<std::string> split_csv_line(std::string_view line, const std::string& where) {
+}  // namespace
+
+std::vector<std::string> split_measured_csv_line(std::string_view line, const std::string& where) {
   std::vector<std::string> out;
   std::string cur;
   bool quoted = false;
@@ -88,6 +89,8 @@ std::vector<std::string> split_csv_line(std::string_view line, const std::string
   out.emplace_back(was_quoted ? cur : std::string(trim(cur)));
   return out;
 }
+
+namespace {
 
 double parse_number(std::string_view text, const std::string& where, std::string_view column) {
   const std::string_view t = trim(text);
@@ -177,7 +180,7 @@ std::vector<MeasuredRow> parse_measured_csv(std::string_view text, const std::st
     ++line_no;
     if (trim(line).empty()) continue;
     const std::string where = name + ":" + std::to_string(line_no);
-    const std::vector<std::string> cells = split_csv_line(line, where);
+    const std::vector<std::string> cells = split_measured_csv_line(line, where);
     if (!have_header) {
       have_header = true;
       header_columns = cells.size();
