@@ -140,6 +140,48 @@ class ShardedRuns(unittest.TestCase):
         self.assertEqual((missing.returncode, missing.stderr),
                          (2, "mofasim validate: --merge: rows 0 to 1 are in no shard\n"))
 
+    def sweep_outputs(self, prefix, *args):
+        """stdout of `mofasim sweep ... -o DIR/PREFIX` (the prefix replaced by OUT) and its CSV and SVG."""
+        out = os.path.join(self.dir, prefix)
+        text = mofasim(*args, "-o", out).stdout.replace(out, "OUT")
+        with open(out + ".csv") as csv, open(out + ".svg") as svg:
+            return text, csv.read(), svg.read()
+
+    def test_sweep_shards_merge_to_the_single_run_text_json_csv_and_svg(self):
+        # Every point's trials are split; the pairing with the best point is by trial index.
+        common = ["sweep", SMALL, "--param", "fault_tolerance.checkpoint.interval_steps=100:500:100", "--trials", "301",
+                  "--seed", "3", "--step-time", "2", "-q"]
+        parts = self.shards(3, *common)
+        with open(parts[0], encoding="utf-8") as f:
+            self.assertEqual(len(json.load(f)["points"]), 5)
+        for output in ([], ["--json"]):
+            with self.subTest(output=output):
+                single = self.sweep_outputs("single", *common, *output)
+                merged = self.sweep_outputs("merged", *common, *output, "--merge", *reversed(parts))
+                self.assertEqual(merged, single)
+                self.assertIn("best (shortest end-to-end time)" if not output else '"best_index"', single[0])
+
+    def test_sweep_merge_refuses_missing_and_foreign_shards(self):
+        common = ["sweep", SMALL, "--param", "fault_tolerance.checkpoint.interval_steps=100:300:100", "--trials", "100",
+                  "--step-time", "2", "-q", "-o", os.path.join(self.dir, "out")]
+        parts = self.shards(4, *common)
+        missing = mofasim(*common, "--merge", parts[0], parts[1], parts[3], check=False)
+        self.assertEqual((missing.returncode, missing.stderr),
+                         (2, "mofasim sweep: --merge: trials 50 to 74 are in no shard\n"))
+        other = mofasim(*common[:3], "fault_tolerance.checkpoint.interval_steps=100:400:100", *common[4:], "--merge",
+                        *parts, check=False)
+        self.assertEqual(other.returncode, 2)
+        self.assertIn('mofasim sweep: --merge: a shard comes from another run ({"param":', other.stderr)
+        seed9 = self.shards(4, *common, "--seed", "9", prefix="seed9")
+        foreign = mofasim(*common, "--merge", *parts[:3], seed9[3], check=False)
+        self.assertEqual(foreign.returncode, 2)
+        self.assertIn('mofasim sweep: --merge: a shard comes from another run ({"param":', foreign.stderr)
+        self.assertIn('"seed":9', foreign.stderr)
+        ettr = self.shards(2, "ettr", SMALL, "--trials", "100", "--step-time", "2", prefix="ettr")
+        wrong_kind = mofasim(*common, "--merge", *ettr, check=False)
+        self.assertEqual((wrong_kind.returncode, wrong_kind.stderr),
+                         (2, "mofasim sweep: --merge: not a sweep shard document (from sweep --shard)\n"))
+
     def test_tune_shards_merge_to_the_single_run(self):
         common = ["tune", SMALL, "-q", "--threads", "1", "--top", "5"]
         csvs = []
@@ -165,6 +207,18 @@ class MpiRuns(unittest.TestCase):
     def test_mpirun_ettr_equals_the_single_run(self):
         args = ["ettr", LLAMA, "--trials", "500", "--step-time", "10", "--threads", "1", "--json"]
         self.assertEqual(mpirun(2, *args), mofasim(*args).stdout)
+
+    def test_mpirun_sweep_equals_the_single_run(self):
+        with tempfile.TemporaryDirectory(prefix="mofasim-mpi-") as tmp:
+            args = ["sweep", LLAMA, "--param", "fault_tolerance.checkpoint.interval_steps=50:250:50", "--trials", "200",
+                    "--step-time", "10", "--threads", "1", "-q"]
+            outputs = []
+            for name, run in (("single", lambda a: mofasim(*a).stdout), ("mpi", lambda a: mpirun(2, *a))):
+                out = os.path.join(tmp, name)
+                text = run([*args, "-o", out]).replace(out, "OUT")
+                with open(out + ".csv") as csv, open(out + ".svg") as svg:
+                    outputs.append((text, csv.read(), svg.read()))
+            self.assertEqual(outputs[1], outputs[0])
 
     def test_mpirun_validate_measured_equals_the_single_run(self):
         with tempfile.TemporaryDirectory(prefix="mofasim-mpi-") as tmp:
