@@ -31,6 +31,16 @@ def write_measured(directory):
     return path
 
 
+def write_table5_measurements(directory):
+    """Four Table 5 LLaMA2-70B scenarios with step times near the paper's, for calibrate."""
+    path = os.path.join(directory, "table5.csv")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("scenario_path,step_time_s\n")
+        for name, seconds in (("128", 27.9), ("256", 14.3), ("512", 7.6), ("1024", 4.1)):
+            f.write(f"{SOURCE}/scenarios/mofa/table5-llama2-70b-{name}.yaml,{seconds}\n")
+    return path
+
+
 def mofasim(*args, check=True):
     done = subprocess.run([CLI, *args], capture_output=True, text=True)
     if check and done.returncode != 0:
@@ -182,6 +192,62 @@ class ShardedRuns(unittest.TestCase):
         self.assertEqual((wrong_kind.returncode, wrong_kind.stderr),
                          (2, "mofasim sweep: --merge: not a sweep shard document (from sweep --shard)\n"))
 
+    def calibrate_shards(self, n, *args, prefix="calibrate"):
+        """Runs the n shards of `mofasim calibrate ARGS --shard i/n --exchange DIR` at once; returns their paths."""
+        exchange = os.path.join(self.dir, prefix + "-exchange")
+        os.mkdir(exchange)
+        paths = [os.path.join(self.dir, f"{prefix}-{i}.json") for i in range(n)]
+        running = []
+        for i, path in enumerate(paths):
+            with open(path, "w", encoding="utf-8") as f:
+                running.append(subprocess.Popen([CLI, *args, "--shard", f"{i}/{n}", "--exchange", exchange], stdout=f,
+                                                stderr=subprocess.PIPE, text=True))
+        for process in running:
+            _, err = process.communicate(timeout=120)
+            self.assertEqual(process.returncode, 0, err)
+        return paths
+
+    def test_calibrate_shards_trade_through_a_folder_and_merge_to_the_single_run(self):
+        measurements = write_table5_measurements(self.dir)
+        common = ["calibrate", measurements, "--fit", "gemm", "--fit", "attention"]
+        parts = self.calibrate_shards(3, *common)
+        for output in ([], ["--json"]):
+            with self.subTest(output=output):
+                single = mofasim(*common, *output).stdout
+                self.assertEqual(mofasim(*common, *output, "--merge", *reversed(parts)).stdout, single)
+        with open(parts[1], encoding="utf-8") as f:
+            shard = json.load(f)
+        # Rows 1 of 4 (1*4/3 = 1 to 2*4/3 = 2): one row, every evaluation plus the residual.
+        self.assertEqual((shard["first_row"], len(shard["values"])), (1, 1))
+        evaluations = json.loads(mofasim(*common, "--json").stdout)["evaluations"]
+        self.assertEqual(len(shard["values"][0]), evaluations + 1)
+
+    def test_calibrate_shard_options_and_merge_errors(self):
+        measurements = write_table5_measurements(self.dir)
+        common = ["calibrate", measurements, "--fit", "gemm"]
+        alone = mofasim(*common, "--shard", "0/2", check=False)
+        self.assertEqual((alone.returncode, alone.stderr), (2, (
+            "mofasim calibrate: --shard: needs --exchange DIR (a folder all the shards share: each evaluation needs "
+            "every row's prediction)\n")))
+        no_shard = mofasim(*common, "--exchange", self.dir, check=False)
+        self.assertEqual((no_shard.returncode, no_shard.stderr),
+                         (2, "mofasim calibrate: --exchange: goes with --shard i/n\n"))
+        not_folder = mofasim(*common, "--shard", "0/2", "--exchange", measurements, check=False)
+        self.assertEqual((not_folder.returncode, not_folder.stderr),
+                         (2, f"mofasim calibrate: --exchange: {measurements} is not a folder\n"))
+        # Shard 1 never runs: shard 0 waits for it at the first evaluation, then gives up.
+        lonely = mofasim(*common, "--shard", "0/2", "--exchange", self.dir, "--exchange-timeout", "0.2", check=False)
+        self.assertEqual((lonely.returncode, lonely.stdout, lonely.stderr), (2, "", (
+            "mofasim calibrate: --exchange: shard 1/2 wrote nothing for evaluation 1 within 0.2 s (every shard must "
+            "run at the same time, with the same --exchange folder)\n")))
+        parts = self.calibrate_shards(2, *common)
+        missing = mofasim(*common, "--merge", parts[1], check=False)
+        self.assertEqual((missing.returncode, missing.stderr),
+                         (2, "mofasim calibrate: --merge: rows 0 to 1 are in no shard\n"))
+        foreign = mofasim(*common, "--fit", "attention", "--merge", *parts, check=False)
+        self.assertEqual(foreign.returncode, 2)
+        self.assertIn('mofasim calibrate: --merge: a shard comes from another run ({"evaluations":600,', foreign.stderr)
+
     def test_tune_shards_merge_to_the_single_run(self):
         common = ["tune", SMALL, "-q", "--threads", "1", "--top", "5"]
         csvs = []
@@ -227,11 +293,7 @@ class MpiRuns(unittest.TestCase):
 
     def test_mpirun_calibrate_equals_the_single_run(self):
         with tempfile.TemporaryDirectory(prefix="mofasim-mpi-") as tmp:
-            measurements = os.path.join(tmp, "measured.csv")
-            with open(measurements, "w", encoding="utf-8") as f:
-                f.write("scenario_path,step_time_s\n")
-                for name, seconds in (("128", 27.9), ("256", 14.3), ("512", 7.6), ("1024", 4.1)):
-                    f.write(f"{SOURCE}/scenarios/mofa/table5-llama2-70b-{name}.yaml,{seconds}\n")
+            measurements = write_table5_measurements(tmp)
             args = ["calibrate", measurements, "--fit", "gemm", "--fit", "attention", "--json"]
             single = mofasim(*args).stdout
             self.assertEqual(len(json.loads(single)["residuals"]), 4)
