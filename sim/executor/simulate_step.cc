@@ -12,6 +12,7 @@
 #include "sim/executor/plan_from_model.h"
 #include "sim/executor/replay.h"
 #include "sim/executor/timeline_writer.h"
+#include "sim/executor/perfetto_links.h"
 #include "sim/executor/trace.h"
 #include "sim/executor/trace_labels.h"
 #include "topology/placement.h"
@@ -66,15 +67,20 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
   // A trace filter naming stages or ranks the step has not fails before the replay, not after.
   const TraceFilter no_filter;
   const TraceFilter& trace_filter = options.trace_filter != nullptr ? *options.trace_filter : no_filter;
+  std::vector<std::uint32_t> watched_links;  // the Perfetto trace's link counters (perfetto_links.h)
   if (options.trace_path) {
     const auto ranks = placement.members(topology::GroupKind::kPp, 0);
-    (void)traced_stages(trace_filter, std::vector<int>(ranks.begin(), ranks.end()));
+    const std::vector<int> stage_ranks(ranks.begin(), ranks.end());
+    std::vector<int> traced_ranks;
+    for (const int s : traced_stages(trace_filter, stage_ranks)) traced_ranks.push_back(stage_ranks[static_cast<std::size_t>(s)]);
+    if (!options.trace_path->ends_with(".json")) watched_links = traced_links(topo, traced_ranks, trace_filter.link_kinds);
   }
   const std::string fold_refusal = options.fidelity == Fidelity::kFolded ? folding_refusal(topo_spec) : "";
   const Fidelity fidelity = fold_refusal.empty() ? options.fidelity : Fidelity::kFull;
   const ReplayOutput r = replay({.workload = &w, .topology = &topo, .placement = &placement,
                                  .hardware = &in.hardware, .fidelity = fidelity,
-                                 .shuffle_ties_seed = options.shuffle_ties_seed, .progress = options.progress});
+                                 .shuffle_ties_seed = options.shuffle_ties_seed, .progress = options.progress,
+                                 .watched_links = &watched_links});
 
   StepResult res;
   res.fidelity = fidelity;

@@ -194,6 +194,19 @@ TEST_F(RunTimeBadInput, UnwritableOutputsAreRefusedBeforeAnyWork) {
   }
 }
 
+TEST_F(RunTimeBadInput, TraceLinkKindsAreCheckedBeforeAnyWork) {
+  CliRun run = run_mofasim("simulate " + kSmall + " --trace " + path("t.pftrace") + " --trace-links nic,pcie");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.out, "");
+  EXPECT_EQ(run.err,
+            "mofasim simulate: --trace-links: expected all, none or a comma list of nvlink, nic, spine, nvlink_tx, "
+            "nvlink_rx, nic_tx, nic_rx, spine_up, spine_down, got 'nic,pcie' ('pcie' is not a link kind)\n");
+  EXPECT_FALSE(fs::exists(path("t.pftrace")));
+  run = run_mofasim("simulate " + kSmall + " --trace-links all");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.err, "mofasim simulate: --trace-links: limits a trace, but no --trace FILE is given\n");
+}
+
 TEST_F(RunTimeBadInput, AFullStandardOutputFailsTheCommand) {
   for (const std::string cmd : {"memory", "simulate"}) {
     const CliRun run = run_mofasim(cmd + " " + kSmall + " >/dev/full");
