@@ -13,3 +13,13 @@ mofasim_add_test(model_arch_test
 mofasim_add_benchmark(model_arch_bench
   SRCS ${CMAKE_CURRENT_SOURCE_DIR}/model_arch_bench.cc
   DEPS mofasim::model)
+# Tool (not a test): the GEMM model against a per-shape measurement table given on the command line.
+add_executable(gemm_shape_report ${CMAKE_CURRENT_SOURCE_DIR}/gemm_shape_report.cc)
+target_link_libraries(gemm_shape_report PRIVATE mofasim::scenario mofasim::model)
+target_include_directories(gemm_shape_report PRIVATE ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+mofasim_warnings(gemm_shape_report)
+# Tool (not a test): the vTrain rows under compute_model kernel (files given on the command line).
+add_executable(vtrain_kernel_report ${CMAKE_CURRENT_SOURCE_DIR}/vtrain_kernel_report.cc)
+target_link_libraries(vtrain_kernel_report PRIVATE mofasim::measured)
+target_include_directories(vtrain_kernel_report PRIVATE ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+mofasim_warnings(vtrain_kernel_report)
