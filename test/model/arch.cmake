@@ -23,3 +23,7 @@ add_executable(vtrain_kernel_report ${CMAKE_CURRENT_SOURCE_DIR}/vtrain_kernel_re
 target_link_libraries(vtrain_kernel_report PRIVATE mofasim::measured)
 target_include_directories(vtrain_kernel_report PRIVATE ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
 mofasim_warnings(vtrain_kernel_report)
+# The shipped GPU presets' kernel-model numbers, loaded through the scenario loader.
+mofasim_add_test(model_hardware_presets_test
+  SRCS ${CMAKE_CURRENT_SOURCE_DIR}/hardware_presets_test.cc
+  DEPS mofasim::scenario mofasim::model)
