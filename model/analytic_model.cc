@@ -55,6 +55,245 @@ RankPlanInput plan_input(const AnalyticInput& input) {
           .features = input.features, .topology = &input.topology, .rank_order = input.rank_order};
 }
 
+
+// What one chunk of a rank costs per micro-batch at one set of rates.
+struct ChunkTime {
+  LayerTime t;
+  double pair = 0;      // steady F+B pair, EP overlap applied
+  double ep_delta = 0;  // pair - (F + B)
+  double pp_extra = 0;  // steady PP exposure of the pair, MoFa(23)
+};
+using ChunkBuffer = InlineBuffer<ChunkTime>;  // [rank * v + local chunk]
+
+// Every block type's pass times and the EP-overlap credit of one MoE F&B pair.
+struct BlockTimes {
+  LayerTime dense;
+  LayerTime moe;
+  LayerTime emb;
+  LayerTime head;  // with the MTP modules
+  double moe_pair_delta = 0;
+};
+
+// MoFa(7) MoFa(8) of every block type, and MoFa(22)'s credit for one steady MoE F&B pair.
+BlockTimes time_blocks(const RankPlan& plan, const ModelSpec& model, const LayerRates& x, ScheduleKind kind) {
+  const FeatureSpec& f = x.f;
+  BlockTimes bt;
+  bt.dense = plan.dense.present ? time_block(plan.dense, x, true) : LayerTime{};
+  bt.moe = plan.moe.present ? time_block(plan.moe, x, true) : LayerTime{};
+  bt.emb = time_block(plan.embedding, x, false);
+  bt.head = time_block(plan.head, x, false);
+  if (model.mtp_depth > 0) {
+    // Each MTP module: a layer of the last layer's type, its eh projection and its own head.
+    LayerTime mtp = model.is_moe_layer(model.num_layers - 1) ? bt.moe : bt.dense;
+    mtp += time_block(plan.mtp_projection, x, false);
+    mtp += time_block(plan.head, x, false);
+    bt.head += scaled(model.mtp_depth, mtp);
+  }
+  // EP overlap (MoFa(22)): a steady forward+backward pair of one MoE layer, minus running them apart.
+  if (f.ep_overlap.enabled && kind != ScheduleKind::kGpipe && plan.moe.present) {
+    const PassTime fb = bt.moe.f;
+    const PassTime bb = bt.moe.backward();
+    bt.moe_pair_delta = ep_pair_seconds(fb.total() - fb.a2a, fb.a2a, bb.total() - bb.a2a, bb.a2a, f.ep_overlap.alpha,
+                                        f.ep_overlap.beta) -
+                        (fb.total() + bb.total());
+  }
+  return bt;
+}
+
+// One chunk's steady F+B pair, MoFa(22) on the overlapped pairs only, and its PP exposure MoFa(23).
+ChunkTime chunk_time(const PlanChunk& c, double pair_share, const BlockTimes& bt, double t_pp, int p,
+                     const FeatureSpec& f) {
+  ChunkTime ct;
+  ct.t = scaled(c.dense_layers, bt.dense);
+  ct.t += scaled(c.moe_layers, bt.moe);
+  if (c.embedding) ct.t += bt.emb;
+  if (c.head) ct.t += bt.head;
+  const double fwd = ct.t.f.total();
+  const double bwd = ct.t.backward().total();
+  ct.ep_delta = c.moe_layers * bt.moe_pair_delta * pair_share;  // MoFa(22) on the overlapped pairs only
+  ct.pair = fwd + bwd + ct.ep_delta;
+  if (p > 1) {
+    if (!f.pp_overlap.enabled) {
+      ct.pp_extra = 2 * t_pp;  // each pass waits for its send
+    } else if (ct.ep_delta != 0) {
+      ct.pp_extra = pp_overlap_seconds(ct.pair, 2 * t_pp, f.pp_overlap.alpha, f.pp_overlap.beta) - ct.pair;
+    } else {
+      ct.pp_extra = pp_overlap_seconds(fwd, t_pp, f.pp_overlap.alpha, f.pp_overlap.beta) +
+                    pp_overlap_seconds(bwd, t_pp, f.pp_overlap.alpha, f.pp_overlap.beta) - fwd - bwd;
+    }
+  }
+  return ct;
+}
+
+// The busiest rank: what the pipeline term needs of it.
+struct Busiest {
+  int rank = 0;
+  double busy = 0;  // its steady busy time, MoFa(10)
+  LayerTime sum;    // one micro-batch through every chunk of it
+  double pair = 0;  // its chunks' steady F+B pairs
+};
+
+// MoFa(9) MoFa(10) MoFa(11) MoFa(12): the pipeline's makespan, bubble and exposed hops, and where
+// each rank's last pass ends (`last_end`, from the step's start: where its DP reduction and update
+// begin). Exact replays for 1F1B without EP pairs and for GPipe; warm-up + steady + cool-down for
+// the rest of the 1F1B family; the schedule's closed-form bubble for ZB-H1 and DualPipe.
+void pipeline_term(const RankPlan& plan, ScheduleKind k, const FeatureSpec& f, const ChunkBuffer& chunk_times,
+                   double t_pp, double moe_pair_delta, const Busiest& busiest, StepTiming& out, StageBuffer& last_end) {
+  const int p = plan.p;
+  const int m = plan.m;
+  const int v = plan.v;
+  StepBreakdown& bd = out.breakdown;
+  const double busiest_busy = busiest.busy;
+  const LayerTime& rank_sum = busiest.sum;
+  const double rank_pair = busiest.pair;
+  const double hops = 2.0 * (p - 1) * t_pp;  // warm-up and cool-down hops, exposed
+  // Each rank's pass costs as the replays below see them: a blocking send is part of its pass
+  // (and the receiver has the data when the pass ends); with PP overlap a pass costs MoFa(23) and
+  // the data arrives one hop after it.
+  const bool blocking = !f.pp_overlap.enabled;
+  const double edge = p > 1 && !blocking ? t_pp : 0.0;
+  StageBuffer pass_f(p);  // [rank], first local chunk
+  StageBuffer pass_b(p);
+  for (int r = 0; r < p; ++r) {
+    const LayerTime& t = chunk_times[r * v].t;
+    const double fwd = t.f.total();
+    const double bwd = t.backward().total();
+    const bool sends = p > 1;
+    pass_f[r] = !sends ? fwd : blocking ? fwd + t_pp : pp_overlap_seconds(fwd, t_pp, f.pp_overlap.alpha, f.pp_overlap.beta);
+    pass_b[r] = !sends ? bwd : blocking ? bwd + t_pp : pp_overlap_seconds(bwd, t_pp, f.pp_overlap.alpha, f.pp_overlap.beta);
+  }
+  const bool replay_1f1b = k == ScheduleKind::k1F1B && moe_pair_delta == 0;
+  const bool gpipe = k == ScheduleKind::kGpipe;
+  if (replay_1f1b || gpipe) {
+    if (replay_1f1b) {
+      one_f_one_b_stage_ends(p, m, pass_f, pass_b, edge, last_end);
+    } else {
+      // GPipe: m forwards then m backwards per stage, each phase a flow shop of identical jobs,
+      // whose makespan over stages j..p−1 is Σ_j T + (m − 1)·max_j T (plus a hop per boundary).
+      // The backwards start on the last stage when its last forward ends (every other stage
+      // finished its forwards earlier) and run back up to stage 0.
+      double forwards = (p - 1) * edge;
+      double slowest_f = 0;
+      for (int r = 0; r < p; ++r) {
+        forwards += pass_f[r];
+        slowest_f = std::max(slowest_f, pass_f[r]);
+      }
+      forwards += (m - 1) * slowest_f;
+      double below = 0;  // Σ_{j≥r} B_j
+      double slowest_b = 0;
+      for (int r = p - 1; r >= 0; --r) {
+        below += pass_b[r];
+        slowest_b = std::max(slowest_b, pass_b[r]);
+        last_end[r] = forwards + below + (p - 1 - r) * edge + (m - 1) * slowest_b;
+      }
+    }
+    double pipeline = 0;
+    for (int r = 0; r < p; ++r) pipeline = std::max(pipeline, last_end[r]);
+    const double idle = pipeline - busiest_busy;
+    const double exposed_hops = std::clamp(hops, 0.0, std::max(idle, 0.0));
+    bd.pp_exposed += exposed_hops;
+    bd.pp_bubble = idle - exposed_hops;
+    out.pipeline_s = pipeline;
+    if (replay_1f1b) {  // MoFa(9): the first micro-batch's forward down to the busiest rank
+      for (int j = 0; j < busiest.rank; ++j) out.warmup_s += pass_f[j] + edge;
+      out.cooldown_s = pipeline - busiest_busy - out.warmup_s;
+    }
+  } else {
+    if (k == ScheduleKind::k1F1B || k == ScheduleKind::kInterleaved1F1B) {
+      // MoFa(9) MoFa(10) MoFa(11) MoFa(12): the first micro-batch's forward down virtual stages 0..p-2, the steady
+      // pairs of the busiest rank, the last micro-batch's backward back up through p-2..0.
+      double warm = 0;
+      double cool = 0;
+      for (int j = 0; j + 1 < p; ++j) {  // virtual stage j: rank j, its first local chunk
+        const ChunkTime& ct = chunk_times[j * v];
+        warm += ct.t.f.total();
+        cool += ct.t.backward().total();
+      }
+      out.warmup_s = warm + (p - 1) * t_pp;
+      out.cooldown_s = cool + (p - 1) * t_pp;
+      bd.pp_bubble = warm + cool;
+    } else {
+      // Other schedules: busy + the schedule's closed-form bubble (per full stage) + exposed hops.
+      const double stage_chunks = k == ScheduleKind::kDualPipe ? 2.0 : 1.0;
+      const schedules::PassTimes times{.forward = rank_sum.f.total() / stage_chunks,
+                                       .input_grad = rank_sum.b.total() / stage_chunks,
+                                       .weight_grad = rank_sum.w.total() / stage_chunks};
+      const schedules::PipelineShape shape{.stages = p, .microbatches = m, .chunks = 1};
+      if (k == ScheduleKind::kDualPipe) {
+        const double pair = f.ep_overlap.enabled ? rank_pair / stage_chunks : -1;
+        bd.pp_bubble = schedules::dualpipe_bubble(shape, times, pair);
+      } else {
+        bd.pp_bubble = schedules::bubble_time(k, shape, times);
+      }
+    }
+    bd.pp_exposed += hops;
+    out.pipeline_s = busiest_busy + bd.pp_bubble + hops;  // MoFa(12)
+    // Where each rank's last pass ends: 1F1B-family schedules drain through the first chunks,
+    // rank r finishing Σ_{j<r} (B_j + hop) before rank 0 (an upper bound when the drain waits);
+    // ZB-H1 and DualPipe end every rank together.
+    const bool drains = k == ScheduleKind::k1F1B || k == ScheduleKind::kInterleaved1F1B;
+    double before = 0;
+    for (int r = 0; r < p; ++r) {
+      last_end[r] = out.pipeline_s - before;
+      if (drains) before += pass_b[r] + edge;
+    }
+  }
+
+}
+
+// MoFa(13) MoFa(24) MoFa(25) MoFa(26) MoFa(27) MoFa(28): each rank reduces and updates after its own
+// last pass; the step ends with the last rank to finish (MoFa(14)). Fills the DP and optimizer
+// terms and the step time.
+void optimizer_term(const RankPlan& plan, const ChunkBuffer& chunk_times, const StageBuffer& last_end,
+                    const LayerRates& x, StepTiming& out) {
+  const int p = plan.p;
+  const int m = plan.m;
+  const int v = plan.v;
+  const HardwareSpec& hw = x.hw;
+  const FeatureSpec& f = x.f;
+  StepBreakdown& bd = out.breakdown;
+  const int mb_group = std::min(m, p);
+  double step = -1;
+  double tail_update = 0;
+  double last_update_bytes = -1;
+  double last_update_s = 0;
+  for (int r = 0; r < p; ++r) {
+    const RankDp& d = plan.dp[static_cast<std::size_t>(r)];
+    const double grad = comm_seconds(d.grad, x.inv_mub);
+    const double params = comm_seconds(d.params, x.inv_mub);
+    double exposed = grad + params;
+    if (f.dp_overlap.enabled && v > 1) {
+      LayerTime per;  // mean chunk of rank r
+      for (int c = 0; c < v; ++c) per += chunk_times[r * v + c].t;
+      const double bwd = mb_group * per.backward().total() / v;
+      const double fwd = mb_group * per.f.total() / v;
+      exposed = dp_overlap_exposed_seconds(grad / v, bwd, v, f.dp_overlap.alpha, f.dp_overlap.beta) +
+                dp_overlap_exposed_seconds(params / v, fwd, v, f.dp_overlap.alpha, f.dp_overlap.beta);
+    }
+    double update = 0;
+    if (f.optimizer_placement == OptimizerPlacement::kCpu) {  // MoFa(28)
+      update = d.d2h_bytes / hw.d2h_bandwidth + d.updated_params / hw.cpu_optimizer_params_per_second +
+               d.h2d_bytes / hw.h2d_bandwidth;
+    } else if (d.update_bytes > 0) {  // MoFa(13) MoFa(26): memory-bound Adam
+      if (d.update_bytes != last_update_bytes) {  // ranks laid out alike update the same bytes
+        last_update_bytes = d.update_bytes;
+        last_update_s = phase_seconds(PhaseCost{0, d.update_bytes}, OpClass::kElementwise, hw, f);
+      }
+      update = last_update_s;
+    }
+    if (last_end[r] + exposed + update > step) {
+      step = last_end[r] + exposed + update;
+      tail_update = update;
+    }
+  }
+  // What runs after the pipeline's end: the update last, the DP reduction before it.
+  step = std::max(step, out.pipeline_s);
+  out.optimizer_s = step - out.pipeline_s;
+  bd.optimizer = std::min(tail_update, out.optimizer_s);
+  bd.dp_exposed = out.optimizer_s - bd.optimizer;
+  out.step_time_s = step;  // MoFa(14)
+}
+
 }  // namespace
 
 AnalyticModel::AnalyticModel(const AnalyticInput& input)
@@ -93,64 +332,15 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
   const LayerRates x{.hw = hw, .f = f, .inv_mub = 1.0 / knobs.bandwidth_scale, .cp = input_.parallel.cp};
   const ScheduleKind kind = input_.parallel.schedule;
 
-  const LayerTime dense = plan_.dense.present ? time_block(plan_.dense, x, true) : LayerTime{};
-  const LayerTime moe = plan_.moe.present ? time_block(plan_.moe, x, true) : LayerTime{};
-  const LayerTime emb = time_block(plan_.embedding, x, false);
-  LayerTime head = time_block(plan_.head, x, false);
-  if (input_.model.mtp_depth > 0) {
-    // Each MTP module: a layer of the last layer's type, its eh projection and its own head.
-    LayerTime mtp = input_.model.is_moe_layer(input_.model.num_layers - 1) ? moe : dense;
-    mtp += time_block(plan_.mtp_projection, x, false);
-    mtp += time_block(plan_.head, x, false);
-    head += scaled(input_.model.mtp_depth, mtp);
-  }
-
-  // EP overlap (MoFa(22)): a steady forward+backward pair of one MoE layer, minus running them apart.
-  const ScheduleKind k = kind;
-  const bool pairs = k != ScheduleKind::kGpipe;
-  double moe_pair_delta = 0;
-  if (f.ep_overlap.enabled && pairs && plan_.moe.present) {
-    const PassTime fb = moe.f;
-    const PassTime bb = moe.backward();
-    moe_pair_delta = ep_pair_seconds(fb.total() - fb.a2a, fb.a2a, bb.total() - bb.a2a, bb.a2a, f.ep_overlap.alpha,
-                                     f.ep_overlap.beta) -
-                     (fb.total() + bb.total());
-  }
+  const BlockTimes blocks = time_blocks(plan_, input_.model, x, kind);
   const double t_pp = comm_seconds(plan_.pp_hop, x.inv_mub);
-
-  struct ChunkTime {
-    LayerTime t;
-    double pair = 0;      // steady F+B pair, EP overlap applied
-    double ep_delta = 0;  // pair - (F + B)
-    double pp_extra = 0;  // steady PP exposure of the pair, MoFa(23)
-  };
-  auto chunk_time = [&](const PlanChunk& c, double pair_share) {
-    ChunkTime ct;
-    ct.t = scaled(c.dense_layers, dense);
-    ct.t += scaled(c.moe_layers, moe);
-    if (c.embedding) ct.t += emb;
-    if (c.head) ct.t += head;
-    const double fwd = ct.t.f.total();
-    const double bwd = ct.t.backward().total();
-    ct.ep_delta = c.moe_layers * moe_pair_delta * pair_share;  // MoFa(22) on the overlapped pairs only
-    ct.pair = fwd + bwd + ct.ep_delta;
-    if (p_ > 1) {
-      if (!f.pp_overlap.enabled) {
-        ct.pp_extra = 2 * t_pp;  // each pass waits for its send
-      } else if (ct.ep_delta != 0) {
-        ct.pp_extra = pp_overlap_seconds(ct.pair, 2 * t_pp, f.pp_overlap.alpha, f.pp_overlap.beta) - ct.pair;
-      } else {
-        ct.pp_extra = pp_overlap_seconds(fwd, t_pp, f.pp_overlap.alpha, f.pp_overlap.beta) +
-                      pp_overlap_seconds(bwd, t_pp, f.pp_overlap.alpha, f.pp_overlap.beta) - fwd - bwd;
-      }
-    }
-    return ct;
-  };
   // Every chunk's times, once: [rank * v + local chunk].
-  InlineBuffer<ChunkTime> chunk_times(p_ * v_);
+  ChunkBuffer chunk_times(p_ * v_);
   for (int i = 0; i < p_ * v_; ++i) {
-    chunk_times[i] = chunk_time(plan_.chunks[static_cast<std::size_t>(i)], plan_.pair_share[static_cast<std::size_t>(i / v_)]);
+    chunk_times[i] = chunk_time(plan_.chunks[static_cast<std::size_t>(i)],
+                                plan_.pair_share[static_cast<std::size_t>(i / v_)], blocks, t_pp, p_, f);
   }
+  const ScheduleKind k = kind;
 
   // Busiest rank: the largest steady busy time.
   const double mb_per_chunk = k == ScheduleKind::kDualPipe ? m_ / 2.0 : m_;
@@ -187,143 +377,11 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
   out.forward_chunk_s = rank_sum.f.total() / v_;
   out.backward_chunk_s = rank_b.total() / v_;
 
-  const double hops = 2.0 * (p_ - 1) * t_pp;  // warm-up and cool-down hops, exposed
-  // Each rank's pass costs as the replays below see them: a blocking send is part of its pass
-  // (and the receiver has the data when the pass ends); with PP overlap a pass costs MoFa(23) and
-  // the data arrives one hop after it.
-  const bool blocking = !f.pp_overlap.enabled;
-  const double edge = p_ > 1 && !blocking ? t_pp : 0.0;
-  StageBuffer pass_f(p_);  // [rank], first local chunk
-  StageBuffer pass_b(p_);
-  for (int r = 0; r < p_; ++r) {
-    const LayerTime& t = chunk_times[r * v_].t;
-    const double fwd = t.f.total();
-    const double bwd = t.backward().total();
-    const bool sends = p_ > 1;
-    pass_f[r] = !sends ? fwd : blocking ? fwd + t_pp : pp_overlap_seconds(fwd, t_pp, f.pp_overlap.alpha, f.pp_overlap.beta);
-    pass_b[r] = !sends ? bwd : blocking ? bwd + t_pp : pp_overlap_seconds(bwd, t_pp, f.pp_overlap.alpha, f.pp_overlap.beta);
-  }
   // End of each rank's last pass, from the step's start: where its DP reduction and update begin.
   StageBuffer last_end(p_);
-  const bool replay_1f1b = k == ScheduleKind::k1F1B && moe_pair_delta == 0;
-  const bool gpipe = k == ScheduleKind::kGpipe;
-  if (replay_1f1b || gpipe) {
-    if (replay_1f1b) {
-      one_f_one_b_stage_ends(p_, m_, pass_f, pass_b, edge, last_end);
-    } else {
-      // GPipe: m forwards then m backwards per stage, each phase a flow shop of identical jobs,
-      // whose makespan over stages j..p−1 is Σ_j T + (m − 1)·max_j T (plus a hop per boundary).
-      // The backwards start on the last stage when its last forward ends (every other stage
-      // finished its forwards earlier) and run back up to stage 0.
-      double forwards = (p_ - 1) * edge;
-      double slowest_f = 0;
-      for (int r = 0; r < p_; ++r) {
-        forwards += pass_f[r];
-        slowest_f = std::max(slowest_f, pass_f[r]);
-      }
-      forwards += (m_ - 1) * slowest_f;
-      double below = 0;  // Σ_{j≥r} B_j
-      double slowest_b = 0;
-      for (int r = p_ - 1; r >= 0; --r) {
-        below += pass_b[r];
-        slowest_b = std::max(slowest_b, pass_b[r]);
-        last_end[r] = forwards + below + (p_ - 1 - r) * edge + (m_ - 1) * slowest_b;
-      }
-    }
-    double pipeline = 0;
-    for (int r = 0; r < p_; ++r) pipeline = std::max(pipeline, last_end[r]);
-    const double idle = pipeline - busiest_busy;
-    const double exposed_hops = std::clamp(hops, 0.0, std::max(idle, 0.0));
-    bd.pp_exposed += exposed_hops;
-    bd.pp_bubble = idle - exposed_hops;
-    out.pipeline_s = pipeline;
-    if (replay_1f1b) {  // MoFa(9): the first micro-batch's forward down to the busiest rank
-      for (int j = 0; j < busiest; ++j) out.warmup_s += pass_f[j] + edge;
-      out.cooldown_s = pipeline - busiest_busy - out.warmup_s;
-    }
-  } else {
-    if (k == ScheduleKind::k1F1B || k == ScheduleKind::kInterleaved1F1B) {
-      // MoFa(9) MoFa(10) MoFa(11) MoFa(12): the first micro-batch's forward down virtual stages 0..p-2, the steady
-      // pairs of the busiest rank, the last micro-batch's backward back up through p-2..0.
-      double warm = 0;
-      double cool = 0;
-      for (int j = 0; j + 1 < p_; ++j) {  // virtual stage j: rank j, its first local chunk
-        const ChunkTime& ct = chunk_times[j * v_];
-        warm += ct.t.f.total();
-        cool += ct.t.backward().total();
-      }
-      out.warmup_s = warm + (p_ - 1) * t_pp;
-      out.cooldown_s = cool + (p_ - 1) * t_pp;
-      bd.pp_bubble = warm + cool;
-    } else {
-      // Other schedules: busy + the schedule's closed-form bubble (per full stage) + exposed hops.
-      const double stage_chunks = k == ScheduleKind::kDualPipe ? 2.0 : 1.0;
-      const schedules::PassTimes times{.forward = rank_sum.f.total() / stage_chunks,
-                                       .input_grad = rank_sum.b.total() / stage_chunks,
-                                       .weight_grad = rank_sum.w.total() / stage_chunks};
-      const schedules::PipelineShape shape{.stages = p_, .microbatches = m_, .chunks = 1};
-      if (k == ScheduleKind::kDualPipe) {
-        const double pair = f.ep_overlap.enabled ? rank_pair / stage_chunks : -1;
-        bd.pp_bubble = schedules::dualpipe_bubble(shape, times, pair);
-      } else {
-        bd.pp_bubble = schedules::bubble_time(k, shape, times);
-      }
-    }
-    bd.pp_exposed += hops;
-    out.pipeline_s = busiest_busy + bd.pp_bubble + hops;  // MoFa(12)
-    // Where each rank's last pass ends: 1F1B-family schedules drain through the first chunks,
-    // rank r finishing Σ_{j<r} (B_j + hop) before rank 0 (an upper bound when the drain waits);
-    // ZB-H1 and DualPipe end every rank together.
-    const bool drains = k == ScheduleKind::k1F1B || k == ScheduleKind::kInterleaved1F1B;
-    double before = 0;
-    for (int r = 0; r < p_; ++r) {
-      last_end[r] = out.pipeline_s - before;
-      if (drains) before += pass_b[r] + edge;
-    }
-  }
-
-  // Optimizer (MoFa(13) MoFa(24) MoFa(25) MoFa(26) MoFa(27) MoFa(28)): each rank reduces and updates after its
-  // own last pass; the step ends with the last rank to finish (MoFa(14)).
-  const int mb_group = std::min(m_, p_);
-  double step = -1;
-  double tail_update = 0;
-  double last_update_bytes = -1;
-  double last_update_s = 0;
-  for (int r = 0; r < p_; ++r) {
-    const RankDp& d = plan_.dp[static_cast<std::size_t>(r)];
-    const double grad = comm_seconds(d.grad, x.inv_mub);
-    const double params = comm_seconds(d.params, x.inv_mub);
-    double exposed = grad + params;
-    if (f.dp_overlap.enabled && v_ > 1) {
-      LayerTime per;  // mean chunk of rank r
-      for (int c = 0; c < v_; ++c) per += chunk_times[r * v_ + c].t;
-      const double bwd = mb_group * per.backward().total() / v_;
-      const double fwd = mb_group * per.f.total() / v_;
-      exposed = dp_overlap_exposed_seconds(grad / v_, bwd, v_, f.dp_overlap.alpha, f.dp_overlap.beta) +
-                dp_overlap_exposed_seconds(params / v_, fwd, v_, f.dp_overlap.alpha, f.dp_overlap.beta);
-    }
-    double update = 0;
-    if (f.optimizer_placement == OptimizerPlacement::kCpu) {  // MoFa(28)
-      update = d.d2h_bytes / hw.d2h_bandwidth + d.updated_params / hw.cpu_optimizer_params_per_second +
-               d.h2d_bytes / hw.h2d_bandwidth;
-    } else if (d.update_bytes > 0) {  // MoFa(13) MoFa(26): memory-bound Adam
-      if (d.update_bytes != last_update_bytes) {  // ranks laid out alike update the same bytes
-        last_update_bytes = d.update_bytes;
-        last_update_s = phase_seconds(PhaseCost{0, d.update_bytes}, OpClass::kElementwise, hw, f);
-      }
-      update = last_update_s;
-    }
-    if (last_end[r] + exposed + update > step) {
-      step = last_end[r] + exposed + update;
-      tail_update = update;
-    }
-  }
-  // What runs after the pipeline's end: the update last, the DP reduction before it.
-  step = std::max(step, out.pipeline_s);
-  out.optimizer_s = step - out.pipeline_s;
-  bd.optimizer = std::min(tail_update, out.optimizer_s);
-  bd.dp_exposed = out.optimizer_s - bd.optimizer;
-  out.step_time_s = step;  // MoFa(14)
+  pipeline_term(plan_, k, f, chunk_times, t_pp, blocks.moe_pair_delta,
+                {.rank = busiest, .busy = busiest_busy, .sum = rank_sum, .pair = rank_pair}, out, last_end);
+  optimizer_term(plan_, chunk_times, last_end, x, out);
 
   const double gpus = input_.parallel.gpus();
   const double peak = peak_flops(hw, f.compute_dtype);
