@@ -36,7 +36,7 @@ const AnalyticInput& validated(const AnalyticInput& input) {
   require(input.topology.gpus == par.gpus(),
           "topology.gpus = " + std::to_string(input.topology.gpus) + " but tp*cp*pp*dp = " +
               std::to_string(par.gpus()));
-  require(par.micro_batch >= 1 && par.global_batch % (par.micro_batch * par.dp) == 0 && par.microbatches() >= 1,
+  require(batch_divides(par.global_batch, par.micro_batch, par.dp),
           "parallel.global_batch must be a positive multiple of micro_batch*dp = " +
               std::to_string(par.micro_batch * par.dp));
   require(par.vpp == 1 || par.schedule == ScheduleKind::kInterleaved1F1B,

@@ -101,3 +101,22 @@ TEST(RankPlan, PipelineHopIsPricedOnTheTopologyOrLeftToTheReplay) {
 
 }  // namespace
 }  // namespace mofasim::model
+
+namespace mofasim::model {
+namespace {
+
+// The one batch rule (model/spec.h) the scenario seal, the measured-data reader, the tuner and
+// both step models check: Llama 3 405B's 2,048 sequences split over dp 64 as 32 micro-batches of 1.
+TEST(BatchRule, GlobalBatchIsAPositiveMultipleOfMicroBatchTimesDp) {
+  EXPECT_TRUE(batch_divides(2048, 1, 64));    // m = 32
+  EXPECT_TRUE(batch_divides(2048, 2, 64));    // m = 16
+  EXPECT_FALSE(batch_divides(2048, 3, 64));   // 2048 / 192 leaves 128
+  EXPECT_FALSE(batch_divides(32, 1, 64));     // m would be 0
+  EXPECT_FALSE(batch_divides(0, 1, 1));
+  EXPECT_FALSE(batch_divides(64, 0, 1));      // no micro-batch size
+  EXPECT_FALSE(batch_divides(64, 1, 0));
+  static_assert(batch_divides(8, 2, 4));      // usable at compile time: one micro-batch step
+}
+
+}  // namespace
+}  // namespace mofasim::model
