@@ -168,6 +168,14 @@ struct ParallelSpec {
   [[nodiscard]] int microbatches() const { return global_batch / (micro_batch * dp); }  // m
 };
 
+// The batch rule every layout obeys, defined once: the global batch splits into m >= 1 steps of
+// micro_batch sequences on each of dp replicas (global_batch a positive multiple of
+// micro_batch * dp). The scenario seal, the measured-data reader, the tuner and both step models
+// check it with this function, each reporting it in its own terms.
+constexpr bool batch_divides(std::int64_t global_batch, std::int64_t micro_batch, std::int64_t dp) {
+  return micro_batch >= 1 && dp >= 1 && global_batch >= micro_batch * dp && global_batch % (micro_batch * dp) == 0;
+}
+
 enum class RecomputeKind { kNone, kSelective, kFull };
 enum class OptimizerPlacement { kGpu, kCpu };
 

@@ -2,6 +2,7 @@
 // parsing, and per-row consistency checks, each error naming file:line and the column.
 #include "sim/analysis/measured_reader.h"
 
+#include "model/spec.h"
 #include "sim/analysis/input_file.h"
 
 #include <array>
@@ -263,7 +264,7 @@ std::vector<MeasuredRow> parse_measured_csv(std::string_view text, const std::st
                                   std::to_string(static_cast<long long>(row.tp) * row.dp * row.pp) + " but gpus = " +
                                   std::to_string(row.gpus));
     }
-    if (row.global_batch % (row.micro_batch * row.dp) != 0) {
+    if (!model::batch_divides(row.global_batch, row.micro_batch, row.dp)) {
       throw std::invalid_argument(where + ": column '" + column_name(MeasuredField::kGlobalBatch) + "': global batch " +
                                   std::to_string(row.global_batch) + " is not a multiple of micro batch * dp = " +
                                   std::to_string(row.micro_batch * row.dp));

@@ -157,7 +157,7 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
 
 PreparedStep prepare_step(const SimulationInput& in) {
   const model::ParallelSpec& par = in.parallel;
-  if (par.micro_batch < 1 || par.dp < 1 || par.global_batch % (par.micro_batch * par.dp) != 0) {
+  if (!model::batch_divides(par.global_batch, par.micro_batch, par.dp)) {
     throw std::invalid_argument("parallelism.global_batch (" + std::to_string(par.global_batch) +
                                 ") must be a multiple of micro_batch * dp (" +
                                 std::to_string(par.micro_batch * par.dp) + ")");

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "model/spec.h"
 #include "sim/scenario/units.h"
 
 namespace mofasim::scenario {
@@ -363,12 +364,12 @@ class Validator {
     }
     // Batch and schedule.
     const std::int64_t per_step = std::int64_t{x.micro_batch()} * dp;
-    if (batch_ok && x.global_batch() % per_step != 0) {
+    if (batch_ok && !model::batch_divides(x.global_batch(), x.micro_batch(), dp)) {
       fail(p + ".global_batch", num(std::int64_t{x.global_batch()}) + " is not a multiple of micro_batch*dp = " +
                                     num(std::int64_t{x.micro_batch()}) + "*" + num(dp) + " = " + num(per_step));
     }
     const std::int64_t m_count = batch_ok ? x.global_batch() / per_step : 0;
-    const bool m_ok = batch_ok && x.global_batch() % per_step == 0;
+    const bool m_ok = batch_ok && model::batch_divides(x.global_batch(), x.micro_batch(), dp);
     const std::string m_text = "the micro-batch count m = global_batch/(micro_batch*dp) = " + num(m_count);
     if (x.schedule() == proto::INTERLEAVED_1F1B) {
       // One stage has nothing to interleave with: its chunks would talk to the same GPU.
