@@ -1,6 +1,9 @@
 // Proto -> model/spec.h conversion (see to_spec.h).
 #include "sim/scenario/to_spec.h"
 
+#include <utility>
+
+#include "model/interference.h"
 #include "sim/units/check.h"
 
 namespace mofasim::scenario {
@@ -136,7 +139,37 @@ model::HardwareSpec to_hardware_spec(const proto::Hardware& h) {
                      .small_gemm = h.efficiency().small_gemm()},
       .roofline_slope = h.roofline_slope(),
       .roofline_intercept = h.roofline_intercept(),
+      .sm_count = h.sm_count(),
+      .collective_sms = h.collective_sms(),
+      .nvlink_sharp = h.nvlink_sharp(),
+      .nvls_efficiency = h.nvls_efficiency(),
+      .nvls_channels = h.nvls_channels(),
+      .nccl_ll_bandwidth = h.nccl_ll_bandwidth(),
   };
+}
+
+topology::CollectiveTuning to_collective_tuning(const model::HardwareSpec& h, topology::CollectiveModel model) {
+  return {.model = model,
+          .ll_max_bandwidth = h.nccl_ll_bandwidth,
+          .nvlink_sharp = h.nvlink_sharp,
+          .nvls_efficiency = h.nvls_efficiency,
+          .nvls_channels = h.nvls_channels};
+}
+
+topology::CollectiveModel to_collective_model(proto::CollectiveModel m) {
+  return m == proto::ALPHA_BETA ? topology::CollectiveModel::kAlphaBeta : topology::CollectiveModel::kNccl;
+}
+
+void apply_overlap_interference(const proto::Optimizations& o, const model::HardwareSpec& hardware,
+                                model::FeatureSpec& features) {
+  const double alpha = model::overlap_interference_alpha(hardware, features.overlap_interference);
+  const std::pair<const proto::Overlap*, model::OverlapSpec*> overlaps[] = {
+      {&o.tp_overlap(), &features.tp_overlap}, {&o.cp_overlap(), &features.cp_overlap},
+      {&o.ep_overlap(), &features.ep_overlap}, {&o.pp_overlap(), &features.pp_overlap},
+      {&o.dp_overlap(), &features.dp_overlap}};
+  for (const auto& [given, spec] : overlaps) {
+    if (!given->has_alpha()) spec->alpha = alpha;
+  }
 }
 
 model::ParallelSpec to_parallel_spec(const proto::Parallelism& p) {
@@ -179,6 +212,7 @@ model::FeatureSpec to_feature_spec(const proto::Optimizations& o) {
   spec.offload_alpha_backward = a.alpha_backward();
   spec.offload_beta_backward = a.beta_backward();
   spec.dp_bucket_bytes = o.dp_bucket_size();
+  spec.overlap_interference = o.overlap_interference();
   return spec;
 }
 
