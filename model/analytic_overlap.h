@@ -1,8 +1,8 @@
 // The closed forms of MoFa's overlap and memory-feature terms (§3.3), as pure functions of times in
 // seconds, so each can be checked by hand. α is the time-increase coefficient of the compute side
-// and β that of the communication (or copy) side while the two run together (both >= 1). An overlap
-// whose α the scenario does not give takes the hardware's overlap interference
-// (model/interference.h: sm_count / (sm_count − collective_sms)); the replay applies the same factor.
+// and β that of the communication (or copy) side while the two run together (both >= 1). Every overlap's
+// α is at least the hardware's overlap interference (model/interference.h:
+// sm_count / (sm_count − collective_sms), applied by the scenario seal); the replay uses the same.
 //
 // Reading of α and β: MoFa writes each overlapped window as max(α·X, β·C), which charges α over
 // the whole window even when the communication ends early. Here α and β are the rates at which

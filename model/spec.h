@@ -184,7 +184,7 @@ struct FeatureSpec {
   double offload_beta_backward = 1.0;
   double dp_bucket_bytes = 40e6;    // DP gradient bucket size
   // Overlapped communication slows compute by model::overlap_interference_alpha (the replay applies
-  // it wherever compute and communication run at once on a rank; an overlap's alpha defaults to it).
+  // it wherever compute and communication run at once on a rank; every overlap's alpha is at least it).
   bool overlap_interference = true;
 };
 

@@ -1,6 +1,7 @@
 // Proto -> model/spec.h conversion (see to_spec.h).
 #include "sim/scenario/to_spec.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "model/interference.h"
@@ -167,9 +168,9 @@ void apply_overlap_interference(const proto::Optimizations& o, const model::Hard
       {&o.tp_overlap(), &features.tp_overlap}, {&o.cp_overlap(), &features.cp_overlap},
       {&o.ep_overlap(), &features.ep_overlap}, {&o.pp_overlap(), &features.pp_overlap},
       {&o.dp_overlap(), &features.dp_overlap}};
-  for (const auto& [given, spec] : overlaps) {
-    if (!given->has_alpha()) spec->alpha = alpha;
-  }
+  // A floor, not a default: the replay slows compute by at least this factor beside any
+  // communication kernel, so an overlap's alpha below it would make the closed form disagree.
+  for (const auto& [given, spec] : overlaps) spec->alpha = std::max(given->alpha(), alpha);
 }
 
 model::ParallelSpec to_parallel_spec(const proto::Parallelism& p) {

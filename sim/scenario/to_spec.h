@@ -19,8 +19,8 @@ topology::CollectiveTuning to_collective_tuning(const model::HardwareSpec& hardw
                                                 topology::CollectiveModel model = topology::CollectiveTuning{}.model);
 topology::CollectiveModel to_collective_model(proto::CollectiveModel model);
 
-// Overlap interference (model/interference.h): every overlap whose alpha the scenario does not give
-// takes the hardware's interference factor (1 when features.overlap_interference is off).
+// Overlap interference (model/interference.h): every overlap's alpha is at least the hardware's
+// interference factor (1 when features.overlap_interference is off), as the replay charges it.
 void apply_overlap_interference(const proto::Optimizations& optimizations, const model::HardwareSpec& hardware,
                                 model::FeatureSpec& features);
 
