@@ -1,13 +1,27 @@
 // The closed forms of MoFa's overlap and memory-feature terms (§3.3), as pure functions of times in
 // seconds, so each can be checked by hand. α is the time-increase coefficient of the compute side
-// and β that of the communication (or copy) side while the two run together (both >= 1).
+// and β that of the communication (or copy) side while the two run together (both >= 1). Every overlap's
+// α is at least the hardware's overlap interference (model/interference.h:
+// sm_count / (sm_count − collective_sms), applied by the scenario seal); the replay uses the same.
+//
+// Reading of α and β: MoFa writes each overlapped window as max(α·X, β·C), which charges α over
+// the whole window even when the communication ends early. Here α and β are the rates at which
+// each side slows *while both run* (the replay's fluid semantics, sim/engine/fluid_model.h), so a
+// window of compute X and communication C takes
+//   overlap_window_seconds(X, C, α, β) = X + β·C·(1 − 1/α)   when β·C <= α·X (communication ends first)
+//                                      = C + α·X·(1 − 1/β)   otherwise,
+// which equals MoFa's max(α·X, β·C) when α = β = 1 or when the two end together (α·X = β·C), and is
+// what both step models charge, so the closed form and the replay agree under interference.
 #pragma once
 
 namespace mofasim::model {
 
+// One overlapped window (see above); max(X, C) when α = β = 1.
+double overlap_window_seconds(double compute, double comm, double alpha, double beta);
+
 // MoFa(20): a GEMM of `compute` seconds and its TP collective of `comm` seconds split into
 // `chunks` pieces and pipelined. The first piece of one side and the last piece of the other stay
-// exposed; the s−1 middle steps overlap:  X/s + C/s + (s−1)·max(α·X/s, β·C/s).
+// exposed; the s−1 middle steps overlap:  X/s + C/s + (s−1)·window(X/s, C/s).
 // chunks == 1 gives X + C (no overlap); large s tends to max(α·X, β·C).
 double tp_overlap_seconds(double compute, double comm, int chunks, double alpha, double beta);
 
@@ -18,11 +32,11 @@ double cp_ring_seconds(double attention, double p2p_step, int cp, bool overlap, 
 
 // MoFa(22): one forward pass paired with another micro-batch's backward pass (DualPipe-style).
 // The forward's compute hides the backward's all-to-all and vice versa:
-//   max(α·F_comp, β·B_a2a) + max(α·B_comp, β·F_a2a).
+//   window(F_comp, B_a2a) + window(B_comp, F_a2a).
 double ep_pair_seconds(double forward_compute, double forward_a2a, double backward_compute, double backward_a2a,
                        double alpha, double beta);
 
-// MoFa(23): a pipeline step whose PP send/recv overlaps the next compute: max(α·T, β·t_pp).
+// MoFa(23): a pipeline step whose PP send/recv overlaps the next compute: window(T, t_pp).
 double pp_overlap_seconds(double step, double pp_hop, double alpha, double beta);
 
 // MoFa(24): DP communication of `chunks` (= v) model chunks, each `comm_per_chunk` seconds,
@@ -30,13 +44,13 @@ double pp_overlap_seconds(double step, double pp_hop, double alpha, double beta)
 // (the backward of the next chunk in the cool-down for gradient reduce-scatter, the forward of the
 // previous chunk in the warm-up for the parameter all-gather). The last chunk's collective has
 // nothing left to hide under. Exposed time beyond the compute:
-//   c + Σ_{i=1..v−1} (max(α·W, β·c) − W).
+//   c + Σ_{i=1..v−1} (window(W, c) − W).
 double dp_overlap_exposed_seconds(double comm_per_chunk, double compute_per_chunk, int chunks, double alpha,
                                   double beta);
 
 // MoFa(33) MoFa(34) MoFa(35): asynchronous activation offload of one layer. The forward's D2H copy of the
 // layer's activation runs under the next layer's forward, the backward's H2D prefetch under the
-// previous layer's backward: max(α·T_layer, β·t_copy).
+// previous layer's backward: window(T_layer, t_copy).
 double offload_seconds(double layer, double copy, double alpha, double beta);
 
 }  // namespace mofasim::model

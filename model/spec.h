@@ -146,6 +146,14 @@ struct HardwareSpec {
   double roofline_slope = 0;      // modified roofline: FLOP/s per (FLOP/byte)
   double roofline_intercept = 0;  // modified roofline: FLOP/s
   KernelSpec kernels{};
+  // Communication. The SMs one communication kernel holds while it overlaps compute, of kernels.sm_count
+  // (model/interference.h; 0 = unknown, overlap is free). NCCL protocol constants of this GPU
+  // generation for the collective model (topology/nccl_protocols.h).
+  int collective_sms = 0;
+  bool nvlink_sharp = false;
+  double nvls_efficiency = 0.85;
+  int nvls_channels = 16;
+  double nccl_ll_bandwidth = 87.7e9;  // bytes/s
 };
 
 using ScheduleKind = schedules::ScheduleKind;  // owned by the schedules (schedules/schedule_kind.h)
@@ -211,6 +219,9 @@ struct FeatureSpec {
   double offload_beta_backward = 1.0;
   double dp_bucket_bytes = 40e6;    // DP gradient bucket size
   bool cuda_graphs = false;         // kernels replayed from CUDA graphs: no per-kernel host launch floor
+  // Overlapped communication slows compute by model::overlap_interference_alpha (the replay applies
+  // it wherever compute and communication run at once on a rank; every overlap's alpha is at least it).
+  bool overlap_interference = true;
 };
 
 }  // namespace mofasim::model

@@ -30,6 +30,31 @@ std::string_view collective_algorithm_name(CollectiveAlgorithm a) {
   return "?";
 }
 
+std::string_view protocol_name(Protocol p) {
+  switch (p) {
+    case Protocol::kAlphaBeta: return "alpha-beta";
+    case Protocol::kLL: return "LL";
+    case Protocol::kLL128: return "LL128";
+    case Protocol::kSimple: return "Simple";
+    case Protocol::kNvls: return "NVLS";
+  }
+  return "?";
+}
+
+int ProtocolOptions::cheapest(double bandwidth_seconds) const {
+  int best = -1;
+  double best_t = 0;
+  for (int i = 0; i < count; ++i) {
+    const ProtocolOption& o = items[static_cast<std::size_t>(i)];
+    const double t = o.latency_seconds + o.byte_factor * bandwidth_seconds;
+    if (best < 0 || t < best_t) {
+      best = i;
+      best_t = t;
+    }
+  }
+  return best;
+}
+
 double bus_bandwidth_factor(CollectiveKind kind, int n) {
   const double p = n;
   switch (kind) {

@@ -7,6 +7,8 @@
 // one rank sends (itself included) for all-to-all, and the message for send/recv and a ring step.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <string_view>
 #include <vector>
 
@@ -47,10 +49,33 @@ CollectiveAlgorithm default_algorithm(CollectiveKind kind);
 // Throws std::invalid_argument when the algorithm is not defined for the kind, listing the allowed.
 void check_supported(CollectiveKind kind, CollectiveAlgorithm algorithm);
 
-// Closed-form α–β cost of one collective running alone: latency (steps × α) + bandwidth term.
+// The protocol a collective runs with (CollectiveModel::kNccl); kAlphaBeta under the α–β model.
+enum class Protocol : std::uint8_t { kAlphaBeta, kLL, kLL128, kSimple, kNvls };
+std::string_view protocol_name(Protocol p);
+
+// One way to run a collective: its whole latency, and the factor on the α–β bandwidth term (the
+// bytes every link carries are multiplied by it: LL moves a flag with every word, NVLS reduces in
+// the switch and moves fewer bytes per GPU). The cheapest option for the message size is taken.
+struct ProtocolOption {
+  Protocol protocol = Protocol::kAlphaBeta;
+  double latency_seconds = 0;
+  double byte_factor = 1;
+};
+struct ProtocolOptions {
+  std::array<ProtocolOption, 4> items{};
+  int count = 0;  // 0: the α–β model (latency and bytes as the plan states them)
+  void add(ProtocolOption o) { items[static_cast<std::size_t>(count++)] = o; }
+  // Index of the cheapest option for a message whose α–β bandwidth term is bandwidth_seconds
+  // (the first on ties); -1 when there is none.
+  [[nodiscard]] int cheapest(double bandwidth_seconds) const;
+};
+
+// Closed-form cost of one collective running alone: latency (steps × α, or the chosen protocol's
+// latency) + bandwidth term.
 struct CollectiveCost {
   double latency_seconds = 0;
   double bandwidth_seconds = 0;
+  Protocol protocol = Protocol::kAlphaBeta;
   [[nodiscard]] double seconds() const { return latency_seconds + bandwidth_seconds; }
 };
 
@@ -70,10 +95,15 @@ struct CommPhase {
 // A collective as link loads. Alone, at full link capacity, its time is
 //   Σ_phases [ latency + max_link (S · bytes_per_byte / capacity) ],
 // which equals the closed form (CommGroup::cost). Build once per group and reuse.
+// Under CollectiveModel::kNccl a single-phase plan also carries its protocol options: the runner
+// takes options.cheapest(S · seconds_per_byte), replaces the phase latency with that option's and
+// multiplies S by its byte_factor (exactly what CommGroup::cost charges).
 struct CollectivePlan {
   CollectiveKind kind = CollectiveKind::kAllReduce;
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::kRing;
   std::vector<CommPhase> phases{};  // empty for a group of one
+  ProtocolOptions protocols{};      // count 0: run the phases as stated
+  double seconds_per_byte = 0;      // α–β bandwidth term per byte of S, alone on the network
 };
 
 }  // namespace mofasim::topology

@@ -56,7 +56,9 @@ CollectiveCost CommGroup::cost(CollectiveKind kind, CollectiveAlgorithm algorith
 }
 
 Bandwidth CommGroup::bus_bandwidth(CollectiveKind kind, CollectiveAlgorithm algorithm) const {
-  const double per_byte = cost(kind, algorithm, Bytes{1}).bandwidth_seconds;
+  // A message large enough that every protocol model picks its bulk protocol (Simple or NVLS).
+  constexpr double kBulk = 1e15;
+  const double per_byte = cost(kind, algorithm, Bytes{kBulk}).bandwidth_seconds / kBulk;
   if (per_byte <= 0) return Bandwidth{std::numeric_limits<double>::infinity()};
   return Bandwidth{bus_bandwidth_factor(kind, size()) / per_byte};
 }

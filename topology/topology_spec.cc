@@ -67,6 +67,16 @@ void TopologySpec::validate() const {
   if (!std::isfinite(bandwidth_scale) || bandwidth_scale <= 0) {
     fail("bandwidth_scale", "must be a finite factor > 0, got " + num(bandwidth_scale));
   }
+  const CollectiveTuning& c = collectives;
+  if (!std::isfinite(c.ll_max_bandwidth) || c.ll_max_bandwidth <= 0) {
+    fail("collectives.ll_max_bandwidth", "must be a finite bandwidth > 0 bytes/s, got " + num(c.ll_max_bandwidth));
+  }
+  if (!std::isfinite(c.nvls_efficiency) || c.nvls_efficiency <= 0 || c.nvls_efficiency > 1) {
+    fail("collectives.nvls_efficiency", "must be in (0, 1], got " + num(c.nvls_efficiency));
+  }
+  if (c.nvls_channels < 2) {
+    fail("collectives.nvls_channels", "must be >= 2, got " + std::to_string(c.nvls_channels));
+  }
 }
 
 }  // namespace mofasim::topology

@@ -3,6 +3,7 @@
 // initializers. validate() is the single place that decides what a legal cluster is.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 
 namespace mofasim::topology {
@@ -13,6 +14,27 @@ namespace mofasim::topology {
 struct LinkSpec {
   double bandwidth = 0;  // bytes/s per GPU per direction
   double latency = 0;    // seconds per algorithm step that crosses this level (α)
+};
+
+// How collectives are priced beyond bytes / bus bandwidth (topology/nccl_protocols.h).
+enum class CollectiveModel : std::uint8_t {
+  kAlphaBeta,  // latency = algorithm steps x the link class's latency; bandwidth = bytes / bus bandwidth
+  kNccl,       // NCCL's own tuning model: per-protocol (LL, LL128, Simple) base and per-hop latencies and
+               // bandwidth fractions, the cheapest protocol per message size (the bandwidth ramp); NVLS
+};
+
+struct CollectiveTuning {
+  // α–β by default: kNccl made the held-out vTrain A100 figures worse (multi-node 8.74 -> 8.79 %
+  // simulated, 9.96 -> 10.03 % analytic; single-node 7.48 -> 7.56 %, 7.46 -> 7.55 %), see
+  // docs/validation-measured.md "Collective model vs nccl-tests".
+  CollectiveModel model = CollectiveModel::kAlphaBeta;
+  // NCCL's cap on the LL protocol's bus bandwidth (llMaxBw, one node): Ampere 87.7 GB/s, Hopper 141,
+  // Blackwell 282 (nccl_model.csv rows "llMaxBw (1 node)", NVIDIA/nccl@5067397 src/graph/tuning.cc).
+  double ll_max_bandwidth = 87.7e9;
+  // NVLink SHARP (NVLS): single-node all-reduce groups of >= 5 GPUs may reduce in the switch.
+  bool nvlink_sharp = false;
+  double nvls_efficiency = 0.85;  // nvlsEfficiency: Hopper 0.85, Blackwell 0.74 (nccl_model.csv)
+  int nvls_channels = 16;         // NVLS_NCHANNELS: SM90 16, SM100 single NVLink domain 24 (nccl_model.csv)
 };
 
 struct TopologySpec {
@@ -26,6 +48,7 @@ struct TopologySpec {
   double oversubscription = 1.0;  // >= 1; divides the inter-supernode bandwidth
   double bandwidth_decay = 1.0;   // γ ∈ (0,1], MoFa(3); scales both scale-out levels
   double bandwidth_scale = 1.0;   // μ_b > 0, MoFa(18); scales every level
+  CollectiveTuning collectives{};  // latency / protocol model of every collective
 
   // Throws std::invalid_argument naming the first bad field and its allowed range.
   void validate() const;

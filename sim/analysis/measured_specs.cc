@@ -6,6 +6,7 @@
 
 #include "model/shape.h"
 #include "sim/scenario/loader.h"
+#include "sim/scenario/to_spec.h"
 
 namespace mofasim::analysis {
 namespace {
@@ -108,6 +109,7 @@ MeasuredCase to_measured_case(const MeasuredRow& row, const MeasuredConditions& 
       .inter_node = {.bandwidth = conditions.inter_node_bandwidth_per_node / conditions.gpus_per_node,
                      .latency = conditions.inter_node_latency},
       .bandwidth_scale = conditions.bandwidth_scale,
+      .collectives = scenario::to_collective_tuning(c.hardware),
   };
   try {
     model::validate_model(c.model);

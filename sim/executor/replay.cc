@@ -22,6 +22,8 @@ struct PlanPhase {
 };
 struct CachedPlan {
   std::vector<PlanPhase> phases;
+  topology::ProtocolOptions protocols{};  // NCCL protocol options of a single-phase plan (collective.h)
+  double seconds_per_byte = 0;
 };
 
 int kind_index(Collective c) {
@@ -55,7 +57,8 @@ class Replayer {
       : w_(*in.workload), topo_(*in.topology), hw_(*in.hardware),
         out_(InstanceMap(*in.placement, in.workload->stages(), in.fidelity)), map_(out_.map),
         queue_(sim::EventQueueOptions{.shuffle_ties_seed = in.shuffle_ties_seed}), fluid_(queue_),
-        progress_(in.progress), watched_links_(in.watched_links) {}
+        progress_(in.progress), watched_links_(in.watched_links),
+        interference_alpha_(in.comm_interference_alpha) {}
 
   ReplayOutput run() {
     build_instances();
@@ -237,6 +240,10 @@ class Replayer {
       }
       if (!p.uses.empty() || p.latency.count() > 0) c.phases.push_back(std::move(p));
     }
+    if (plan.phases.size() == 1) {
+      c.protocols = plan.protocols;
+      c.seconds_per_byte = plan.seconds_per_byte;
+    }
     plans_.push_back(std::move(c));
     return static_cast<std::int32_t>(plans_.size() - 1);
   }
@@ -288,6 +295,10 @@ class Replayer {
     fluid_.start(spec, done);
   }
 
+  // Overlap interference hook: a communication kernel slows the compute it overlaps by at least
+  // the hardware's interference factor.
+  [[nodiscard]] double comm_alpha(TaskId t) const { return std::max<double>(w_.alpha(t), interference_alpha_); }
+
   [[nodiscard]] const CachedPlan& plan_of(TaskId t, std::uint32_t inst) {
     return plans_[static_cast<std::size_t>(w_.kind(t) == TaskKind::kP2p ? p2p_plan(t, inst) : group_plan(t, inst))];
   }
@@ -300,15 +311,24 @@ class Replayer {
       return;
     }
     const PlanPhase& ph = plan.phases[phase];
-    const double bytes = w_.work(t);
+    double bytes = w_.work(t);
+    Duration latency = ph.latency;
+    // The NCCL protocol for this message size: its latency, and its bytes per payload byte, exactly
+    // as CommGroup::cost charges them (both step models price collectives through topology/).
+    const int option = plan.protocols.cheapest(bytes * plan.seconds_per_byte);
+    if (option >= 0) {
+      const topology::ProtocolOption& o = plan.protocols.items[static_cast<std::size_t>(option)];
+      latency = from_seconds(o.latency_seconds);
+      bytes *= o.byte_factor;
+    }
     if (ph.uses.empty() || bytes <= 0) {
-      sim::ActivitySpec spec{.work = 0, .latency = ph.latency};
+      sim::ActivitySpec spec{.work = 0, .latency = latency};
       fluid_.start(spec, done);
       return;
     }
     sim::ActivitySpec spec{.work = bytes, .uses = ph.uses, .kind = sim::ActivityKind::kCommunication,
                            .domain = domain_[rank_slot(t, inst)],
-                           .coefficients = {.alpha = w_.alpha(t), .beta = w_.beta(t)}, .latency = ph.latency};
+                           .coefficients = {.alpha = comm_alpha(t), .beta = w_.beta(t)}, .latency = latency};
     fluid_.start(spec, done);
   }
 
@@ -387,6 +407,7 @@ class Replayer {
   std::uint64_t finished_ = 0;
   std::function<void(std::int64_t, std::int64_t)> progress_;
   const std::vector<std::uint32_t>* watched_links_ = nullptr;
+  double interference_alpha_ = 1.0;
 };
 
 }  // namespace

@@ -43,6 +43,10 @@ struct ReplayInput {
   const topology::Placement* placement = nullptr;
   const model::HardwareSpec* hardware = nullptr;
   Fidelity fidelity = Fidelity::kFolded;
+  // Overlap interference: a collective or p2p kernel occupies SMs, so compute of its rank that runs
+  // at the same time is slowed by at least this factor (model::overlap_interference_alpha); the
+  // task's own alpha applies when larger. 1 = overlap is free.
+  double comm_interference_alpha = 1.0;
   // Debug (style.md S9): permute same-time events with this seed; results must not change.
   std::optional<std::uint64_t> shuffle_ties_seed{};
   // If set: (instances finished, instances in all), every kProgressEvery instances and at the end.

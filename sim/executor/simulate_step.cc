@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "model/compute_time.h"
+#include "model/interference.h"
 #include "model/memory.h"
 #include "schedules/factory.h"
 #include "schedules/task_graph.h"
@@ -79,6 +80,8 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
   const Fidelity fidelity = fold_refusal.empty() ? options.fidelity : Fidelity::kFull;
   const ReplayOutput r = replay({.workload = &w, .topology = &topo, .placement = &placement,
                                  .hardware = &in.hardware, .fidelity = fidelity,
+                                 .comm_interference_alpha =
+                                     model::overlap_interference_alpha(in.hardware, in.features.overlap_interference),
                                  .shuffle_ties_seed = options.shuffle_ties_seed, .progress = options.progress,
                                  .watched_links = &watched_links});
 

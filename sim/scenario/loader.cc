@@ -108,6 +108,7 @@ LoadedScenario load_scenario_from_string(std::string_view text, const std::strin
   loaded.hardware = to_hardware_spec(loaded.proto.hardware());
   loaded.parallel = to_parallel_spec(loaded.proto.parallelism());
   loaded.features = to_feature_spec(loaded.proto.optimizations());
+  apply_overlap_interference(loaded.proto.optimizations(), loaded.hardware, loaded.features);
   return loaded;
 }
 

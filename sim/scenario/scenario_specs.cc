@@ -5,6 +5,7 @@
 
 #include "schedules/factory.h"
 #include "sim/fault/failure_records.h"
+#include "sim/scenario/to_spec.h"
 
 namespace mofasim::cli {
 namespace {
@@ -39,6 +40,8 @@ topology::TopologySpec to_topology_spec(const proto::Scenario& scenario) {
       // mu_b (MoFa(18)) travels in FeatureSpec::bandwidth_scale; applying it here too would count it twice.
       .bandwidth_scale = 1.0,
   };
+  spec.collectives = scenario::to_collective_tuning(scenario::to_hardware_spec(scenario.hardware()),
+                                                    scenario::to_collective_model(t.collective_model()));
   if (t.has_inter_supernode()) spec.inter_supernode = to_link(t.inter_supernode());
   if (t.has_nics_per_node()) spec.nics_per_node = t.nics_per_node();
   return spec;

@@ -1,6 +1,10 @@
 // Proto -> model/spec.h conversion (see to_spec.h).
 #include "sim/scenario/to_spec.h"
 
+#include <algorithm>
+#include <utility>
+
+#include "model/interference.h"
 #include "sim/units/check.h"
 
 namespace mofasim::scenario {
@@ -166,7 +170,36 @@ model::HardwareSpec to_hardware_spec(const proto::Hardware& h) {
                   .gemm_ceiling_fp8 = h.kernels().gemm_ceiling_fp8(),
                   .hbm_fraction = h.kernels().hbm_fraction(),
                   .host_launch_seconds = h.kernels().host_launch()},
+      .collective_sms = h.collective_sms(),
+      .nvlink_sharp = h.nvlink_sharp(),
+      .nvls_efficiency = h.nvls_efficiency(),
+      .nvls_channels = h.nvls_channels(),
+      .nccl_ll_bandwidth = h.nccl_ll_bandwidth(),
   };
+}
+
+topology::CollectiveTuning to_collective_tuning(const model::HardwareSpec& h, topology::CollectiveModel model) {
+  return {.model = model,
+          .ll_max_bandwidth = h.nccl_ll_bandwidth,
+          .nvlink_sharp = h.nvlink_sharp,
+          .nvls_efficiency = h.nvls_efficiency,
+          .nvls_channels = h.nvls_channels};
+}
+
+topology::CollectiveModel to_collective_model(proto::CollectiveModel m) {
+  return m == proto::ALPHA_BETA ? topology::CollectiveModel::kAlphaBeta : topology::CollectiveModel::kNccl;
+}
+
+void apply_overlap_interference(const proto::Optimizations& o, const model::HardwareSpec& hardware,
+                                model::FeatureSpec& features) {
+  const double alpha = model::overlap_interference_alpha(hardware, features.overlap_interference);
+  const std::pair<const proto::Overlap*, model::OverlapSpec*> overlaps[] = {
+      {&o.tp_overlap(), &features.tp_overlap}, {&o.cp_overlap(), &features.cp_overlap},
+      {&o.ep_overlap(), &features.ep_overlap}, {&o.pp_overlap(), &features.pp_overlap},
+      {&o.dp_overlap(), &features.dp_overlap}};
+  // A floor, not a default: the replay slows compute by at least this factor beside any
+  // communication kernel, so an overlap's alpha below it would make the closed form disagree.
+  for (const auto& [given, spec] : overlaps) spec->alpha = std::max(given->alpha(), alpha);
 }
 
 model::ParallelSpec to_parallel_spec(const proto::Parallelism& p) {
@@ -210,6 +243,7 @@ model::FeatureSpec to_feature_spec(const proto::Optimizations& o) {
   spec.offload_beta_backward = a.beta_backward();
   spec.dp_bucket_bytes = o.dp_bucket_size();
   spec.cuda_graphs = o.cuda_graphs();
+  spec.overlap_interference = o.overlap_interference();
   return spec;
 }
 

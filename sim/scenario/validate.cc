@@ -26,7 +26,7 @@ std::string num(double v) {
 
 std::string num(std::int64_t v) { return std::to_string(v); }
 
-constexpr std::array<std::string_view, 52> kRules = {
+constexpr std::array<std::string_view, 53> kRules = {
     "model: num_layers, hidden_size, num_attention_heads, vocab_size and seq_length are required and >= 1; "
     "ffn_hidden_size is required unless every layer is MoE (moe given and first_k_dense_layers = 0)",
     "model: num_kv_heads (if given) divides num_attention_heads",
@@ -43,6 +43,7 @@ constexpr std::array<std::string_view, 52> kRules = {
     "hardware: compute_model modified-roofline needs roofline_slope > 0",
     "hardware: compute_model kernel needs kernels.family, kernels.sm_count >= 1, kernels.gemm_ceiling_bf16 and "
     "kernels.hbm_fraction in (0, 1] (and kernels.gemm_ceiling_fp8 for compute_dtype fp8); tiles >= 1",
+    "hardware: collective_sms < kernels.sm_count when kernels.sm_count > 0; nvls_efficiency in (0, 1]; nvls_channels >= 2",
     "topology: nodes_per_supernode (if > 0) divides the node count gpus / gpus_per_node",
     "topology: gpus, intra_node.bandwidth and inter_node.bandwidth are required; bandwidths > 0",
     "topology: gpus_per_node >= 1 and, when gpus > gpus_per_node, divides gpus; nics_per_node >= 1",
@@ -262,6 +263,15 @@ class Validator {
     unit_fraction(e.attention(), p + ".efficiency.attention");
     unit_fraction(e.memory(), p + ".efficiency.memory");
     unit_fraction(e.small_gemm(), p + ".efficiency.small_gemm");
+    if (h.kernels().sm_count() > 0 && h.collective_sms() >= h.kernels().sm_count()) {
+      fail(p + ".collective_sms", "must be below kernels.sm_count = " + num(std::int64_t{h.kernels().sm_count()}) +
+                                      " (a communication kernel cannot hold every SM), got " +
+                                      num(std::int64_t{h.collective_sms()}));
+    }
+    unit_fraction(h.nvls_efficiency(), p + ".nvls_efficiency");
+    if (h.nvls_channels() < 2) {
+      fail(p + ".nvls_channels", "must be >= 2, got " + num(std::int64_t{h.nvls_channels()}));
+    }
     if (h.compute_model() == proto::MODIFIED_ROOFLINE && !(h.roofline_slope() > 0)) {
       fail(p + ".roofline_slope", "must be greater than 0 for compute_model modified-roofline, got " +
                                       num(h.roofline_slope()));

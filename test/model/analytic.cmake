@@ -1,6 +1,7 @@
 # Tests and benchmark of the analytic MoFa step model.
 mofasim_add_test(model_analytic_test
   SRCS ${CMAKE_CURRENT_SOURCE_DIR}/analytic_model_test.cc
+       ${CMAKE_CURRENT_SOURCE_DIR}/analytic_interference_test.cc
   DEPS mofasim::analytic)
 mofasim_add_benchmark(model_analytic_bench
   SRCS ${CMAKE_CURRENT_SOURCE_DIR}/analytic_bench.cc

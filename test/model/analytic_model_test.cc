@@ -36,31 +36,36 @@ TEST(AnalyticOverlap, TpOverlapPipelinesChunks) {
   EXPECT_DOUBLE_EQ(tp_overlap_seconds(8, 4, 4, 1, 1), 9);
   // s = 1 is no overlap: X + C.
   EXPECT_DOUBLE_EQ(tp_overlap_seconds(8, 4, 1, 1, 1), 12);
-  // α = 1.5 on compute: 2 + 1 + 3·max(3, 1) = 12.
-  EXPECT_DOUBLE_EQ(tp_overlap_seconds(8, 4, 4, 1.5, 1), 12);
-  // Communication-bound, β = 2: 1 + 2 + 3·max(1, 4) = 15.
-  EXPECT_DOUBLE_EQ(tp_overlap_seconds(4, 8, 4, 1, 2), 15);
+  // α = 1.5 on compute while the 1 s piece runs: window 2 + 1·(1 − 1/1.5) = 2.3333; 3 + 3·2.3333 = 10
+  // (MoFa's max(α·X, β·C) would charge 3 per window, 12).
+  EXPECT_NEAR(tp_overlap_seconds(8, 4, 4, 1.5, 1), 10, 1e-12);
+  // Communication-bound, β = 2: window 2 + 1·(1 − 1/2) = 2.5; 1 + 2 + 3·2.5 = 10.5.
+  EXPECT_NEAR(tp_overlap_seconds(4, 8, 4, 1, 2), 10.5, 1e-12);
 }
 
 TEST(AnalyticOverlap, CpRingAttention) {
   // A = 8 over c = 4 steps of 2, p2p 3 per step: overlapped 3·max(2, 3) + 2 = 11; serial 8 + 3·3 = 17.
   EXPECT_DOUBLE_EQ(cp_ring_seconds(8, 3, 4, true, 1, 1), 11);
   EXPECT_DOUBLE_EQ(cp_ring_seconds(8, 3, 4, false, 1, 1), 17);
-  // α = 2: 3·max(4, 3) + 2 = 14.
-  EXPECT_DOUBLE_EQ(cp_ring_seconds(8, 3, 4, true, 2, 1), 14);
+  // α = 2: the 3 s send ends first (3 <= 2·2), window 2 + 3·(1 − 1/2) = 3.5; 3·3.5 + 2 = 12.5.
+  EXPECT_NEAR(cp_ring_seconds(8, 3, 4, true, 2, 1), 12.5, 1e-12);
 }
 
 TEST(AnalyticOverlap, EpPairAndPpAndOffload) {
   // F_comp 5, F_a2a 2, B_comp 10, B_a2a 4: max(5, 4) + max(10, 2) = 15 (vs 21 apart).
   EXPECT_DOUBLE_EQ(ep_pair_seconds(5, 2, 10, 4, 1, 1), 15);
-  // β = 2 makes the backward all-to-all the longer side: max(5, 8) + max(10, 4) = 18.
-  EXPECT_DOUBLE_EQ(ep_pair_seconds(5, 2, 10, 4, 1, 2), 18);
-  // MoFa(23): max(α·T, β·t_pp).
-  EXPECT_DOUBLE_EQ(pp_overlap_seconds(3, 1, 1.1, 1.2), 3.3);
-  EXPECT_DOUBLE_EQ(pp_overlap_seconds(1, 3, 1.1, 1.2), 3.6);
-  // MoFa(33) MoFa(34) MoFa(35): max(α·T, β·t_copy).
+  // β = 2: the backward all-to-all (4, slowed to 8) outlasts the forward's 5: 4 + 5·(1 − 1/2) = 6.5;
+  // the forward all-to-all (2, slowed to 4) ends inside the backward's 10: 10 + 4·0 = 10. 16.5.
+  EXPECT_NEAR(ep_pair_seconds(5, 2, 10, 4, 1, 2), 16.5, 1e-12);
+  // MoFa(23) as a window: T = 3, t_pp = 1 slowed to 1.2 ends first: 3 + 1.2·(1 − 1/1.1) = 3.10909.
+  EXPECT_NEAR(pp_overlap_seconds(3, 1, 1.1, 1.2), 3 + 1.2 * (1 - 1 / 1.1), 1e-12);
+  // T = 1 slowed to 1.1 ends first: 3 + 1.1·(1 − 1/1.2) = 3.18333.
+  EXPECT_NEAR(pp_overlap_seconds(1, 3, 1.1, 1.2), 3 + 1.1 * (1 - 1 / 1.2), 1e-12);
+  // MoFa(33) MoFa(34) MoFa(35) as a window: max(T, t_copy) at α = β = 1; α = 1.2: 5 + 2·(1 − 1/1.2).
   EXPECT_DOUBLE_EQ(offload_seconds(2, 5, 1, 1), 5);
-  EXPECT_DOUBLE_EQ(offload_seconds(5, 2, 1.2, 1), 6);
+  EXPECT_NEAR(offload_seconds(5, 2, 1.2, 1), 5 + 2 * (1 - 1 / 1.2), 1e-12);
+  // The window equals MoFa's max(α·X, β·C) when both sides end together (α·X = β·C = 6).
+  EXPECT_NEAR(overlap_window_seconds(4, 3, 1.5, 2), 6, 1e-12);
 }
 
 TEST(AnalyticOverlap, DpOverlapHidesAllButTheLastChunk) {

@@ -43,7 +43,7 @@ std::vector<BadCase> cases() {
        {},
        {"bad.yaml:3:21: topology: unknown field 'switches'; expected one of gpus, gpus_per_node, "
         "nodes_per_supernode, nics_per_node, intra_node, inter_node, inter_supernode, oversubscription, "
-        "bandwidth_decay, all_reduce_algorithm"}},
+        "bandwidth_decay, all_reduce_algorithm, collective_model"}},
       {"UnknownTopLevelKey", Lines{.extra = "modle: {}"}.text(), {},
        {"bad.yaml:5:1: (top level): unknown field 'modle'; did you mean 'model'?"}},
       {"UnknownUnit",  // "3.35 TB" is a size: the bandwidth spelling is suggested
@@ -224,6 +224,13 @@ std::vector<BadCase> cases() {
         "bad.yaml:4:19: parallelism.tp: 3 does not divide model.num_kv_heads = 4",
         "bad.yaml:4:50: parallelism.global_batch: 15 is not a multiple of micro_batch*dp = 1*2 = 2"}},
       // ---- validation: ranges ----------------------------------------------------------------
+      {"CollectiveSmsBelowSmCount",
+       Lines{.hardware = R"(hardware: {peak_bf16: "989 TFLOPS", gpu_memory: "80 GiB", hbm_bandwidth: "3.35 TB/s", )"
+                         R"(kernels: {sm_count: 132}, collective_sms: 132})"}
+           .text(),
+       {},
+       {"bad.yaml:2:129: hardware.collective_sms: must be below kernels.sm_count = 132 (a communication kernel cannot hold "
+        "every SM), got 132"}},
       {"OverlapAlphaAtLeastOne", Lines{.extra = "optimizations: {pp_overlap: {enabled: true, alpha: 0.5}}"}.text(), {},
        {"bad.yaml:5:52: optimizations.pp_overlap.alpha: must be at least 1, got 0.5"}},
       {"BandwidthDecayInUnitInterval",

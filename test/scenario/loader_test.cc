@@ -170,6 +170,32 @@ TEST(Loader, ConvertsToRuntimeSpecs) {
   EXPECT_EQ(s.features.dp_bucket_bytes, 40e6);  // proto default
 }
 
+// Overlap interference: every overlap's alpha is at least sm_count / (sm_count − collective_sms)
+// = 132 / 108 = 1.2222 (a larger given alpha is kept); the switch off leaves the given or 1.
+TEST(Loader, OverlapAlphaDefaultsToTheInterferenceOfTheHardware) {
+  const std::string hw = R"(hardware: {peak_bf16: "989 TFLOPS", gpu_memory: "80 GiB", hbm_bandwidth: "3.35 TB/s", )"
+                         R"(kernels: {sm_count: 132}, collective_sms: 24})";
+  const LoadedScenario on = load(
+      Lines{.hardware = hw, .extra = "optimizations: {tp_overlap: {enabled: true}, dp_overlap: {enabled: true, alpha: 1.1}, "
+                                     "cp_overlap: {enabled: true, alpha: 1.5}}"}
+          .text());
+  EXPECT_DOUBLE_EQ(on.features.tp_overlap.alpha, 132.0 / 108.0);
+  EXPECT_DOUBLE_EQ(on.features.tp_overlap.beta, 1.0);
+  EXPECT_DOUBLE_EQ(on.features.dp_overlap.alpha, 132.0 / 108.0);  // 1.1 is below the floor
+  EXPECT_DOUBLE_EQ(on.features.cp_overlap.alpha, 1.5);
+  EXPECT_DOUBLE_EQ(on.features.pp_overlap.alpha, 132.0 / 108.0);  // ready if a tuner turns it on
+  const LoadedScenario off =
+      load(Lines{.hardware = hw, .extra = "optimizations: {overlap_interference: false, tp_overlap: {enabled: true}, "
+                                          "dp_overlap: {enabled: true, alpha: 1.1}}"}
+               .text());
+  EXPECT_DOUBLE_EQ(off.features.tp_overlap.alpha, 1.0);
+  EXPECT_DOUBLE_EQ(off.features.dp_overlap.alpha, 1.1);
+  EXPECT_FALSE(off.features.overlap_interference);
+  // No SM counts: no interference.
+  EXPECT_DOUBLE_EQ(load(Lines{.extra = "optimizations: {tp_overlap: {enabled: true}}"}.text()).features.tp_overlap.alpha,
+                   1.0);
+}
+
 TEST(TrainingSteps, FromTokensRoundsUp) {
   // MoFa Table 5: 1e12 tokens / (256 sequences * 4096 tokens) = 953674.3 -> 953675 steps.
   proto::Scenario s;

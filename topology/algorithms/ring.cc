@@ -11,6 +11,7 @@
 //   busBW = min(k·B_nic, g/(g−1)·B_nv),   T = steps·α + E / busBW.            MoFa(2)
 #include "sim/units/check.h"
 #include "topology/internal/algorithms.h"
+#include "topology/nccl_protocols.h"
 
 namespace mofasim::topology::topology_internal {
 namespace {
@@ -72,9 +73,12 @@ double ring_seconds_per_edge_byte(const Topology& t, const GroupShape& s) {
 }
 
 // MoFa(2) in closed form: latency per ring step plus bytes over the bottleneck bus bandwidth.
+// Under CollectiveModel::kNccl the cheapest NCCL protocol replaces the α–β latency (nccl_protocols.h).
 CollectiveCost ring_cost(const Topology& t, const GroupShape& s, CollectiveKind kind, double bytes) {
-  return {.latency_seconds = ring_steps(kind, s.size) * s.step_latency(),
-          .bandwidth_seconds = ring_volume(kind, s.size) * bytes * ring_seconds_per_edge_byte(t, s)};
+  const double per_edge = ring_seconds_per_edge_byte(t, s);
+  const CollectiveCost alpha_beta{.latency_seconds = ring_steps(kind, s.size) * s.step_latency(),
+                                  .bandwidth_seconds = ring_volume(kind, s.size) * bytes * per_edge};
+  return with_protocol(ring_protocols(t.spec().collectives, kind, s, per_edge), alpha_beta);
 }
 
 // MoFa(2) as flows: the ring's per-link transfers for the simulator's network.
@@ -106,6 +110,9 @@ void ring_plan(const Topology& t, const GroupShape& s, std::span<const int> ring
     }
   }
   out.phases.push_back({.latency_seconds = ring_steps(kind, s.size) * s.step_latency(), .shares = b.finish()});
+  const double per_edge = ring_seconds_per_edge_byte(t, s);
+  out.protocols = ring_protocols(t.spec().collectives, kind, s, per_edge);
+  out.seconds_per_byte = e * per_edge;
 }
 
 }  // namespace mofasim::topology::topology_internal

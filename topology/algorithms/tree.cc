@@ -7,6 +7,7 @@
 #include <bit>
 
 #include "topology/internal/algorithms.h"
+#include "topology/nccl_protocols.h"
 
 namespace mofasim::topology::topology_internal {
 namespace {
@@ -16,14 +17,17 @@ int tree_steps(int p) { return 2 * std::bit_width(static_cast<unsigned>(p - 1));
 }  // namespace
 
 CollectiveCost tree_cost(const Topology& t, const GroupShape& s, double bytes) {
-  CollectiveCost c = ring_cost(t, s, CollectiveKind::kAllReduce, bytes);
-  c.latency_seconds = tree_steps(s.size) * s.step_latency();
-  return c;
+  const double per_edge = ring_seconds_per_edge_byte(t, s);
+  const CollectiveCost alpha_beta{.latency_seconds = tree_steps(s.size) * s.step_latency(),
+                                  .bandwidth_seconds = bus_bandwidth_factor(CollectiveKind::kAllReduce, s.size) *
+                                                       bytes * per_edge};
+  return with_protocol(tree_protocols(t.spec().collectives, s, per_edge), alpha_beta);
 }
 
 void tree_plan(const Topology& t, const GroupShape& s, std::span<const int> ring, CollectivePlan& out) {
   ring_plan(t, s, ring, CollectiveKind::kAllReduce, out);
   out.phases.back().latency_seconds = tree_steps(s.size) * s.step_latency();
+  out.protocols = tree_protocols(t.spec().collectives, s, ring_seconds_per_edge_byte(t, s));
 }
 
 }  // namespace mofasim::topology::topology_internal
