@@ -114,24 +114,26 @@ MemoryReport report_with_chunks(const ModelSpec& model, const HardwareSpec& hw, 
       MOFASIM_DCHECK(c.rank == rank, "chunk j runs on rank j % pp");
       for (int i = c.first_layer; i < c.first_layer + c.num_layers; ++i) add_layer(model.is_moe_layer(i) ? moe : dense);
     }
-    double extras = 0;  // embedding / head / MTP activations, never offloaded
+    double extras = 0;       // embedding activations, never offloaded, kept per micro-batch in flight
+    double head_extras = 0;  // output head + loss (and each MTP module's projection and head)
     if (rank == 0) extras += embedding;
     if (rank == parallel.pp - 1) {
-      extras += head;
+      head_extras += head;
       for (int d = 0; d < model.mtp_depth; ++d) {
         add_layer(mtp_layer);
-        extras += mtp_projection + head;
+        head_extras += mtp_projection + head;
       }
     }
     const double n = inflight[static_cast<std::size_t>(rank)];
+    const double n_head = head_microbatches_in_flight(parallel.schedule, n);
     if (features.activation_offload.enabled) {  // MoFa(33) MoFa(34) MoFa(35): only the layers in flight stay
       const double kept = std::min(n * layers_stored, kOffloadLayersInFlight * largest_stored);
       st.offloaded_bytes = n * layers_stored - kept;
       st.working_bytes = kept + working;
-      st.activation_bytes = n * extras + st.working_bytes;
+      st.activation_bytes = n * extras + n_head * head_extras + st.working_bytes;
     } else {
       st.working_bytes = n > 0 ? working : 0;
-      st.activation_bytes = n * (layers_stored + extras) + st.working_bytes;
+      st.activation_bytes = n * (layers_stored + extras) + n_head * head_extras + st.working_bytes;
     }
     st.reserved_bytes = hw.memory_reserved_bytes;
     st.peak_bytes = st.static_bytes.total() + st.activation_bytes + st.reserved_bytes;  // MoFa(6)
@@ -203,6 +205,15 @@ StaticMemory static_memory(const GpuParams& params, const FeatureSpec& features,
 
 bool MemoryReport::fits() const {
   return std::all_of(stages.begin(), stages.end(), [](const StageMemory& s) { return s.fits(); });
+}
+
+double head_microbatches_in_flight(ScheduleKind schedule, double stage_inflight) {
+  if (!(stage_inflight >= 0)) {
+    throw std::invalid_argument("inflight micro-batches must be >= 0, got " + std::to_string(stage_inflight));
+  }
+  // GPipe runs every forward before the first backward: all of them hold their logits.
+  if (schedule == ScheduleKind::kGpipe) return stage_inflight;
+  return std::min(stage_inflight, 1.0);
 }
 
 std::vector<double> one_f_one_b_inflight(const ParallelSpec& parallel) {

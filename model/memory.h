@@ -84,6 +84,15 @@ struct MemoryReport {
   [[nodiscard]] double peak_bytes() const { return stages.empty() ? 0 : stages[static_cast<std::size_t>(worst_rank)].peak_bytes; }
 };
 
+// Micro-batches whose output-head and loss activations (logits, and each MTP module's projection
+// and head) the last pipeline rank holds at its peak, given the rank's in-flight count. The head
+// runs last in a micro-batch's forward, and every schedule but GPipe starts that micro-batch's
+// backward on the same rank right after it (1F1B, interleaved, ZB-H1, DualPipe's last stage), so
+// the logits of at most one micro-batch are live; GPipe holds all `stage_inflight` of them. Used by
+// memory_report; the step simulation reaches the same count from its replay (a test compares them).
+// Throws std::invalid_argument when stage_inflight < 0.
+double head_microbatches_in_flight(ScheduleKind schedule, double stage_inflight);
+
 // Micro-batches (in units of one whole stage's activation) each rank holds at the 1F1B peak:
 // min(p - k, m) for rank k. The schedules module supplies these for other schedules.
 std::vector<double> one_f_one_b_inflight(const ParallelSpec& parallel);
