@@ -11,6 +11,7 @@
 #include "model/analytic_overlap.h"
 #include "model/compute_time.h"
 #include "model/flops.h"
+#include "model/recompute_modules.h"
 #include "model/shape.h"
 #include "model/stage_layout.h"
 #include "schedules/dualpipe.h"
@@ -282,7 +283,11 @@ LayerTime time_block(const AnalyticModel::Block& block, const Ctx& x, bool trans
       op_s[static_cast<std::size_t>(ph)][i] = s;
       pass[static_cast<std::size_t>(ph)].compute += s;
       if (ops[i].op_class == OpClass::kAttention) attention[static_cast<std::size_t>(ph)] += s;
-      if (ph == 0 && ops[i].recomputed_by_selective) selective += s;
+      if (ph == 0 && ops[i].recomputed_by_selective) {  // the part recompute_modules.h says it re-runs
+        selective += ops[i].selective_recompute_fraction == 1
+                         ? s
+                         : phase_seconds(selective_recompute_cost(ops[i]), ops[i].op_class, x.hw, x.f);
+      }
     }
   }
   std::array<std::uint32_t, 3> paired{};  // GEMMs already pipelined with a TP collective, per phase
@@ -495,7 +500,7 @@ AnalyticModel::AnalyticModel(const AnalyticInput& input) : input_(input), hardwa
     Block& b = model.is_moe_layer(l) ? moe_ : dense_;
     bool& has = model.is_moe_layer(l) ? has_moe_ : has_dense_;
     if (has) continue;
-    b.ops = ops_for_layer(model, par, l);
+    b.ops = with_recompute_modules(ops_for_layer(model, par, l), model, par, feat.recompute_modules);
     price_block(b, g, par.etp);
     has = true;
   }

@@ -412,8 +412,8 @@ class Generator {
       std::string name;
       for (const PlanOp& op : lp.forward.ops) {
         if (op.is_comm || (op.flags & kFlagSelectiveRecompute) == 0) continue;
-        seconds += op.seconds;
-        flops += op.flops;
+        seconds += op.recompute_seconds;
+        flops += op.recompute_flops;
         name += (name.empty() ? "" : "+") + op.name;
       }
       if (!name.empty()) {

@@ -10,6 +10,7 @@
 #include "model/memory.h"
 #include "model/op_table.h"
 #include "model/params.h"
+#include "model/recompute_modules.h"
 #include "model/stage_layout.h"
 #include "schedules/factory.h"
 #include "sim/units/check.h"
@@ -68,13 +69,19 @@ class Builder {
         if (attention_core(op.op)) flags |= kFlagAttentionCore;
         const bool merge = attention_core(op.op) && !out.ops.empty() && !out.ops.back().is_comm &&
                            (out.ops.back().flags & kFlagAttentionCore) != 0;
+        const model::PhaseCost rc = phase == model::Phase::kForward ? model::selective_recompute_cost(op)
+                                                                     : model::PhaseCost{};
+        const double rc_seconds = rc.flops > 0 || rc.hbm_bytes > 0 ? model::phase_seconds(rc, op.op_class, hw_, f_) : 0;
         if (merge) {
           out.ops.back().seconds += seconds;
           out.ops.back().flops += cost.flops;
+          out.ops.back().recompute_seconds += rc_seconds;
+          out.ops.back().recompute_flops += rc.flops;
           out.ops.back().flags |= flags;
         } else {
           out.ops.push_back({.name = attention_core(op.op) ? "attention" : model::op_name(op.op),
-                             .seconds = seconds, .flops = cost.flops, .flags = flags});
+                             .seconds = seconds, .flops = cost.flops, .recompute_seconds = rc_seconds,
+                             .recompute_flops = rc.flops, .flags = flags});
         }
       }
       add_comms(ops, op.op, phase, /*before=*/false, out);
@@ -122,7 +129,8 @@ class Builder {
       const model::LayerParams p = model::layer_params(m, l);
       const double dense = (p.attention + p.mlp) / par.tp + p.router + p.norms;
       const double expert = p.routed_experts / (par.ep * par.etp);
-      plan.layers.push_back(layer(model::ops_for_layer(m, par, l), dense * grad_b, expert * grad_b));
+      plan.layers.push_back(layer(model::with_recompute_modules(model::ops_for_layer(m, par, l), m, par, f_.recompute_modules),
+                                  dense * grad_b, expert * grad_b));
     }
     // Embedding and head gradients join the DP buckets where the backward produces them: the
     // head's first on the last stage, the embedding's last on the first stage.

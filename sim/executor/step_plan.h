@@ -33,6 +33,10 @@ struct PlanOp {
   // compute
   double seconds = 0;  // uncontended device time of this op for one micro-batch (model/)
   double flops = 0;    // FLOPs it executes
+  // forward ops selective recompute re-runs (kFlagSelectiveRecompute): the part it re-runs
+  // (model/recompute_modules.h: all of the op, or the MLA up-projections of the QKV op)
+  double recompute_seconds = 0;
+  double recompute_flops = 0;
   // communication
   Scope scope = Scope::kTp;  // kTp, kCp or kEp
   Collective collective = Collective::kNoCollective;
