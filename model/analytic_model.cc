@@ -526,6 +526,9 @@ AnalyticModel::AnalyticModel(const AnalyticInput& input) : input_(input), hardwa
     Chunk c;
     for (int l = cl.first_layer; l < cl.first_layer + cl.num_layers; ++l) {
       (model.is_moe_layer(l) ? c.moe_layers : c.dense_layers) += 1;
+      if (feat.recompute == RecomputeKind::kFull && !full_recompute_applies(feat, l - cl.first_layer)) {
+        (model.is_moe_layer(l) ? c.moe_kept : c.dense_kept) += 1;
+      }
     }
     c.embedding = cl.chunk == 0;
     c.head = cl.chunk == static_cast<int>(layout.size()) - 1;
@@ -638,6 +641,12 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
 
   const LayerTime dense = has_dense_ ? time_block(dense_, x, true) : LayerTime{};
   const LayerTime moe = has_moe_ ? time_block(moe_, x, true) : LayerTime{};
+  // Layers full recompute leaves out (recompute_method block) run without recompute.
+  FeatureSpec kept_features = f;
+  kept_features.recompute = RecomputeKind::kNone;
+  const Ctx kept_ctx{.hw = hw, .f = kept_features, .inv_mub = x.inv_mub, .cp = x.cp};
+  const LayerTime dense_kept = has_dense_ ? time_block(dense_, kept_ctx, true) : LayerTime{};
+  const LayerTime moe_kept = has_moe_ ? time_block(moe_, kept_ctx, true) : LayerTime{};
   const LayerTime emb = time_block(embedding_, x, false);
   LayerTime head = time_block(head_, x, false);
   if (input_.model.mtp_depth > 0) {
@@ -669,8 +678,10 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
   };
   auto chunk_time = [&](const Chunk& c, double pair_share) {
     ChunkTime ct;
-    ct.t = scaled(c.dense_layers, dense);
-    ct.t += scaled(c.moe_layers, moe);
+    ct.t = scaled(c.dense_layers - c.dense_kept, dense);
+    ct.t += scaled(c.moe_layers - c.moe_kept, moe);
+    ct.t += scaled(c.dense_kept, dense_kept);
+    ct.t += scaled(c.moe_kept, moe_kept);
     if (c.embedding) ct.t += emb;
     if (c.head) ct.t += head;
     const double fwd = ct.t.f.total();

@@ -147,6 +147,8 @@ class AnalyticModel {
   struct Chunk {           // what one model chunk holds
     int dense_layers = 0;
     int moe_layers = 0;
+    int dense_kept = 0;    // of them, layers full recompute leaves out (recompute_method block)
+    int moe_kept = 0;
     bool embedding = false;
     bool head = false;     // head + loss (and the MTP modules)
   };

@@ -149,7 +149,7 @@ MemoryReport report_with_chunks(const ModelSpec& model, const HardwareSpec& hw, 
         if (!full) {
           add_layer(lm);
         } else if (features.recompute_method == RecomputeMethod::kBlock) {  // MoFa(31) for the first layers
-          add_layer(pos < features.recompute_num_layers ? lm : (is_moe ? moe_kept : dense_kept));
+          add_layer(full_recompute_applies(features, pos) ? lm : (is_moe ? moe_kept : dense_kept));
         } else {  // MoFa(31): one input per group; the group's layers are rebuilt together
           group_working = pos % group == 0 ? lm.working : group_working + lm.working;
           add_layer({.stored = pos % group == 0 ? lm.stored : 0, .working = group_working});
@@ -215,6 +215,11 @@ BytesPerParam bytes_per_param(const FeatureSpec& features) {
   b.main_grad_copy = master && features.grad_dtype == DType::kFp16 ? 4 : 0;
   b.moments = dtype_bytes(features.optimizer_state_dtype) + dtype_bytes(features.exp_avg_sq_dtype);
   return b;
+}
+
+bool full_recompute_applies(const FeatureSpec& features, int position_in_chunk) {
+  if (features.recompute != RecomputeKind::kFull) return false;
+  return features.recompute_method == RecomputeMethod::kUniform || position_in_chunk < features.recompute_num_layers;
 }
 
 DpSharding dp_sharding(const FeatureSpec& features) {

@@ -324,8 +324,8 @@ class Generator {
     double b = lp.activation_bytes;
     if (!transformer_layer(lp)) return b;
     if (f_.recompute == model::RecomputeKind::kSelective) b = lp.activation_bytes_selective;
-    if (f_.recompute == model::RecomputeKind::kFull) b = lp.activation_bytes_full;
-    if (memfine_applies(lp) && f_.recompute != model::RecomputeKind::kFull) {
+    if (f_.recompute == model::RecomputeKind::kFull && lp.full_recompute) b = lp.activation_bytes_full;
+    if (memfine_applies(lp) && !(f_.recompute == model::RecomputeKind::kFull && lp.full_recompute)) {
       b = std::max(0.0, b - lp.expert_activation_bytes);
     }
     return b;
@@ -405,7 +405,8 @@ class Generator {
     Labels rl = l;
     rl.phase = Phase::kRecompute;
     const bool memfine = memfine_applies(lp);
-    const model::RecomputeKind recompute = transformer_layer(lp) ? f_.recompute : model::RecomputeKind::kNone;
+    model::RecomputeKind recompute = transformer_layer(lp) ? f_.recompute : model::RecomputeKind::kNone;
+    if (recompute == model::RecomputeKind::kFull && !lp.full_recompute) recompute = model::RecomputeKind::kNone;
     if (recompute == model::RecomputeKind::kSelective) {  // MoFa(29) MoFa(30)
       double seconds = 0;
       double flops = 0;

@@ -132,6 +132,13 @@ class Builder {
       plan.layers.push_back(layer(model::with_recompute_modules(model::ops_for_layer(m, par, l), m, par, f_.recompute_modules),
                                   dense * grad_b, expert * grad_b));
     }
+    // Full recompute by method: block leaves the layers past recompute_num_layers of each chunk.
+    for (const model::ChunkLayers& c : model::chunk_layers(m, par)) {
+      for (int l = c.first_layer; l < c.first_layer + c.num_layers; ++l) {
+        plan.layers[static_cast<std::size_t>(l)].full_recompute =
+            f_.recompute != model::RecomputeKind::kFull || model::full_recompute_applies(f_, l - c.first_layer);
+      }
+    }
     // Embedding and head gradients join the DP buckets where the backward produces them: the
     // head's first on the last stage, the embedding's last on the first stage.
     const model::ModelParams mp = model::model_params(m);

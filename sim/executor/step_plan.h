@@ -55,6 +55,7 @@ struct LayerPlan {
   // Stored activation of one micro-batch on this GPU between its forward and its backward, by
   // recompute mode (model/'s memory model): none, selective, full (the layer input only).
   double activation_bytes = 0;
+  bool full_recompute = true;  // full recompute rebuilds this layer (false: recompute_method block leaves it out)
   double activation_bytes_selective = 0;
   double activation_bytes_full = 0;
   // Part of the stored activation that only the weight gradient reads (GEMM inputs): kept until W.
