@@ -39,7 +39,7 @@ LayerMemory layer_memory(const LayerTotals& x, const FeatureSpec& f, int memfine
       break;
     case RecomputeKind::kFull:  // MoFa(31): the layer input only, plus one layer rebuilt at a time
       m.stored = x.input_bytes;
-      m.working = x.activation_bytes - chunked + chunk_working;
+      m.working = x.activation_bytes - x.input_bytes - chunked + chunk_working;  // the input is stored already
       break;
   }
   return m;
@@ -95,6 +95,7 @@ MemoryReport report_with_chunks(const ModelSpec& model, const HardwareSpec& hw, 
   const bool full = features.recompute == RecomputeKind::kFull;
   const int group = std::max(1, features.recompute_num_layers);
   const double unsharded = unsharded_bytes(model, parallel, features);
+  std::vector<LayerMemory> sequence;
 
   MemoryReport report;
   report.memfine_chunks = memfine_chunks;
@@ -133,10 +134,12 @@ MemoryReport report_with_chunks(const ModelSpec& model, const HardwareSpec& hw, 
     double layers_stored = 0;  // one micro-batch, offloadable
     double largest_stored = 0;
     double working = 0;
+    sequence.clear();  // this rank's layers in forward order
     auto add_layer = [&](const LayerMemory& lm) {
       layers_stored += lm.stored;
       largest_stored = std::max(largest_stored, lm.stored);
       working = std::max(working, lm.working);
+      sequence.push_back(lm);
     };
     for (std::size_t j = static_cast<std::size_t>(rank); j < chunks.size(); j += static_cast<std::size_t>(parallel.pp)) {
       const ChunkLayers& c = chunks[j];
@@ -174,8 +177,20 @@ MemoryReport report_with_chunks(const ModelSpec& model, const HardwareSpec& hw, 
       st.working_bytes = kept + working;
       st.activation_bytes = n * extras + n_head * head_extras + st.working_bytes;
     } else {
-      st.working_bytes = n > 0 ? working : 0;
-      st.activation_bytes = n * (layers_stored + extras) + n_head * head_extras + st.working_bytes;
+      // A layer's working set is rebuilt in its backward, when the layers after it in the same
+      // micro-batch have already freed theirs: the most live is max_j(working_j - stored after j)
+      // on top of the n micro-batches' stored bytes. The head's logits are freed by its own
+      // backward, before any layer's: one micro-batch's head or the transient, not both.
+      double transient = 0;
+      double after = 0;
+      for (auto it = sequence.rbegin(); it != sequence.rend(); ++it) {
+        transient = std::max(transient, it->working - after);
+        after += it->stored;
+      }
+      st.working_bytes = n > 0 ? transient : 0;
+      const double head_part = n_head > 0 ? (n_head - 1) * head_extras + std::max(head_extras, transient)
+                                          : st.working_bytes;
+      st.activation_bytes = n * (layers_stored + extras) + head_part;
     }
     st.reserved_bytes = hw.memory_reserved_bytes;
     st.peak_bytes = st.static_bytes.total() + st.activation_bytes + st.reserved_bytes;  // MoFa(6)

@@ -46,6 +46,21 @@ TEST(MemoryAgreement, OneFOneBLastStageHoldsOneMicroBatchOfLogits) {
   EXPECT_DOUBLE_EQ(r.memory[0].model_activation_bytes, 4 * (2 * layer.activation_bytes + emb.activation_bytes));
 }
 
+TEST(MemoryAgreement, RecomputeModulesAndFullRecomputeMethodsAgreeStageByStage) {
+  // The rebuilt part of a layer is live in its backward, when the later layers of that micro-batch
+  // (and the head's logits) have been freed: both sides count it so.
+  SimulationInput in = four_stage(model::ScheduleKind::k1F1B, 1);
+  in.features.recompute = model::RecomputeKind::kSelective;
+  in.features.recompute_modules = model::recompute_bit(model::RecomputeModule::kMlp) |
+                                  model::recompute_bit(model::RecomputeModule::kLayernorm);
+  expect_stagewise_agreement(in);
+  in.features.recompute = model::RecomputeKind::kFull;
+  expect_stagewise_agreement(in);  // uniform, one layer per group
+  in.features.recompute_method = model::RecomputeMethod::kBlock;
+  in.features.recompute_num_layers = 1;  // the first of each stage's 2 layers
+  expect_stagewise_agreement(in);
+}
+
 TEST(MemoryAgreement, GpipeAgreesStageByStage) {
   expect_stagewise_agreement(four_stage(model::ScheduleKind::kGpipe, 1));
 }
