@@ -614,7 +614,7 @@ AnalyticModel::AnalyticModel(const AnalyticInput& input) : input_(input), hardwa
   }
 
   model_flops_ = model_flops_per_step(model, par);
-  hardware_flops_ = hardware_flops_per_step(model, par, feat.recompute);
+  hardware_flops_ = hardware_flops_per_step(model, par, feat);
   tokens_ = tokens_per_step(model, par);
   // Price once so that a bad hardware spec fails here, not in the hot path; evaluate() returns it.
   timing_ = time_step(rates());

@@ -3,6 +3,10 @@
 
 #include <algorithm>
 
+#include "model/flops.h"
+#include "model/memory.h"
+#include "model/stage_layout.h"
+
 namespace mofasim::model {
 namespace {
 
@@ -103,6 +107,35 @@ LayerOps with_recompute_modules(const LayerOps& ops, const ModelSpec& model, con
   }
   for (const CommOp& c : ops.comms()) out.add(c);
   return out;
+}
+
+double hardware_flops_per_step(const ModelSpec& model, const ParallelSpec& parallel, const FeatureSpec& features) {
+  const bool default_selective = features.recompute == RecomputeKind::kSelective &&
+                                 features.recompute_modules == recompute_bit(RecomputeModule::kCoreAttn);
+  const bool uniform_full =
+      features.recompute == RecomputeKind::kFull && features.recompute_method == RecomputeMethod::kUniform;
+  if (features.recompute == RecomputeKind::kNone || default_selective || uniform_full) {
+    return hardware_flops_per_step(model, parallel, features.recompute);
+  }
+  // One GPU's micro-batch FLOPs to the step's: every layer runs on tp * cp GPUs for each of the
+  // global_batch / micro_batch micro-batches.
+  const double scale = static_cast<double>(parallel.tp) * parallel.cp * parallel.global_batch / parallel.micro_batch;
+  if (features.recompute == RecomputeKind::kSelective) {
+    double rerun = 0;
+    for (int l = 0; l < model.num_layers; ++l) {
+      const LayerOps ops = with_recompute_modules(ops_for_layer(model, parallel, l), model, parallel, features.recompute_modules);
+      rerun += ops.totals().selective_recompute.flops;
+    }
+    return model_flops_per_step(model, parallel) + rerun * scale;
+  }
+  // Full, block: the uniform count less the forward of the layers left out.
+  double left_out = 0;
+  for (const ChunkLayers& c : chunk_layers(model, parallel)) {
+    for (int l = c.first_layer; l < c.first_layer + c.num_layers; ++l) {
+      if (!full_recompute_applies(features, l - c.first_layer)) left_out += ops_for_layer(model, parallel, l).totals().model_flops;
+    }
+  }
+  return hardware_flops_per_step(model, parallel, RecomputeKind::kFull) - left_out * scale;
 }
 
 PhaseCost selective_recompute_cost(const OpCost& op) {

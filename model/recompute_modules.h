@@ -38,6 +38,14 @@ LayerOps with_recompute_modules(const LayerOps& ops, const ModelSpec& model, con
 // The forward work selective recompute re-runs for one op: forward * selective_recompute_fraction.
 PhaseCost selective_recompute_cost(const OpCost& op);
 
+// Hardware FLOPs of one step (the HFU numerator): model FLOPs plus what recompute re-runs, for any
+// module set and full-recompute method. Selective [core_attn] and full uniform are
+// flops.h's hardware_flops_per_step; other module sets add each transformer layer's re-run forward
+// from its op table, and full block leaves out the forward of the layers it does not recompute
+// (op-table FLOPs of one GPU and micro-batch times tp * cp * global_batch / micro_batch GPU
+// micro-batches; routed experts at their load imbalance).
+double hardware_flops_per_step(const ModelSpec& model, const ParallelSpec& parallel, const FeatureSpec& features);
+
 // Megatron's name of a module ("core_attn", ...).
 const char* recompute_module_name(RecomputeModule m);
 

@@ -199,7 +199,7 @@ class Builder {
       plan.stages.push_back(st);
     }
     plan.model_flops_per_step = model::model_flops_per_step(m, par);
-    plan.hardware_flops_per_step = model::hardware_flops_per_step(m, par, f_.recompute);
+    plan.hardware_flops_per_step = model::hardware_flops_per_step(m, par, f_);
     plan.tokens_per_step = model::tokens_per_step(m, par);
     return plan;
   }

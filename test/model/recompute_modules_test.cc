@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "model/flops.h"
 #include "model/memory.h"
 #include "test/model/model_presets_for_test.h"
 
@@ -152,6 +153,25 @@ TEST(RecomputeModules, FullRecomputeBlockAndUniform) {
   f.recompute_num_layers = 0;
   EXPECT_DOUBLE_EQ(memory_report(m, hw, p, f, one).stages[0].activation_bytes,
                    memory_report(m, hw, p, FeatureSpec{}, one).stages[0].activation_bytes);
+}
+
+TEST(RecomputeModules, HardwareFlopsAddTheRerunForward) {
+  const ModelSpec m = llama2_70b();
+  FeatureSpec f;
+  f.recompute = RecomputeKind::kSelective;
+  f.recompute_modules = bits({RecomputeModule::kMlp});
+  // One sequence of 4096 tokens: 80 layers re-run fc1 and fc2, 3 x 2 x T x h x f each.
+  EXPECT_DOUBLE_EQ(hardware_flops_per_step(m, kLlamaTp8, f) - model_flops_per_step(m, kLlamaTp8),
+                   80 * 3 * 2.0 * 4096 * 8192 * 28672);
+  // Megatron's default module and full uniform are flops.h's closed forms.
+  f.recompute_modules = bits({RecomputeModule::kCoreAttn});
+  EXPECT_EQ(hardware_flops_per_step(m, kLlamaTp8, f), hardware_flops_per_step(m, kLlamaTp8, RecomputeKind::kSelective));
+  // Full block with 0 layers recomputes nothing.
+  f.recompute = RecomputeKind::kFull;
+  f.recompute_method = RecomputeMethod::kBlock;
+  f.recompute_num_layers = 0;
+  EXPECT_NEAR(hardware_flops_per_step(m, kLlamaTp8, f), model_flops_per_step(m, kLlamaTp8),
+              1e-9 * model_flops_per_step(m, kLlamaTp8));
 }
 
 TEST(RecomputeModules, Names) {
