@@ -188,7 +188,7 @@ struct FeatureSpec {
   RecomputeKind recompute = RecomputeKind::kNone;  // MoFa(29) MoFa(30) MoFa(31) MoFa(32)
   RecomputeModules recompute_modules = recompute_bit(RecomputeModule::kCoreAttn);  // selective: Megatron's default
   RecomputeMethod recompute_method = RecomputeMethod::kUniform;  // full
-  int recompute_num_layers = 1;  // full: uniform group size / block layers per chunk; 0 = every layer (block)
+  int recompute_num_layers = 1;  // full: uniform group size (>= 1) / block layers per chunk (0 = none, as Megatron)
   bool memfine = false;         // MemFine chunked MoE recompute
   int memfine_chunks = 0;       // 0 = smallest chunk count that fits memory
   OverlapSpec activation_offload{};   // MoFa(33) MoFa(34) MoFa(35): alpha/beta forward
