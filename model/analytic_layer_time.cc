@@ -7,6 +7,7 @@
 
 #include "model/analytic_overlap.h"
 #include "model/compute_time.h"
+#include "model/recompute_modules.h"
 #include "sim/units/check.h"
 
 namespace mofasim::model {
@@ -28,7 +29,11 @@ LayerTime time_block(const PlanBlock& block, const LayerRates& x, bool transform
       op_s[static_cast<std::size_t>(ph)][i] = s;
       pass[static_cast<std::size_t>(ph)].compute += s;
       if (ops[i].op_class == OpClass::kAttention) attention[static_cast<std::size_t>(ph)] += s;
-      if (ph == 0 && ops[i].recomputed_by_selective) selective += s;
+      if (ph == 0 && ops[i].recomputed_by_selective) {  // the part recompute_modules.h says it re-runs
+        selective += ops[i].selective_recompute_fraction == 1
+                         ? s
+                         : phase_seconds(selective_recompute_cost(ops[i]), ops[i].op_class, x.hw, x.f);
+      }
     }
   }
   std::array<std::uint32_t, 3> paired{};  // GEMMs already pipelined with a TP collective, per phase

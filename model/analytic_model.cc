@@ -69,6 +69,8 @@ using ChunkBuffer = InlineBuffer<ChunkTime>;  // [rank * v + local chunk]
 struct BlockTimes {
   LayerTime dense;
   LayerTime moe;
+  LayerTime dense_kept;  // a layer full recompute leaves out (recompute_method block): no re-run
+  LayerTime moe_kept;
   LayerTime emb;
   LayerTime head;  // with the MTP modules
   double moe_pair_delta = 0;
@@ -80,6 +82,13 @@ BlockTimes time_blocks(const RankPlan& plan, const ModelSpec& model, const Layer
   BlockTimes bt;
   bt.dense = plan.dense.present ? time_block(plan.dense, x, true) : LayerTime{};
   bt.moe = plan.moe.present ? time_block(plan.moe, x, true) : LayerTime{};
+  if (f.recompute == RecomputeKind::kFull) {
+    FeatureSpec kept = f;
+    kept.recompute = RecomputeKind::kNone;
+    const LayerRates kx{.hw = x.hw, .f = kept, .inv_mub = x.inv_mub, .cp = x.cp};
+    bt.dense_kept = plan.dense.present ? time_block(plan.dense, kx, true) : LayerTime{};
+    bt.moe_kept = plan.moe.present ? time_block(plan.moe, kx, true) : LayerTime{};
+  }
   bt.emb = time_block(plan.embedding, x, false);
   bt.head = time_block(plan.head, x, false);
   if (model.mtp_depth > 0) {
@@ -104,8 +113,10 @@ BlockTimes time_blocks(const RankPlan& plan, const ModelSpec& model, const Layer
 ChunkTime chunk_time(const PlanChunk& c, double pair_share, const BlockTimes& bt, double t_pp, int p,
                      const FeatureSpec& f) {
   ChunkTime ct;
-  ct.t = scaled(c.dense_layers, bt.dense);
-  ct.t += scaled(c.moe_layers, bt.moe);
+  ct.t = scaled(c.dense_layers - c.dense_kept, bt.dense);
+  ct.t += scaled(c.moe_layers - c.moe_kept, bt.moe);
+  if (c.dense_kept > 0) ct.t += scaled(c.dense_kept, bt.dense_kept);
+  if (c.moe_kept > 0) ct.t += scaled(c.moe_kept, bt.moe_kept);
   if (c.embedding) ct.t += bt.emb;
   if (c.head) ct.t += bt.head;
   const double fwd = ct.t.f.total();

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "model/op_table.h"
+#include "model/recompute_modules.h"
 #include "model/shape.h"
 #include "model/stage_layout.h"
 #include "sim/units/check.h"
@@ -38,10 +39,25 @@ LayerMemory layer_memory(const LayerTotals& x, const FeatureSpec& f, int memfine
       break;
     case RecomputeKind::kFull:  // MoFa(31): the layer input only, plus one layer rebuilt at a time
       m.stored = x.input_bytes;
-      m.working = x.activation_bytes - chunked + chunk_working;
+      m.working = x.activation_bytes - x.input_bytes - chunked + chunk_working;  // the input is stored already
       break;
   }
   return m;
+}
+
+// StaticMemory::unsharded: the transient full-size buffers of ZeRO-2 / ZeRO-3.
+double unsharded_bytes(const ModelSpec& model, const ParallelSpec& parallel, const FeatureSpec& features) {
+  const DpSharding level = dp_sharding(features);
+  const BytesPerParam b = bytes_per_param(features);
+  if (level == DpSharding::kOptimGrads) return features.dp_bucket_bytes;
+  if (level != DpSharding::kOptimGradsParams) return 0;
+  double largest = 0;  // one layer's parameters on this GPU, the largest layer kind
+  for (int l : {0, model.num_layers - 1}) {
+    const LayerParams p = layer_params(model, l);
+    largest = std::max(largest, (p.attention + p.mlp) / parallel.tp + p.router + p.norms +
+                                    p.routed_experts / (parallel.ep * parallel.etp));
+  }
+  return largest * (2 * b.weight + b.grad);
 }
 
 void validate_inflight(const ParallelSpec& parallel, std::span<const double> inflight) {
@@ -67,6 +83,19 @@ MemoryReport report_with_chunks(const ModelSpec& model, const HardwareSpec& hw, 
   const double head = totals.head.activation_bytes;
   const double mtp_projection = model.mtp_depth > 0 ? totals.mtp_projection.activation_bytes : 0;
   const LayerMemory& mtp_layer = model.is_moe_layer(model.num_layers - 1) ? moe : dense;
+  // Full recompute by Megatron's method: `block` recomputes the first recompute_num_layers layers
+  // of each chunk and keeps every activation of the others; `uniform` keeps one input per group of
+  // recompute_num_layers layers and rebuilds a whole group at once in the backward.
+  FeatureSpec kept_features = features;
+  kept_features.recompute = RecomputeKind::kNone;
+  const LayerMemory dense_kept = model.is_moe() && model.moe.first_k_dense_layers == 0
+                                     ? LayerMemory{}
+                                     : layer_memory(totals.dense, kept_features, memfine_chunks);
+  const LayerMemory moe_kept = model.is_moe() ? layer_memory(totals.moe, kept_features, memfine_chunks) : LayerMemory{};
+  const bool full = features.recompute == RecomputeKind::kFull;
+  const int group = std::max(1, features.recompute_num_layers);
+  const double unsharded = unsharded_bytes(model, parallel, features);
+  std::vector<LayerMemory> sequence;
 
   MemoryReport report;
   report.memfine_chunks = memfine_chunks;
@@ -100,38 +129,68 @@ MemoryReport report_with_chunks(const ModelSpec& model, const HardwareSpec& hw, 
       }
     }
     st.static_bytes = static_memory(st.params, features, shards);
+    st.static_bytes.unsharded = unsharded;
 
     double layers_stored = 0;  // one micro-batch, offloadable
     double largest_stored = 0;
     double working = 0;
+    sequence.clear();  // this rank's layers in forward order
     auto add_layer = [&](const LayerMemory& lm) {
       layers_stored += lm.stored;
       largest_stored = std::max(largest_stored, lm.stored);
       working = std::max(working, lm.working);
+      sequence.push_back(lm);
     };
     for (std::size_t j = static_cast<std::size_t>(rank); j < chunks.size(); j += static_cast<std::size_t>(parallel.pp)) {
       const ChunkLayers& c = chunks[j];
       MOFASIM_DCHECK(c.rank == rank, "chunk j runs on rank j % pp");
-      for (int i = c.first_layer; i < c.first_layer + c.num_layers; ++i) add_layer(model.is_moe_layer(i) ? moe : dense);
+      double group_working = 0;
+      for (int i = c.first_layer; i < c.first_layer + c.num_layers; ++i) {
+        const bool is_moe = model.is_moe_layer(i);
+        const LayerMemory& lm = is_moe ? moe : dense;
+        const int pos = i - c.first_layer;
+        if (!full) {
+          add_layer(lm);
+        } else if (features.recompute_method == RecomputeMethod::kBlock) {  // MoFa(31) for the first layers
+          add_layer(full_recompute_applies(features, pos) ? lm : (is_moe ? moe_kept : dense_kept));
+        } else {  // MoFa(31): one input per group; the group's layers are rebuilt together
+          group_working = pos % group == 0 ? lm.working : group_working + lm.working;
+          add_layer({.stored = pos % group == 0 ? lm.stored : 0, .working = group_working});
+        }
+      }
     }
-    double extras = 0;  // embedding / head / MTP activations, never offloaded
+    double extras = 0;       // embedding activations, never offloaded, kept per micro-batch in flight
+    double head_extras = 0;  // output head + loss (and each MTP module's projection and head)
     if (rank == 0) extras += embedding;
     if (rank == parallel.pp - 1) {
-      extras += head;
+      head_extras += head;
       for (int d = 0; d < model.mtp_depth; ++d) {
         add_layer(mtp_layer);
-        extras += mtp_projection + head;
+        head_extras += mtp_projection + head;
       }
     }
     const double n = inflight[static_cast<std::size_t>(rank)];
+    const double n_head = head_microbatches_in_flight(parallel.schedule, n);
     if (features.activation_offload.enabled) {  // MoFa(33) MoFa(34) MoFa(35): only the layers in flight stay
       const double kept = std::min(n * layers_stored, kOffloadLayersInFlight * largest_stored);
       st.offloaded_bytes = n * layers_stored - kept;
       st.working_bytes = kept + working;
-      st.activation_bytes = n * extras + st.working_bytes;
+      st.activation_bytes = n * extras + n_head * head_extras + st.working_bytes;
     } else {
-      st.working_bytes = n > 0 ? working : 0;
-      st.activation_bytes = n * (layers_stored + extras) + st.working_bytes;
+      // A layer's working set is rebuilt in its backward, when the layers after it in the same
+      // micro-batch have already freed theirs: the most live is max_j(working_j - stored after j)
+      // on top of the n micro-batches' stored bytes. The head's logits are freed by its own
+      // backward, before any layer's: one micro-batch's head or the transient, not both.
+      double transient = 0;
+      double after = 0;
+      for (auto it = sequence.rbegin(); it != sequence.rend(); ++it) {
+        transient = std::max(transient, it->working - after);
+        after += it->stored;
+      }
+      st.working_bytes = n > 0 ? transient : 0;
+      const double head_part = n_head > 0 ? (n_head - 1) * head_extras + std::max(head_extras, transient)
+                                          : st.working_bytes;
+      st.activation_bytes = n * (layers_stored + extras) + head_part;
     }
     st.reserved_bytes = hw.memory_reserved_bytes;
     st.peak_bytes = st.static_bytes.total() + st.activation_bytes + st.reserved_bytes;  // MoFa(6)
@@ -161,17 +220,36 @@ BytesPerParam bytes_per_param(const FeatureSpec& features) {
   BytesPerParam b;
   b.weight = dtype_bytes(features.param_dtype);
   b.grad = dtype_bytes(features.grad_dtype);
-  b.master = features.master_weights && features.param_dtype != DType::kFp32 ? 4 : 0;
-  b.moments = 2 * dtype_bytes(features.optimizer_state_dtype);
+  const bool master = features.master_weights && features.param_dtype != DType::kFp32 &&
+                      features.master_dtype != features.param_dtype;
+  b.master = master ? dtype_bytes(features.master_dtype) : 0;
+  // Legacy fp16 training keeps fp16 gradients; the optimizer updates fp32 master weights from an
+  // fp32 copy of its gradient shard (Megatron docs/user-guide/features/dist_optimizer.md: fp16
+  // param / fp16 grads = 20 B, 4 + 16/d distributed). --main-grads-dtype bf16 (precision-aware
+  // optimizer) updates from the bf16 gradients directly.
+  b.main_grad_copy = master && features.grad_dtype == DType::kFp16 ? 4 : 0;
+  b.moments = dtype_bytes(features.optimizer_state_dtype) + dtype_bytes(features.exp_avg_sq_dtype);
   return b;
+}
+
+bool full_recompute_applies(const FeatureSpec& features, int position_in_chunk) {
+  if (features.recompute != RecomputeKind::kFull) return false;
+  return features.recompute_method == RecomputeMethod::kUniform || position_in_chunk < features.recompute_num_layers;
+}
+
+DpSharding dp_sharding(const FeatureSpec& features) {
+  return features.distributed_optimizer ? std::max(features.dp_sharding, DpSharding::kOptim) : features.dp_sharding;
 }
 
 double gpu_bytes_per_param(const FeatureSpec& features, int dp_shards) {
   if (dp_shards < 1) throw std::invalid_argument("dp_shards must be >= 1, got " + std::to_string(dp_shards));
   const BytesPerParam b = bytes_per_param(features);
   if (features.optimizer_placement == OptimizerPlacement::kCpu) return b.weight + b.grad;  // MoFa(27)
-  const double shards = features.distributed_optimizer ? dp_shards : 1;                     // MoFa(25)
-  return b.weight + b.grad + b.optimizer() / shards;
+  const DpSharding level = dp_sharding(features);
+  const double shards = level >= DpSharding::kOptim ? dp_shards : 1;  // MoFa(25)
+  const double grads = level >= DpSharding::kOptimGrads ? b.grad / dp_shards : b.grad;
+  const double weights = level >= DpSharding::kOptimGradsParams ? b.weight / dp_shards : b.weight;
+  return weights + grads + b.optimizer() / shards;
 }
 
 ShardGroups optimizer_shard_groups(const ParallelSpec& parallel) {
@@ -187,12 +265,13 @@ ShardGroups optimizer_shard_groups(const ParallelSpec& parallel) {
 StaticMemory static_memory(const GpuParams& params, const FeatureSpec& features, const ShardGroups& shards) {
   if (shards.dense_dp < 1 || shards.expert_dp < 1) throw std::invalid_argument("ShardGroups: sizes must be >= 1");
   const BytesPerParam b = bytes_per_param(features);
+  const DpSharding level = dp_sharding(features);
+  const double sharded = params.dense() / shards.dense_dp + params.expert / shards.expert_dp;
   StaticMemory m;
-  m.weights = params.total() * b.weight;  // MoFa(4)
-  m.grads = params.total() * b.grad;
-  const double shard_dense = features.distributed_optimizer ? shards.dense_dp : 1;
-  const double shard_expert = features.distributed_optimizer ? shards.expert_dp : 1;
-  const double optimizer = b.optimizer() * (params.dense() / shard_dense + params.expert / shard_expert);
+  // MoFa(4); ZeRO-2 keeps the gradient shard, ZeRO-3 the parameter shard as well.
+  m.weights = (level >= DpSharding::kOptimGradsParams ? sharded : params.total()) * b.weight;
+  m.grads = (level >= DpSharding::kOptimGrads ? sharded : params.total()) * b.grad;
+  const double optimizer = b.optimizer() * (level >= DpSharding::kOptim ? sharded : params.total());
   if (features.optimizer_placement == OptimizerPlacement::kCpu) {
     m.host_bytes = optimizer;  // MoFa(27)
   } else {
@@ -205,6 +284,15 @@ bool MemoryReport::fits() const {
   return std::all_of(stages.begin(), stages.end(), [](const StageMemory& s) { return s.fits(); });
 }
 
+double head_microbatches_in_flight(ScheduleKind schedule, double stage_inflight) {
+  if (!(stage_inflight >= 0)) {
+    throw std::invalid_argument("inflight micro-batches must be >= 0, got " + std::to_string(stage_inflight));
+  }
+  // GPipe runs every forward before the first backward: all of them hold their logits.
+  if (schedule == ScheduleKind::kGpipe) return stage_inflight;
+  return std::min(stage_inflight, 1.0);
+}
+
 std::vector<double> one_f_one_b_inflight(const ParallelSpec& parallel) {
   if (parallel.pp < 1) throw std::invalid_argument("parallel.pp must be >= 1");
   const int m = parallel.microbatches();
@@ -215,9 +303,18 @@ std::vector<double> one_f_one_b_inflight(const ParallelSpec& parallel) {
 }
 
 MemoryOpTotals memory_op_totals(const ModelSpec& model, const ParallelSpec& parallel) {
+  return memory_op_totals(model, parallel, FeatureSpec{});
+}
+
+MemoryOpTotals memory_op_totals(const ModelSpec& model, const ParallelSpec& parallel, const FeatureSpec& features) {
   MemoryOpTotals t;
-  if (!(model.is_moe() && model.moe.first_k_dense_layers == 0)) t.dense = ops_for_layer(model, parallel, 0).totals();
-  if (model.is_moe()) t.moe = ops_for_layer(model, parallel, model.num_layers - 1).totals();
+  const RecomputeModules modules = features.recompute_modules;
+  if (!(model.is_moe() && model.moe.first_k_dense_layers == 0)) {
+    t.dense = with_recompute_modules(ops_for_layer(model, parallel, 0), model, parallel, modules).totals();
+  }
+  if (model.is_moe()) {
+    t.moe = with_recompute_modules(ops_for_layer(model, parallel, model.num_layers - 1), model, parallel, modules).totals();
+  }
   t.embedding = ops_for_embedding(model, parallel).totals();
   t.head = ops_for_head(model, parallel).totals();
   if (model.mtp_depth > 0) t.mtp_projection = ops_for_mtp_projection(model, parallel).totals();
@@ -227,7 +324,7 @@ MemoryOpTotals memory_op_totals(const ModelSpec& model, const ParallelSpec& para
 MemoryReport memory_report(const ModelSpec& model, const HardwareSpec& hw, const ParallelSpec& parallel,
                            const FeatureSpec& features, std::span<const double> inflight) {
   validate_memory_inputs(model, hw, parallel, inflight);
-  return memory_report(model, hw, parallel, features, inflight, memory_op_totals(model, parallel));
+  return memory_report(model, hw, parallel, features, inflight, memory_op_totals(model, parallel, features));
 }
 
 MemoryReport memory_report(const ModelSpec& model, const HardwareSpec& hw, const ParallelSpec& parallel,
@@ -248,7 +345,7 @@ std::optional<int> memfine_min_chunks(const ModelSpec& model, const HardwareSpec
                                       const FeatureSpec& features, std::span<const double> inflight, int max_chunks) {
   validate_memory_inputs(model, hw, parallel, inflight);
   if (max_chunks < 1) throw std::invalid_argument("max_chunks must be >= 1, got " + std::to_string(max_chunks));
-  const MemoryOpTotals totals = memory_op_totals(model, parallel);
+  const MemoryOpTotals totals = memory_op_totals(model, parallel, features);
   if (!model.is_moe()) {
     if (report_with_chunks(model, hw, parallel, features, inflight, 0, totals).fits()) return 1;
     return std::nullopt;

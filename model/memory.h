@@ -25,22 +25,37 @@
 
 namespace mofasim::model {
 
-// Bytes per parameter by role (MoFa(4)): weight (param dtype), gradient (grad dtype), fp32
-// master copy (only when master_weights and the param dtype is not fp32), Adam m and v (optimizer
-// state dtype). bf16 / fp32 grads / fp32 master and moments: 2 + 4 + 4 + 8 = 18.
+// Bytes per parameter by role (MoFa(4)), in Megatron's precision fields: weight (params_dtype),
+// gradient (main_grads_dtype), master copy (main_params_dtype; only when master_weights and the
+// weights are 16-bit), the optimizer's fp32 copy of its gradient shard (legacy fp16 gradients
+// only), Adam m and v (exp_avg_dtype, exp_avg_sq_dtype). Megatron's table
+// (reference-formulas.md §1.3): bf16 / fp32 grads 2 + 4 + 4 + 8 = 18; fp16 / fp16 grads
+// 2 + 2 + 4 + 4 + 8 = 20; fp32 / fp32 4 + 4 + 8 = 16; DeepSeek-V3's bf16 moments 2 + 4 + 4 + 4 = 14.
 struct BytesPerParam {
   double weight = 0;
   double grad = 0;
   double master = 0;
+  double main_grad_copy = 0;
   double moments = 0;
-  [[nodiscard]] double optimizer() const { return master + moments; }
-  [[nodiscard]] double total() const { return weight + grad + master + moments; }
+  [[nodiscard]] double optimizer() const { return master + main_grad_copy + moments; }
+  [[nodiscard]] double total() const { return weight + grad + optimizer(); }
 };
 BytesPerParam bytes_per_param(const FeatureSpec& features);
 
+// Whether full recompute rebuilds the layer at position `position_in_chunk` (0-based) of its model
+// chunk: every layer with recompute_method uniform, the first recompute_num_layers with block;
+// false without full recompute. The memory model, the step plan and the analytic model ask this.
+bool full_recompute_applies(const FeatureSpec& features, int position_in_chunk);
+
+// The data-parallel sharding in effect: features.dp_sharding, at least kOptim with the
+// distributed optimizer.
+DpSharding dp_sharding(const FeatureSpec& features);
+
 // GPU bytes per parameter when the optimizer state is sharded over `dp_shards` ranks: with the
-// distributed optimizer weight + grad + optimizer/d (MoFa(25) MoFa(26); 6 + 12/d for the default
-// dtypes), without it the full total; with the CPU optimizer only weight + grad (MoFa(27)).
+// distributed optimizer (ZeRO-1) weight + grad + optimizer/d (MoFa(25) MoFa(26); 6 + 12/d for the
+// default dtypes), ZeRO-2 weight + (grad + optimizer)/d, ZeRO-3 all of it /d, without sharding
+// the full total; with the CPU optimizer only weight + grad (MoFa(27)). Transient unsharded
+// buffers (StaticMemory::unsharded) are not in it.
 // Throws std::invalid_argument when dp_shards < 1.
 double gpu_bytes_per_param(const FeatureSpec& features, int dp_shards);
 
@@ -58,7 +73,12 @@ struct StaticMemory {
   double grads = 0;
   double optimizer_states = 0;  // master + moments kept on the GPU
   double host_bytes = 0;        // optimizer state kept in host memory (CPU optimizer)
-  [[nodiscard]] double total() const { return weights + grads + optimizer_states; }
+  // Full-size buffers of sharded state while they are in use: ZeRO-2 one gradient bucket
+  // (FeatureSpec::dp_bucket_bytes) before its reduce-scatter; ZeRO-3 the parameters of two layers
+  // (the one computing and the one prefetched, as FSDP does) and one layer's gradients. Filled by
+  // memory_report (it needs the layers), 0 from static_memory.
+  double unsharded = 0;
+  [[nodiscard]] double total() const { return weights + grads + optimizer_states + unsharded; }
 };
 StaticMemory static_memory(const GpuParams& params, const FeatureSpec& features, const ShardGroups& shards);
 
@@ -84,6 +104,15 @@ struct MemoryReport {
   [[nodiscard]] double peak_bytes() const { return stages.empty() ? 0 : stages[static_cast<std::size_t>(worst_rank)].peak_bytes; }
 };
 
+// Micro-batches whose output-head and loss activations (logits, and each MTP module's projection
+// and head) the last pipeline rank holds at its peak, given the rank's in-flight count. The head
+// runs last in a micro-batch's forward, and every schedule but GPipe starts that micro-batch's
+// backward on the same rank right after it (1F1B, interleaved, ZB-H1, DualPipe's last stage), so
+// the logits of at most one micro-batch are live; GPipe holds all `stage_inflight` of them. Used by
+// memory_report; the step simulation reaches the same count from its replay (a test compares them).
+// Throws std::invalid_argument when stage_inflight < 0.
+double head_microbatches_in_flight(ScheduleKind schedule, double stage_inflight);
+
 // Micro-batches (in units of one whole stage's activation) each rank holds at the 1F1B peak:
 // min(p - k, m) for rank k. The schedules module supplies these for other schedules.
 std::vector<double> one_f_one_b_inflight(const ParallelSpec& parallel);
@@ -100,6 +129,8 @@ struct MemoryOpTotals {
   LayerTotals mtp_projection;  // unused when mtp_depth == 0
 };
 MemoryOpTotals memory_op_totals(const ModelSpec& model, const ParallelSpec& parallel);
+// The same with the layer tables set for features.recompute_modules (recompute_modules.h).
+MemoryOpTotals memory_op_totals(const ModelSpec& model, const ParallelSpec& parallel, const FeatureSpec& features);
 
 // The full report. `inflight` has one entry per pipeline rank (>= 0). With features.memfine and
 // memfine_chunks == 0 the smallest chunk count that fits is chosen (64 when none does).

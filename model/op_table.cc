@@ -429,7 +429,11 @@ void LayerOps::add(const OpCost& op) {
   if (op.model_flops) totals_.model_flops += op.forward.flops;
   totals_.activation_bytes += op.activation_bytes;
   totals_.selective_dropped_bytes += op.selective_dropped_bytes;
-  if (op.recomputed_by_selective) totals_.selective_recompute = totals_.selective_recompute + op.forward;
+  if (op.recomputed_by_selective) {
+    const double f = op.selective_recompute_fraction;
+    totals_.selective_recompute =
+        totals_.selective_recompute + PhaseCost{op.forward.flops * f, op.forward.hbm_bytes * f};
+  }
   if (op.routed_expert) {
     totals_.routed_activation_bytes += op.activation_bytes;
     if (op.op == OpKind::kExpertLinear1) totals_.routed_input_bytes += op.activation_bytes;

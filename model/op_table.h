@@ -121,6 +121,7 @@ struct OpCost {
   double activation_bytes = 0;          // kept from forward for backward (one micro-batch)
   double selective_dropped_bytes = 0;   // part of activation_bytes selective recompute does not keep
   bool recomputed_by_selective = false; // forward re-run during backward under selective recompute
+  double selective_recompute_fraction = 1;  // part of the forward selective recompute re-runs (recompute_modules.h)
   bool model_flops = true;              // counted in Megatron's model FLOPs (router: no)
   bool routed_expert = false;           // part of the routed-expert block (MemFine chunks these)
 

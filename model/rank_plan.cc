@@ -8,6 +8,7 @@
 #include "model/compute_time.h"
 #include "model/flops.h"
 #include "model/params.h"
+#include "model/recompute_modules.h"
 #include "model/rank_plan_groups.h"
 #include "model/stage_layout.h"
 #include "schedules/factory.h"
@@ -69,7 +70,7 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
   for (int l = 0; l < model.num_layers && !(plan.dense.present && plan.moe.present); ++l) {
     PlanBlock& b = model.is_moe_layer(l) ? plan.moe : plan.dense;
     if (b.present) continue;
-    b.ops = ops_for_layer(model, par, l);
+    b.ops = with_recompute_modules(ops_for_layer(model, par, l), model, par, feat.recompute_modules);
     const LayerParams lp = layer_params(model, l);
     b.dense_params = (lp.attention + lp.mlp) / par.tp + lp.router + lp.norms;
     b.expert_params = lp.routed_experts / (par.ep * par.etp);
@@ -113,6 +114,9 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
     PlanChunk c{.chunk = cl.chunk, .first_layer = cl.first_layer, .num_layers = cl.num_layers};
     for (int l = cl.first_layer; l < cl.first_layer + cl.num_layers; ++l) {
       (model.is_moe_layer(l) ? c.moe_layers : c.dense_layers) += 1;
+      if (feat.recompute == RecomputeKind::kFull && !full_recompute_applies(feat, l - cl.first_layer)) {
+        (model.is_moe_layer(l) ? c.moe_kept : c.dense_kept) += 1;
+      }
     }
     c.embedding = cl.chunk == 0;
     c.head = cl.chunk == static_cast<int>(layout.size()) - 1;
@@ -214,7 +218,7 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
   }
 
   plan.model_flops = model_flops_per_step(model, par);
-  plan.hardware_flops = hardware_flops_per_step(model, par, feat.recompute);
+  plan.hardware_flops = hardware_flops_per_step(model, par, feat);
   plan.tokens = tokens_per_step(model, par);
   return plan;
 }

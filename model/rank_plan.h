@@ -62,6 +62,8 @@ struct PlanChunk {
   int num_layers = 0;
   int dense_layers = 0;
   int moe_layers = 0;
+  int dense_kept = 0;      // of them, layers full recompute leaves out (recompute_method block)
+  int moe_kept = 0;
   bool embedding = false;  // chunk 0
   bool head = false;       // the last chunk: head + loss (and the MTP modules)
 };

@@ -187,6 +187,21 @@ constexpr bool batch_divides(std::int64_t global_batch, std::int64_t micro_batch
 enum class RecomputeKind { kNone, kSelective, kFull };
 enum class OptimizerPlacement { kGpu, kCpu };
 
+// Megatron's --recompute-modules (selective recompute): each drops what its part of a layer keeps
+// for the backward and re-runs that part's forward before the layer's backward (op_table.h says
+// which op each one drops and re-runs).
+enum class RecomputeModule : std::uint8_t { kCoreAttn, kMlp, kMoe, kMoeAct, kLayernorm, kMlaUpProj, kSharedExperts };
+inline constexpr int kNumRecomputeModules = 7;
+using RecomputeModules = std::uint8_t;  // a set of RecomputeModule, bit i = module i
+inline constexpr RecomputeModules recompute_bit(RecomputeModule m) {
+  return static_cast<RecomputeModules>(1U << static_cast<unsigned>(m));
+}
+// Megatron's --recompute-method (full recompute): uniform checkpoints every layer in groups of
+// recompute_num_layers; block checkpoints the first recompute_num_layers layers of each chunk.
+enum class RecomputeMethod { kUniform, kBlock };
+// What data parallelism shards (Megatron-FSDP's --data-parallel-sharding-strategy).
+enum class DpSharding { kNone, kOptim, kOptimGrads, kOptimGradsParams };
+
 // Overlap of one kind of communication with compute (MoFa §3.3). While both run on one GPU,
 // compute takes alpha times longer and communication beta times longer (time-increase coefficients).
 struct OverlapSpec {
@@ -206,12 +221,18 @@ struct FeatureSpec {
   OverlapSpec dp_overlap{};        // MoFa(24)
   OptimizerPlacement optimizer_placement = OptimizerPlacement::kGpu;  // cpu: MoFa(27) MoFa(28)
   bool distributed_optimizer = false;  // MoFa(25) MoFa(26)
-  DType param_dtype = DType::kBf16;
-  DType grad_dtype = DType::kFp32;
-  DType optimizer_state_dtype = DType::kFp32;  // Adam moments (DeepSeek-V3: bf16)
-  bool master_weights = true;                  // fp32 master copy of bf16 params
+  DpSharding dp_sharding = DpSharding::kNone;  // ZeRO stage; distributed_optimizer means at least kOptim
+  DType param_dtype = DType::kBf16;             // Megatron params_dtype
+  DType grad_dtype = DType::kFp32;              // Megatron --main-grads-dtype (fp16: legacy fp16 training)
+  DType optimizer_state_dtype = DType::kFp32;   // Adam first moment, --exp-avg-dtype (DeepSeek-V3: bf16)
+  DType exp_avg_sq_dtype = DType::kFp32;        // Adam second moment, --exp-avg-sq-dtype
+  bool master_weights = true;                   // master copy of 16-bit params
+  DType master_dtype = DType::kFp32;            // its dtype, --main-params-dtype
   DType compute_dtype = DType::kBf16;
   RecomputeKind recompute = RecomputeKind::kNone;  // MoFa(29) MoFa(30) MoFa(31) MoFa(32)
+  RecomputeModules recompute_modules = recompute_bit(RecomputeModule::kCoreAttn);  // selective: Megatron's default
+  RecomputeMethod recompute_method = RecomputeMethod::kUniform;  // full
+  int recompute_num_layers = 1;  // full: uniform group size (>= 1) / block layers per chunk (0 = none, as Megatron)
   bool memfine = false;         // MemFine chunked MoE recompute
   int memfine_chunks = 0;       // 0 = smallest chunk count that fits memory
   OverlapSpec activation_offload{};   // MoFa(33) MoFa(34) MoFa(35): alpha/beta forward

@@ -11,6 +11,7 @@
 #include "sim/cli/commands.h"
 #include "sim/cli/output_files.h"
 #include "sim/cli/ettr_options.h"
+#include "sim/cli/memory_fit.h"
 #include "sim/scenario/scenario_specs.h"
 #include "sim/cli/shard_options.h"
 #include "sim/cli/step_time.h"
@@ -87,9 +88,12 @@ int run_ettr(const Args& args) {
   if (!csv_path.empty()) {
     write_output_file(csv_path, [&](std::ostream& csv) { fault::write_trials_csv(csv, study.monte_carlo); });
   }
+  const MemoryFit fit = memory_fit(loaded);
+  warn_if_out_of_memory("ettr", fit, std::cerr);
   if (common.json) {
     nlohmann::json j = fault::ettr_study_json(study);
     j["scenario"] = loaded.proto.name();
+    j["memory_fit"] = to_json(fit);
     j["step_time_s"] = step.seconds;
     j["step_time_source"] = step.source;
     std::cout << j.dump(2) << "\n";

@@ -57,6 +57,7 @@ int run_memory(const Args& args) {
                         {"gradients_bytes", st.static_bytes.grads},
                         {"optimizer_bytes", st.static_bytes.optimizer_states},
                         {"host_optimizer_bytes", st.static_bytes.host_bytes},
+                        {"unsharded_bytes", st.static_bytes.unsharded},
                         {"static_bytes", st.static_bytes.total()},
                         {"inflight_microbatches", inflight[static_cast<std::size_t>(st.rank)]},
                         {"activation_bytes", st.activation_bytes},

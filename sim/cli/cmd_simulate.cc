@@ -10,6 +10,7 @@
 
 #include "sim/cli/cli_common.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/memory_fit.h"
 #include "sim/cli/output_files.h"
 #include "sim/scenario/scenario_specs.h"
 #include "sim/executor/simulate_step.h"
@@ -170,9 +171,12 @@ int run_simulate(const Args& args) {
   if (!chakra.empty()) {
     interop::write_chakra_traces(interop::step_workload(input), interop::step_placement(input), chakra_rank_list, chakra);
   }
+  const MemoryFit fit = memory_fit(loaded);
+  warn_if_out_of_memory("simulate", fit, std::cerr);
   if (common.json) {
     nlohmann::json j = executor::to_json(result);
     j["scenario"] = loaded.proto.name();
+    j["memory_fit"] = to_json(fit);
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << "scenario   " << loaded.proto.name() << " (" << loaded.path << ")\n\n" << executor::to_table(result);

@@ -16,6 +16,7 @@
 #include "sim/analysis/input_file.h"
 #include "sim/cli/cli_common.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/memory_fit.h"
 #include "sim/cli/mpi_world.h"
 #include "sim/cli/output_files.h"
 #include "sim/scenario/scenario_specs.h"
@@ -265,9 +266,13 @@ int run_tune(const Args& args) {
     });
     progress_line.finish();
   }
+  // The layout the scenario itself writes (the search's starting point) may not fit.
+  const MemoryFit fit = memory_fit(loaded);
+  if (!mpi || world.rank == 0) warn_if_out_of_memory("tune", fit, std::cerr);
   if (common.json) {
     nlohmann::json j = tuner::to_json(result, top_k);
     j["scenario"] = loaded.proto.name();
+    j["memory_fit"] = to_json(fit);
     if (reranked) {
       nlohmann::json entries = nlohmann::json::array();
       for (const tuner::RerankEntry& e : reranked->entries) {

@@ -242,8 +242,8 @@ double Generator::stored_bytes(const LayerPlan& lp) const {
   double b = lp.activation_bytes;
   if (!transformer_layer(lp)) return b;
   if (f_.recompute == model::RecomputeKind::kSelective) b = lp.activation_bytes_selective;
-  if (f_.recompute == model::RecomputeKind::kFull) b = lp.activation_bytes_full;
-  if (memfine_applies(lp) && f_.recompute != model::RecomputeKind::kFull) {
+  if (f_.recompute == model::RecomputeKind::kFull && lp.full_recompute) b = lp.activation_bytes_full;
+  if (memfine_applies(lp) && !(f_.recompute == model::RecomputeKind::kFull && lp.full_recompute)) {
     b = std::max(0.0, b - lp.expert_activation_bytes);
   }
   return b;
@@ -328,15 +328,16 @@ void Generator::emit_layer_backward(const LayerPlan& lp, const Labels& l, bool f
   Labels rl = l;
   rl.phase = Phase::kRecompute;
   const bool memfine = memfine_applies(lp);
-  const model::RecomputeKind recompute = transformer_layer(lp) ? f_.recompute : model::RecomputeKind::kNone;
+  model::RecomputeKind recompute = transformer_layer(lp) ? f_.recompute : model::RecomputeKind::kNone;
+  if (recompute == model::RecomputeKind::kFull && !lp.full_recompute) recompute = model::RecomputeKind::kNone;
   if (recompute == model::RecomputeKind::kSelective) {  // MoFa(29) MoFa(30)
     double seconds = 0;
     double flops = 0;
     std::string name;
     for (const PlanOp& op : lp.forward.ops) {
       if (op.is_comm || (op.flags & kFlagSelectiveRecompute) == 0) continue;
-      seconds += op.seconds;
-      flops += op.flops;
+      seconds += op.recompute_seconds;
+      flops += op.recompute_flops;
       name += (name.empty() ? "" : "+") + op.name;
     }
     if (!name.empty()) {

@@ -11,6 +11,9 @@
 #include "model/memory.h"
 #include "model/op_table.h"
 #include "model/rank_plan.h"
+#include "model/recompute_modules.h"
+#include "model/compute_time.h"
+#include "model/stage_layout.h"
 #include "sim/units/check.h"
 
 namespace mofasim::executor {
@@ -56,7 +59,8 @@ void add_comms(const model::LayerOps& ops, model::OpKind at, model::Phase phase,
 // A pass program: the block's ops in issue order (reversed for the backward passes), each op's
 // collectives of that phase before / after it; the three attention-core ops merge into one. The
 // op seconds are the plan's (MoFa(1) MoFa(17) MoFa(19), the same op pricing as the closed form).
-PassPlan program(const model::PlanBlock& block, model::Phase phase) {
+PassPlan program(const model::PlanBlock& block, model::Phase phase, const model::HardwareSpec& hw,
+                 const model::FeatureSpec& f) {
   PassPlan out;
   const auto list = block.ops.ops();
   const auto& seconds_of = block.op_seconds[static_cast<std::size_t>(phase)];
@@ -76,13 +80,21 @@ PassPlan program(const model::PlanBlock& block, model::Phase phase) {
       if (attention_core(op.op)) flags |= kFlagAttentionCore;
       const bool merge = attention_core(op.op) && !out.ops.empty() && !out.ops.back().is_comm &&
                          (out.ops.back().flags & kFlagAttentionCore) != 0;
+      // What selective recompute re-runs of this op (recompute_modules.h: all of it, or a part).
+      const model::PhaseCost rc =
+          phase == model::Phase::kForward ? model::selective_recompute_cost(op) : model::PhaseCost{};
+      const double rc_seconds =
+          rc.flops > 0 || rc.hbm_bytes > 0 ? model::phase_seconds(rc, op.op_class, hw, f) : 0;
       if (merge) {
         out.ops.back().seconds += seconds;
         out.ops.back().flops += cost.flops;
+        out.ops.back().recompute_seconds += rc_seconds;
+        out.ops.back().recompute_flops += rc.flops;
         out.ops.back().flags |= flags;
       } else {
         out.ops.push_back({.name = attention_core(op.op) ? "attention" : model::op_name(op.op),
-                           .seconds = seconds, .flops = cost.flops, .flags = flags});
+                           .seconds = seconds, .flops = cost.flops, .recompute_seconds = rc_seconds,
+                           .recompute_flops = rc.flops, .flags = flags});
       }
     }
     add_comms(block.ops, op.op, phase, /*before=*/false, out);
@@ -92,10 +104,11 @@ PassPlan program(const model::PlanBlock& block, model::Phase phase) {
 
 // One block's three pass programs, its stored activations and the gradient bytes it adds to the
 // dense and expert DP reductions.
-LayerPlan layer(const model::PlanBlock& block, double grad_bytes_per_param) {
-  LayerPlan lp{.forward = program(block, model::Phase::kForward),
-               .input_grad = program(block, model::Phase::kBackwardInput),
-               .weight_grad = program(block, model::Phase::kBackwardWeight)};
+LayerPlan layer(const model::PlanBlock& block, double grad_bytes_per_param, const model::HardwareSpec& hw,
+                const model::FeatureSpec& f) {
+  LayerPlan lp{.forward = program(block, model::Phase::kForward, hw, f),
+               .input_grad = program(block, model::Phase::kBackwardInput, hw, f),
+               .weight_grad = program(block, model::Phase::kBackwardWeight, hw, f)};
   const model::LayerTotals& t = block.ops.totals();
   lp.activation_bytes = t.activation_bytes;
   lp.activation_bytes_selective = t.activation_bytes - t.selective_dropped_bytes;
@@ -160,16 +173,25 @@ StepPlan plan_from_model(const PlanInput& input) {
                                                      .schedule = input.schedule, .simulation_detail = true});
   const model::ModelSpec& m = *input.model;
   const double grad_b = model::bytes_per_param(input.features).grad;
+  const model::HardwareSpec& hw = *input.hardware;
+  const model::FeatureSpec& f = input.features;
   StepPlan plan;
   // Layer tables differ only by is_moe_layer: one program per block type, copied per layer.
-  const std::optional<LayerPlan> dense = rp.dense.present ? std::optional(layer(rp.dense, grad_b)) : std::nullopt;
-  const std::optional<LayerPlan> moe = rp.moe.present ? std::optional(layer(rp.moe, grad_b)) : std::nullopt;
+  const std::optional<LayerPlan> dense = rp.dense.present ? std::optional(layer(rp.dense, grad_b, hw, f)) : std::nullopt;
+  const std::optional<LayerPlan> moe = rp.moe.present ? std::optional(layer(rp.moe, grad_b, hw, f)) : std::nullopt;
   plan.layers.reserve(static_cast<std::size_t>(m.num_layers));
   for (int l = 0; l < m.num_layers; ++l) plan.layers.push_back(m.is_moe_layer(l) ? *moe : *dense);
+  // Full recompute by method: block leaves out the layers past recompute_num_layers of each chunk.
+  for (const model::ChunkLayers& c : model::chunk_layers(m, input.parallel)) {
+    for (int l = c.first_layer; l < c.first_layer + c.num_layers; ++l) {
+      plan.layers[static_cast<std::size_t>(l)].full_recompute =
+          f.recompute != model::RecomputeKind::kFull || model::full_recompute_applies(f, l - c.first_layer);
+    }
+  }
   // Embedding and head gradients join the DP buckets where the backward produces them: the
   // head's first on the last stage, the embedding's last on the first stage.
-  plan.pre = layer(rp.embedding, grad_b);
-  plan.post = layer(rp.head, grad_b);
+  plan.pre = layer(rp.embedding, grad_b, hw, f);
+  plan.post = layer(rp.head, grad_b, hw, f);
   plan.pp_bytes = rp.pp_bytes;
   // Static memory and the in-flight activation the memory model expects (MoFa(4) MoFa(5) MoFa(6)).
   for (int s = 0; s < input.schedule->stages(); ++s) plan.stages.push_back(stage(rp, plan, s, *input.hardware, input.features));

@@ -33,6 +33,10 @@ struct PlanOp {
   // compute
   double seconds = 0;  // uncontended device time of this op for one micro-batch (model/)
   double flops = 0;    // FLOPs it executes
+  // forward ops selective recompute re-runs (kFlagSelectiveRecompute): the part it re-runs
+  // (model/recompute_modules.h: all of the op, or the MLA up-projections of the QKV op)
+  double recompute_seconds = 0;
+  double recompute_flops = 0;
   // communication
   Scope scope = Scope::kTp;  // kTp, kCp or kEp
   Collective collective = Collective::kNoCollective;
@@ -51,6 +55,7 @@ struct LayerPlan {
   // Stored activation of one micro-batch on this GPU between its forward and its backward, by
   // recompute mode (model/'s memory model): none, selective, full (the layer input only).
   double activation_bytes = 0;
+  bool full_recompute = true;  // full recompute rebuilds this layer (false: recompute_method block leaves it out)
   double activation_bytes_selective = 0;
   double activation_bytes_full = 0;
   // Part of the stored activation that only the weight gradient reads (GEMM inputs): kept until W.

@@ -85,6 +85,33 @@ model::RecomputeKind recompute_kind(proto::Recompute r) {
   MOFASIM_UNREACHABLE("recompute unspecified");
 }
 
+constexpr int kEveryLayer = 1 << 30;  // more layers than any chunk has
+
+model::DpSharding dp_sharding(proto::DataParallelSharding z) {
+  switch (z) {
+    case proto::NO_SHARD: return model::DpSharding::kNone;
+    case proto::OPTIM: return model::DpSharding::kOptim;
+    case proto::OPTIM_GRADS: return model::DpSharding::kOptimGrads;
+    case proto::OPTIM_GRADS_PARAMS: return model::DpSharding::kOptimGradsParams;
+    case proto::DATA_PARALLEL_SHARDING_UNSPECIFIED: break;
+  }
+  MOFASIM_UNREACHABLE("data-parallel sharding unspecified");
+}
+
+model::RecomputeModules recompute_module_bit(proto::RecomputeModule m) {
+  switch (m) {
+    case proto::RECOMPUTE_CORE_ATTN: return model::recompute_bit(model::RecomputeModule::kCoreAttn);
+    case proto::RECOMPUTE_MLP: return model::recompute_bit(model::RecomputeModule::kMlp);
+    case proto::RECOMPUTE_MOE: return model::recompute_bit(model::RecomputeModule::kMoe);
+    case proto::RECOMPUTE_MOE_ACT: return model::recompute_bit(model::RecomputeModule::kMoeAct);
+    case proto::RECOMPUTE_LAYERNORM: return model::recompute_bit(model::RecomputeModule::kLayernorm);
+    case proto::RECOMPUTE_MLA_UP_PROJ: return model::recompute_bit(model::RecomputeModule::kMlaUpProj);
+    case proto::RECOMPUTE_SHARED_EXPERTS: return model::recompute_bit(model::RecomputeModule::kSharedExperts);
+    case proto::RECOMPUTE_MODULE_UNSPECIFIED: break;
+  }
+  MOFASIM_UNREACHABLE("recompute module unspecified");
+}
+
 model::OverlapSpec overlap(const proto::Overlap& o) {
   return {.enabled = o.enabled(), .alpha = o.alpha(), .beta = o.beta(), .chunks = o.chunks()};
 }
@@ -231,11 +258,37 @@ model::FeatureSpec to_feature_spec(const proto::Optimizations& o) {
   spec.dp_overlap = overlap(o.dp_overlap());
   spec.optimizer_placement =
       o.optimizer().placement() == proto::CPU ? model::OptimizerPlacement::kCpu : model::OptimizerPlacement::kGpu;
-  spec.distributed_optimizer = o.optimizer().distributed();
-  spec.optimizer_state_dtype = dtype(o.optimizer().state_dtype());
-  spec.master_weights = o.optimizer().master_weights();
+  const proto::Optimizer& opt = o.optimizer();
+  spec.dp_sharding = opt.has_data_parallel_sharding_strategy() ? dp_sharding(opt.data_parallel_sharding_strategy())
+                     : opt.distributed()                       ? model::DpSharding::kOptim
+                                                               : model::DpSharding::kNone;
+  spec.distributed_optimizer = spec.dp_sharding >= model::DpSharding::kOptim;
+  spec.param_dtype = dtype(opt.params_dtype());
+  spec.grad_dtype = dtype(opt.main_grads_dtype());
+  spec.master_dtype = dtype(opt.main_params_dtype());
+  // state_dtype names both Adam moments; exp_avg_dtype / exp_avg_sq_dtype override one each.
+  spec.optimizer_state_dtype = dtype(opt.has_exp_avg_dtype() ? opt.exp_avg_dtype() : opt.state_dtype());
+  spec.exp_avg_sq_dtype = dtype(opt.has_exp_avg_sq_dtype() ? opt.exp_avg_sq_dtype() : opt.state_dtype());
+  spec.master_weights = opt.master_weights();
   spec.compute_dtype = dtype(o.compute_dtype());
-  spec.recompute = recompute_kind(o.recompute());
+  // recompute: selective / full is recompute_granularity with Megatron's defaults (modules
+  // [core_attn]; uniform, 1 layer per group).
+  if (o.has_recompute_granularity()) {
+    spec.recompute = o.recompute_granularity() == proto::GRANULARITY_FULL ? model::RecomputeKind::kFull
+                                                                          : model::RecomputeKind::kSelective;
+  } else {
+    spec.recompute = recompute_kind(o.recompute());
+  }
+  if (o.recompute_modules_size() > 0) {
+    spec.recompute_modules = 0;
+    for (int i = 0; i < o.recompute_modules_size(); ++i) spec.recompute_modules |= recompute_module_bit(o.recompute_modules(i));
+  }
+  spec.recompute_method = o.recompute_method() == proto::RECOMPUTE_BLOCK ? model::RecomputeMethod::kBlock
+                                                               : model::RecomputeMethod::kUniform;
+  // Block without a count recomputes every layer of a chunk; uniform groups one layer by default.
+  spec.recompute_num_layers = o.has_recompute_num_layers()                        ? o.recompute_num_layers()
+                              : spec.recompute_method == model::RecomputeMethod::kBlock ? kEveryLayer
+                                                                                      : 1;
   spec.memfine = o.memfine().enabled();
   spec.memfine_chunks = o.memfine().chunks();
   spec.activation_offload = {.enabled = a.enabled(), .alpha = a.alpha(), .beta = a.beta(), .chunks = 1};

@@ -12,6 +12,7 @@
 
 #include "model/spec.h"
 #include "sim/scenario/units.h"
+#include "sim/scenario/validate_memory_fields.h"
 
 namespace mofasim::scenario {
 namespace {
@@ -496,6 +497,7 @@ class Validator {
     if (o.memfine().enabled() && !(s_.has_model() && s_.model().has_moe())) {
       fail(p + ".memfine.enabled", "MemFine needs a MoE model (model.moe)");
     }
+    check_memory_fields(s_, [this](const std::string& path, const std::string& message) { fail(path, message); });
   }
 
   // ---- fault tolerance --------------------------------------------------------------------

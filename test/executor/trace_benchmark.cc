@@ -1,4 +1,4 @@
-// Trace benchmark: scenarios/llama3-405b-h100-2048.yaml (folded, 16 stages, 3.0 M spans) simulated
+// Trace benchmark: scenarios/llama3-405b-h100-2048.yaml at global_batch 2048 (folded, 16 stages, 3.0 M spans) simulated
 // without a trace and with the full Perfetto trace (--trace FILE.pftrace). Target: the traced run
 // takes at most 2x the plain one, and the process stays under 2 GB. Reports the trace's size and
 // the process's peak resident memory; run one case per process (--benchmark_filter) to read the
@@ -19,7 +19,8 @@ namespace {
 
 SimulationInput shipped_llama3_405b_2048() {
   const scenario::LoadedScenario loaded =
-      cli::load_checked(std::string(MOFASIM_SOURCE_DIR) + "/scenarios/llama3-405b-h100-2048.yaml", {});
+      cli::load_checked(std::string(MOFASIM_SOURCE_DIR) + "/scenarios/llama3-405b-h100-2048.yaml",
+                        {"parallelism.global_batch=2048"});  // the 128-micro-batch step this benchmark measures
   return cli::simulation_input(loaded);
 }
 

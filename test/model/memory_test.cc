@@ -16,6 +16,7 @@ namespace {
 
 using testing::deepseek_v3;
 using testing::llama2_70b;
+using testing::parallel_spec;
 
 TEST(BytesPerParam, MixedPrecisionAdamIs18AndShardsTwelve) {
   const FeatureSpec plain;
@@ -30,7 +31,8 @@ TEST(BytesPerParam, MixedPrecisionAdamIs18AndShardsTwelve) {
 
 TEST(BytesPerParam, DeepSeekBf16MomentsAndCpuOptimizer) {
   FeatureSpec ds;
-  ds.optimizer_state_dtype = DType::kBf16;
+  ds.optimizer_state_dtype = DType::kBf16;  // exp_avg
+  ds.exp_avg_sq_dtype = DType::kBf16;
   EXPECT_EQ(bytes_per_param(ds).total(), 14.0);  // 2 + 4 + 4 + 2 + 2
   ds.distributed_optimizer = true;
   EXPECT_EQ(gpu_bytes_per_param(ds, 8), 2 + 4 + 8.0 / 8);
@@ -40,6 +42,69 @@ TEST(BytesPerParam, DeepSeekBf16MomentsAndCpuOptimizer) {
   FeatureSpec fp32;
   fp32.param_dtype = DType::kFp32;
   EXPECT_EQ(bytes_per_param(fp32).total(), 16.0);  // no separate master copy
+}
+
+TEST(BytesPerParam, MegatronDistributedOptimizerTableRows) {
+  // Megatron docs/user-guide/features/dist_optimizer.md (reference-formulas.md §1.3), d = 8.
+  FeatureSpec fp16;  // fp16 params / fp16 grads: the optimizer keeps an fp32 copy of its grad shard
+  fp16.param_dtype = DType::kFp16;
+  fp16.grad_dtype = DType::kFp16;
+  EXPECT_EQ(bytes_per_param(fp16).total(), 20.0);
+  fp16.distributed_optimizer = true;
+  EXPECT_EQ(gpu_bytes_per_param(fp16, 8), 4 + 16.0 / 8);
+  FeatureSpec fp32;  // fp32 params / fp32 grads: no master copy
+  fp32.param_dtype = DType::kFp32;
+  fp32.distributed_optimizer = true;
+  EXPECT_EQ(gpu_bytes_per_param(fp32, 8), 8 + 8.0 / 8);
+  FeatureSpec bf16;  // bf16 params / fp32 main grads
+  bf16.distributed_optimizer = true;
+  EXPECT_EQ(gpu_bytes_per_param(bf16, 8), 6 + 12.0 / 8);
+  // --main-grads-dtype bf16 (precision-aware optimizer): no fp32 copy, 2 + 2 + 4 + 8.
+  FeatureSpec bf16_grads;
+  bf16_grads.grad_dtype = DType::kBf16;
+  EXPECT_EQ(bytes_per_param(bf16_grads).total(), 16.0);
+  // --main-params-dtype fp16 and fp8 moments (--exp-avg-dtype / --exp-avg-sq-dtype fp8): 2 + 4 + 2 + 1 + 1.
+  FeatureSpec small;
+  small.master_dtype = DType::kFp16;
+  small.optimizer_state_dtype = DType::kFp8;
+  small.exp_avg_sq_dtype = DType::kFp8;
+  EXPECT_EQ(bytes_per_param(small).total(), 10.0);
+}
+
+TEST(BytesPerParam, Zero2ShardsGradientsAndZero3Parameters) {
+  FeatureSpec z2;
+  z2.dp_sharding = DpSharding::kOptimGrads;
+  EXPECT_EQ(dp_sharding(z2), DpSharding::kOptimGrads);
+  EXPECT_EQ(gpu_bytes_per_param(z2, 8), 2 + 16.0 / 8);  // bf16 weights whole, fp32 grads + optimizer sharded
+  FeatureSpec z3;
+  z3.dp_sharding = DpSharding::kOptimGradsParams;
+  EXPECT_EQ(gpu_bytes_per_param(z3, 8), 18.0 / 8);
+  FeatureSpec legacy;  // distributed: true is ZeRO-1
+  legacy.distributed_optimizer = true;
+  EXPECT_EQ(dp_sharding(legacy), DpSharding::kOptim);
+}
+
+TEST(StaticMemory, Zero2And3KeepTheirShardsAndTransientFullBuffers) {
+  const ModelSpec m = llama2_70b();
+  HardwareSpec hw;
+  hw.gpu_memory_bytes = 80e9;
+  const ParallelSpec p = parallel_spec({.tp = 8, .pp = 1, .dp = 16, .global_batch = 16, .sequence_parallel = true});
+  const std::vector<double> one{1};
+  FeatureSpec z2;
+  z2.dp_sharding = DpSharding::kOptimGrads;
+  const StageMemory s2 = memory_report(m, hw, p, z2, one).stages[0];
+  const double n = s2.params.total();
+  EXPECT_DOUBLE_EQ(s2.static_bytes.weights, 2 * n);
+  EXPECT_DOUBLE_EQ(s2.static_bytes.grads, 4 * n / 16);
+  EXPECT_DOUBLE_EQ(s2.static_bytes.optimizer_states, 12 * n / 16);
+  EXPECT_EQ(s2.static_bytes.unsharded, 40e6);  // one DP gradient bucket before its reduce-scatter
+  FeatureSpec z3;
+  z3.dp_sharding = DpSharding::kOptimGradsParams;
+  const StageMemory s3 = memory_report(m, hw, p, z3, one).stages[0];
+  EXPECT_DOUBLE_EQ(s3.static_bytes.weights, 2 * n / 16);
+  // Two layers of gathered bf16 weights and one layer of fp32 gradients: a LLaMA2-70B layer on one
+  // GPU of TP 8 is (150,994,944 + 704,643,072) / 8 + 16,384 norm weights = 106,971,136 parameters.
+  EXPECT_DOUBLE_EQ(s3.static_bytes.unsharded, 106971136.0 * (2 * 2 + 4));
 }
 
 TEST(StaticMemory, ExpertsShardOverExpertDpAndCpuOptimizerMovesStateToHost) {
@@ -107,9 +172,10 @@ TEST(StageMemory, Llama2SelectiveRecomputeFirstStage) {
   EXPECT_TRUE(r.fits());
   EXPECT_EQ(r.worst_rank, 0);
   // The last stage: 1 micro-batch, head activations (norm and head inputs 2*T*h/8 each, fp32
-  // logits 4 * 4096 * 32000/8).
+  // logits 4 * 4096 * 32000/8). The head's backward frees them before the first layer rebuilds
+  // its statistics, so the larger of the two counts, not both.
   const StageMemory& s7 = r.stages[7];
-  EXPECT_EQ(s7.activation_bytes, 10 * kLlamaLayer + 2 * (2 * 512.0 * 8192) + 4 * 4096.0 * 4000 + kStats);
+  EXPECT_EQ(s7.activation_bytes, 10 * kLlamaLayer + 2 * (2 * 512.0 * 8192) + 4 * 4096.0 * 4000);
 }
 
 TEST(StageMemory, FullRecomputeKeepsLayerInputsPlusOneWorkingLayer) {
@@ -117,10 +183,11 @@ TEST(StageMemory, FullRecomputeKeepsLayerInputsPlusOneWorkingLayer) {
   FeatureSpec f;
   f.recompute = RecomputeKind::kFull;
   const MemoryReport r = memory_report(llama2_70b(), testing::round_gpu(), par, f, one_f_one_b_inflight(par));
-  // Stage 1 (7 in flight): 7 x 10 layer inputs of 2*T*h/8 = 8 MiB, plus one layer rebuilt whole.
-  const double full_layer = kLlamaLayer + kStats;
-  EXPECT_EQ(r.stages[1].activation_bytes, 7 * 10 * 8'388'608.0 + full_layer);
-  EXPECT_EQ(r.stages[1].working_bytes, full_layer);
+  // Stage 1 (7 in flight): 7 x 10 layer inputs of 2*T*h/8 = 8 MiB, plus one layer rebuilt whole
+  // beside its stored input (the replay allocates the rebuilt part, activation - input).
+  const double rebuilt = kLlamaLayer + kStats - 8'388'608.0;
+  EXPECT_EQ(r.stages[1].activation_bytes, 7 * 10 * 8'388'608.0 + rebuilt);
+  EXPECT_EQ(r.stages[1].working_bytes, rebuilt);
 }
 
 TEST(StageMemory, OutOfMemoryIsAResultWithTheExcess) {

@@ -1,0 +1,160 @@
+// Selective recompute by module (see recompute_modules.h).
+#include "model/recompute_modules.h"
+
+#include <algorithm>
+
+#include "model/flops.h"
+#include "model/memory.h"
+#include "model/stage_layout.h"
+
+namespace mofasim::model {
+namespace {
+
+constexpr double kAct = 2;  // bytes per activation element (bf16), as op_table.cc
+
+struct Drop {
+  double bytes = 0;     // of the op's activation_bytes
+  double fraction = 0;  // of the op's forward re-run
+};
+
+// The share of the MLA QKV op's weights that are up-projections (q_up and kv_up).
+double mla_up_share(const ModelSpec& m) {
+  const MlaSpec& a = m.mla;
+  const double h = m.hidden_size;
+  const double heads = m.num_attention_heads;
+  const double d_qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
+  const double q_up = a.q_lora_rank > 0 ? a.q_lora_rank * heads * d_qk : 0;
+  const double q = a.q_lora_rank > 0 ? a.q_lora_rank * h + q_up : h * heads * d_qk;
+  const double kv_up = static_cast<double>(a.kv_lora_rank) * heads * (a.qk_nope_head_dim + a.v_head_dim);
+  const double kv = h * (a.kv_lora_rank + a.qk_rope_head_dim) + kv_up;
+  return (q_up + kv_up) / (q + kv);
+}
+
+Drop drop(const OpCost& op, RecomputeModule module, const ModelSpec& model, double norm_output_bytes) {
+  const OpKind k = op.op;
+  const Drop all{op.activation_bytes, 1};
+  switch (module) {
+    case RecomputeModule::kCoreAttn:
+      return {op.selective_dropped_bytes, op.recomputed_by_selective ? 1.0 : 0.0};
+    case RecomputeModule::kLayernorm:
+      if (k == OpKind::kInputNorm || k == OpKind::kPostAttentionNorm) return {0, 1};
+      if (k == OpKind::kQkvProjection || k == OpKind::kMlpLinear1 || k == OpKind::kRouter) {
+        return {std::min(norm_output_bytes, op.activation_bytes), 0};
+      }
+      return {};
+    case RecomputeModule::kMlp:
+      if (k == OpKind::kMlpLinear1) return {0, 1};  // its input is the checkpoint's input
+      if (k == OpKind::kMlpActivation || k == OpKind::kMlpLinear2) return all;
+      return {};
+    case RecomputeModule::kMoe:
+      if (k == OpKind::kRouter) return {std::max(0.0, op.activation_bytes - norm_output_bytes), 1};
+      if (k == OpKind::kSharedLinear1 || k == OpKind::kSharedActivation || k == OpKind::kSharedLinear2 ||
+          k == OpKind::kExpertLinear1 || k == OpKind::kExpertActivation || k == OpKind::kExpertLinear2 ||
+          k == OpKind::kExpertCombine) {
+        return all;
+      }
+      return {};
+    case RecomputeModule::kMoeAct:
+      if (k == OpKind::kExpertActivation) return {0, 1};  // its input (the fc1 output) stays
+      if (k == OpKind::kExpertLinear2) return {op.activation_bytes, 0};
+      return {};
+    case RecomputeModule::kSharedExperts:
+      if (k == OpKind::kSharedLinear1) return {op.activation_bytes, 1};
+      if (k == OpKind::kSharedActivation || k == OpKind::kSharedLinear2) return all;
+      return {};
+    case RecomputeModule::kMlaUpProj:
+      if (model.attention != AttentionKind::kMla) return {};
+      if (k == OpKind::kQkvProjection) return {0, mla_up_share(model)};
+      if (k == OpKind::kAttentionMap || k == OpKind::kAttentionValue) return {op.activation_bytes, 0};
+      return {};
+  }
+  return {};
+}
+
+bool transformer_layer_op(OpKind k) {
+  return k != OpKind::kEmbedding && k != OpKind::kMtpProjection && k != OpKind::kFinalNorm && k != OpKind::kHead &&
+         k != OpKind::kLoss;
+}
+
+}  // namespace
+
+LayerOps with_recompute_modules(const LayerOps& ops, const ModelSpec& model, const ParallelSpec& parallel,
+                                RecomputeModules modules) {
+  const auto list = ops.ops();
+  const bool layer = !list.empty() && std::all_of(list.begin(), list.end(), [](const OpCost& op) {
+    return transformer_layer_op(op.op);
+  });
+  if (!layer || modules == recompute_bit(RecomputeModule::kCoreAttn)) return ops;
+  const bool sp = parallel.sequence_parallel && parallel.tp > 1;
+  const double tokens = static_cast<double>(parallel.micro_batch) * model.seq_length / parallel.cp;
+  const double norm_output_bytes = kAct * (sp ? tokens / parallel.tp : tokens) * model.hidden_size;
+  LayerOps out;
+  out.set_input_bytes(ops.totals().input_bytes);
+  for (const OpCost& op : list) {
+    Drop d;
+    for (int i = 0; i < kNumRecomputeModules; ++i) {
+      const auto m = static_cast<RecomputeModule>(i);
+      if ((modules & recompute_bit(m)) == 0) continue;
+      const Drop x = drop(op, m, model, norm_output_bytes);
+      d.bytes = std::max(d.bytes, x.bytes);
+      d.fraction = std::max(d.fraction, x.fraction);
+    }
+    OpCost o = op;
+    o.selective_dropped_bytes = d.bytes;
+    o.recomputed_by_selective = d.fraction > 0;
+    o.selective_recompute_fraction = d.fraction > 0 ? d.fraction : 1;
+    out.add(o);
+  }
+  for (const CommOp& c : ops.comms()) out.add(c);
+  return out;
+}
+
+double hardware_flops_per_step(const ModelSpec& model, const ParallelSpec& parallel, const FeatureSpec& features) {
+  const bool default_selective = features.recompute == RecomputeKind::kSelective &&
+                                 features.recompute_modules == recompute_bit(RecomputeModule::kCoreAttn);
+  const bool uniform_full =
+      features.recompute == RecomputeKind::kFull && features.recompute_method == RecomputeMethod::kUniform;
+  if (features.recompute == RecomputeKind::kNone || default_selective || uniform_full) {
+    return hardware_flops_per_step(model, parallel, features.recompute);
+  }
+  // One GPU's micro-batch FLOPs to the step's: every layer runs on tp * cp GPUs for each of the
+  // global_batch / micro_batch micro-batches.
+  const double scale = static_cast<double>(parallel.tp) * parallel.cp * parallel.global_batch / parallel.micro_batch;
+  if (features.recompute == RecomputeKind::kSelective) {
+    double rerun = 0;
+    for (int l = 0; l < model.num_layers; ++l) {
+      const LayerOps ops = with_recompute_modules(ops_for_layer(model, parallel, l), model, parallel, features.recompute_modules);
+      rerun += ops.totals().selective_recompute.flops;
+    }
+    return model_flops_per_step(model, parallel) + rerun * scale;
+  }
+  // Full, block: the uniform count less the forward of the layers left out.
+  double left_out = 0;
+  for (const ChunkLayers& c : chunk_layers(model, parallel)) {
+    for (int l = c.first_layer; l < c.first_layer + c.num_layers; ++l) {
+      if (!full_recompute_applies(features, l - c.first_layer)) left_out += ops_for_layer(model, parallel, l).totals().model_flops;
+    }
+  }
+  return hardware_flops_per_step(model, parallel, RecomputeKind::kFull) - left_out * scale;
+}
+
+PhaseCost selective_recompute_cost(const OpCost& op) {
+  if (!op.recomputed_by_selective) return {};
+  const double f = op.selective_recompute_fraction;
+  return {op.forward.flops * f, op.forward.hbm_bytes * f};
+}
+
+const char* recompute_module_name(RecomputeModule m) {
+  switch (m) {
+    case RecomputeModule::kCoreAttn: return "core_attn";
+    case RecomputeModule::kMlp: return "mlp";
+    case RecomputeModule::kMoe: return "moe";
+    case RecomputeModule::kMoeAct: return "moe_act";
+    case RecomputeModule::kLayernorm: return "layernorm";
+    case RecomputeModule::kMlaUpProj: return "mla_up_proj";
+    case RecomputeModule::kSharedExperts: return "shared_experts";
+  }
+  return "?";
+}
+
+}  // namespace mofasim::model

@@ -1,0 +1,52 @@
+// Megatron's selective recompute by module (--recompute-modules): which activations each module
+// drops and which forward work it re-runs before the layer's backward, applied to a layer's op
+// table. The op table (op_table.h) is built for the default module, core_attn; with_recompute_modules
+// rewrites each op's selective fields (selective_dropped_bytes, recomputed_by_selective,
+// selective_recompute_fraction) for any module set, so the memory model, the step simulation and
+// the analytic model, which all read those fields, agree on every set.
+//
+// Per token of one micro-batch (op_table.h charges each stored tensor to the op whose backward
+// reads it; T_sp = tokens after sequence parallelism, bf16 activations):
+//   core_attn      drops what the attention core keeps beyond its inputs (flash: the softmax
+//                  statistics; unfused: the s^2 scores), re-runs QK^T, softmax and PV.
+//   layernorm      drops the two norm outputs (2h*T_sp each: the QKV input and the fc1 / router
+//                  input), re-runs the input and pre-MLP norms; the norm inputs stay.
+//   mlp            (dense layers) drops the fc1 outputs and the activation output (6f per token for
+//                  SwiGLU), re-runs fc1, the activation and fc2; the MLP input stays.
+//   moe            drops everything the MoE block keeps but its input (router probabilities,
+//                  shared and routed expert intermediates, dispatched copies, combine inputs),
+//                  re-runs router, shared experts, experts and combine.
+//   moe_act        drops the routed experts' activation output (fc2 input), re-runs the activation.
+//   shared_experts drops the shared experts' intermediates, re-runs them.
+//   mla_up_proj    (MLA) drops the up-projected Q, K and V the attention core keeps, re-runs the
+//                  up-projections: the share r_q*a*d_qk + r_kv*a*(d_nope + d_v) of the QKV op's
+//                  weights (its HBM bytes are scaled by the same share).
+// Modules that drop the same tensor count it once. Not modelled: the collectives inside a
+// recomputed part (moe re-runs its all-to-alls in Megatron, mlp with TP its all-gather).
+#pragma once
+
+#include "model/op_table.h"
+#include "model/spec.h"
+
+namespace mofasim::model {
+
+// `ops` (a transformer layer from ops_for_layer) with the selective fields of every op set for
+// `modules`. Embedding, head and MTP-projection tables are returned unchanged.
+LayerOps with_recompute_modules(const LayerOps& ops, const ModelSpec& model, const ParallelSpec& parallel,
+                                RecomputeModules modules);
+
+// The forward work selective recompute re-runs for one op: forward * selective_recompute_fraction.
+PhaseCost selective_recompute_cost(const OpCost& op);
+
+// Hardware FLOPs of one step (the HFU numerator): model FLOPs plus what recompute re-runs, for any
+// module set and full-recompute method. Selective [core_attn] and full uniform are
+// flops.h's hardware_flops_per_step; other module sets add each transformer layer's re-run forward
+// from its op table, and full block leaves out the forward of the layers it does not recompute
+// (op-table FLOPs of one GPU and micro-batch times tp * cp * global_batch / micro_batch GPU
+// micro-batches; routed experts at their load imbalance).
+double hardware_flops_per_step(const ModelSpec& model, const ParallelSpec& parallel, const FeatureSpec& features);
+
+// Megatron's name of a module ("core_attn", ...).
+const char* recompute_module_name(RecomputeModule m);
+
+}  // namespace mofasim::model

@@ -1,0 +1,33 @@
+// Whether a scenario's layout fits in GPU memory, by the memory model `mofasim memory` prints
+// (model::memory_report with the schedule's in-flight micro-batches). `simulate`, `ettr` and
+// `tune` report it: a one-line warning on stderr naming the worst stage and its excess, and a
+// `memory_fit` object in --json. Out of memory is a result, not an error: the exit status stays 0.
+#pragma once
+
+#include <iosfwd>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "sim/scenario/loader.h"
+
+namespace mofasim::cli {
+
+struct MemoryFit {
+  bool fits = true;
+  int worst_stage = 0;         // the stage with the highest peak
+  int stages_over = 0;         // stages whose peak exceeds the capacity
+  double peak_bytes = 0;       // the worst stage's peak
+  double capacity_bytes = 0;   // hardware.gpu_memory
+  double excess_bytes = 0;     // peak - capacity on the worst stage, 0 when it fits
+};
+
+MemoryFit memory_fit(const scenario::LoadedScenario& loaded);
+
+// "mofasim <command>: warning: the scenario's layout does not fit in GPU memory: stage 1
+// needs 81.65 GiB of 80.00 GiB (1.65 GiB over; 7 stages over; see mofasim memory)" on `err` when it does not fit; nothing otherwise.
+void warn_if_out_of_memory(const std::string& command, const MemoryFit& fit, std::ostream& err);
+
+// {"fits", "worst_stage", "stages_over", "peak_bytes", "capacity_bytes", "excess_bytes"}.
+nlohmann::json to_json(const MemoryFit& fit);
+
+}  // namespace mofasim::cli

@@ -1,0 +1,103 @@
+// Precision, sharding and recompute fields (see validate_memory_fields.h).
+#include "sim/scenario/validate_memory_fields.h"
+
+#include <initializer_list>
+#include <set>
+
+namespace mofasim::scenario {
+namespace {
+
+const char* dtype_name(proto::DType t) {
+  switch (t) {
+    case proto::BF16: return "bf16";
+    case proto::FP16: return "fp16";
+    case proto::FP8: return "fp8";
+    case proto::FP32: return "fp32";
+    case proto::DTYPE_UNSPECIFIED: break;
+  }
+  return "unspecified";
+}
+
+// `value` must be one of `allowed` (Megatron's choices for the option).
+void one_of(proto::DType value, std::initializer_list<proto::DType> allowed, const std::string& path,
+            const std::function<void(const std::string&, const std::string&)>& fail) {
+  std::string names;
+  for (proto::DType a : allowed) {
+    if (a == value) return;
+    names += (names.empty() ? "" : ", ") + std::string(dtype_name(a));
+  }
+  fail(path, std::string("must be one of ") + names + ", got " + dtype_name(value));
+}
+
+}  // namespace
+
+void check_memory_fields(const proto::Scenario& s,
+                         const std::function<void(const std::string& path, const std::string& message)>& fail) {
+  const proto::Optimizations& o = s.optimizations();
+  const proto::Optimizer& opt = o.optimizer();
+  const std::string q = "optimizations.optimizer";
+  one_of(opt.params_dtype(), {proto::BF16, proto::FP16, proto::FP32}, q + ".params_dtype", fail);
+  one_of(opt.main_grads_dtype(), {proto::FP32, proto::BF16, proto::FP16}, q + ".main_grads_dtype", fail);
+  one_of(opt.main_params_dtype(), {proto::FP32, proto::FP16}, q + ".main_params_dtype", fail);
+  one_of(opt.state_dtype(), {proto::FP32, proto::BF16, proto::FP16, proto::FP8}, q + ".state_dtype", fail);
+  if (opt.has_exp_avg_dtype()) {
+    one_of(opt.exp_avg_dtype(), {proto::FP32, proto::BF16, proto::FP16, proto::FP8}, q + ".exp_avg_dtype", fail);
+  }
+  if (opt.has_exp_avg_sq_dtype()) {
+    one_of(opt.exp_avg_sq_dtype(), {proto::FP32, proto::BF16, proto::FP16, proto::FP8}, q + ".exp_avg_sq_dtype", fail);
+  }
+  if (opt.has_data_parallel_sharding_strategy()) {
+    const proto::DataParallelSharding z = opt.data_parallel_sharding_strategy();
+    if (opt.has_distributed() && opt.distributed() != (z != proto::NO_SHARD)) {
+      fail(q + ".data_parallel_sharding_strategy",
+           std::string("contradicts distributed: ") + (opt.distributed() ? "true" : "false") +
+               " (distributed: true is optim; give one of the two)");
+    }
+    if (z == proto::OPTIM_GRADS_PARAMS && opt.placement() == proto::CPU) {
+      fail(q + ".data_parallel_sharding_strategy", "optim_grads_params with placement cpu is not supported");
+    }
+  }
+
+  // Recompute: the old `recompute` field and Megatron's granularity name the same choice.
+  const std::string p = "optimizations";
+  const bool has_granularity = o.has_recompute_granularity();
+  if (has_granularity && o.has_recompute()) {
+    const bool same = (o.recompute() == proto::SELECTIVE && o.recompute_granularity() == proto::GRANULARITY_SELECTIVE) ||
+                      (o.recompute() == proto::FULL && o.recompute_granularity() == proto::GRANULARITY_FULL);
+    if (!same) fail(p + ".recompute_granularity", "contradicts recompute (give one of the two)");
+  }
+  const bool selective = has_granularity ? o.recompute_granularity() == proto::GRANULARITY_SELECTIVE
+                                         : o.recompute() == proto::SELECTIVE;
+  const bool full = has_granularity ? o.recompute_granularity() == proto::GRANULARITY_FULL : o.recompute() == proto::FULL;
+  if (o.recompute_modules_size() > 0 && !selective) {
+    fail(p + ".recompute_modules", "only with recompute_granularity: selective");
+  }
+  if (o.has_recompute_method() && !full) fail(p + ".recompute_method", "only with recompute_granularity: full");
+  if (o.has_recompute_num_layers()) {
+    if (!full) {
+      fail(p + ".recompute_num_layers", "only with recompute_granularity: full");
+    } else if (o.recompute_method() != proto::RECOMPUTE_BLOCK && o.recompute_num_layers() < 1) {
+      fail(p + ".recompute_num_layers", "must be at least 1 with recompute_method uniform, got " +
+                                            std::to_string(o.recompute_num_layers()));
+    } else if (o.recompute_num_layers() < 0) {
+      fail(p + ".recompute_num_layers", "must be at least 0, got " + std::to_string(o.recompute_num_layers()));
+    }
+  }
+  const bool moe = s.has_model() && s.model().has_moe();
+  const bool mla = s.has_model() && s.model().attention() == proto::MLA;
+  std::set<int> seen;
+  for (int i = 0; i < o.recompute_modules_size(); ++i) {
+    const proto::RecomputeModule m = o.recompute_modules(i);
+    const std::string path = p + ".recompute_modules[" + std::to_string(i) + "]";
+    if (!seen.insert(m).second) fail(path, "listed twice");
+    if ((m == proto::RECOMPUTE_MOE || m == proto::RECOMPUTE_MOE_ACT || m == proto::RECOMPUTE_SHARED_EXPERTS) && s.has_model() && !moe) {
+      fail(path, "needs a MoE model (model.moe)");
+    }
+    if (m == proto::RECOMPUTE_MLA_UP_PROJ && s.has_model() && !mla) fail(path, "needs model.attention: mla");
+    if ((m == proto::RECOMPUTE_MOE || m == proto::RECOMPUTE_MOE_ACT) && o.memfine().enabled()) {
+      fail(path, "MemFine (optimizations.memfine) already recomputes the experts; use one of the two");
+    }
+  }
+}
+
+}  // namespace mofasim::scenario

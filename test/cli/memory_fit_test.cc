@@ -1,0 +1,47 @@
+// `simulate`, `ettr` and `tune` say when the scenario's layout does not fit in GPU memory: one
+// warning line on stderr naming the worst stage and its excess, a `memory_fit` object in --json,
+// and exit status 0 (out of memory is a result). The numbers are `mofasim memory`'s.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "test/cli/run_cli.h"
+
+namespace mofasim::test {
+namespace {
+
+// small.yaml's stage 0 peaks at 13.59 MiB (mofasim memory); 12 MiB leaves both stages short.
+const std::string kTight = " --set 'hardware.gpu_memory=12 MiB'";
+
+TEST(CliMemoryFit, SimulateEttrTuneWarnOnStderrWithTheWorstStageAndExcess) {
+  const nlohmann::json mem = nlohmann::json::parse(run_mofasim("memory scenarios/small.yaml --json" + kTight).out);
+  ASSERT_FALSE(mem.at("fits").get<bool>());
+  const nlohmann::json& worst = mem.at("stages").at(0);
+  EXPECT_EQ(mem.at("worst_stage"), 0);
+  EXPECT_DOUBLE_EQ(worst.at("excess_bytes").get<double>(), worst.at("peak_bytes").get<double>() - 12.0 * 1024 * 1024);
+  for (const std::string command : {"simulate scenarios/small.yaml -q", "ettr scenarios/small.yaml --trials 10",
+                                    "tune scenarios/small.yaml -q"}) {
+    const CliRun run = run_mofasim(command + " --json" + kTight);
+    EXPECT_EQ(run.exit_code, 0) << command;
+    const std::string name = command.substr(0, command.find(' '));
+    EXPECT_EQ(run.err, "mofasim " + name +
+                           ": warning: the scenario's layout does not fit in GPU memory: stage 0 needs 13.59 MiB of "
+                           "12.00 MiB (1.59 MiB over; 2 stages over; see mofasim memory)\n")
+        << command;
+    const nlohmann::json fit = nlohmann::json::parse(run.out).at("memory_fit");
+    EXPECT_FALSE(fit.at("fits").get<bool>()) << command;
+    EXPECT_EQ(fit.at("worst_stage"), 0) << command;
+    EXPECT_EQ(fit.at("stages_over"), 2) << command;
+    EXPECT_DOUBLE_EQ(fit.at("excess_bytes").get<double>(), worst.at("excess_bytes").get<double>()) << command;
+  }
+}
+
+TEST(CliMemoryFit, AFittingScenarioSaysNothing) {
+  const CliRun run = run_mofasim("simulate scenarios/small.yaml -q --json");
+  EXPECT_EQ(run.err, "");
+  EXPECT_TRUE(nlohmann::json::parse(run.out).at("memory_fit").at("fits").get<bool>());
+}
+
+}  // namespace
+}  // namespace mofasim::test
