@@ -12,6 +12,7 @@
 #include "sim/cli/commands.h"
 #include "sim/cli/output_files.h"
 #include "sim/scenario/scenario_specs.h"
+#include "sim/executor/perturbation_costs.h"
 #include "sim/executor/simulate_step.h"
 #include "sim/executor/trace_filter.h"
 #include "sim/interop/chakra_writer.h"
@@ -154,6 +155,7 @@ int run_simulate(const Args& args) {
   executor::StepResult result;
   try {
     result = executor::simulate_step(input, options);
+    executor::add_perturbation_costs(input, options, result);  // perturbations: what each costs alone
   } catch (const executor::TraceFilterError& e) {
     throw option_error("trace-" + e.option(), e);
   }

@@ -5,6 +5,7 @@
 
 #include "schedules/factory.h"
 #include "sim/fault/failure_records.h"
+#include "sim/scenario/perturbations.h"
 
 namespace mofasim::cli {
 namespace {
@@ -141,7 +142,8 @@ executor::SimulationInput simulation_input(const scenario::LoadedScenario& loade
                                    .parallel = loaded.parallel,
                                    .features = loaded.features,
                                    .topology = topo,
-                                   .rank_order = loaded.proto.parallelism().rank_order()};
+                                   .rank_order = loaded.proto.parallelism().rank_order(),
+                                   .perturbations = scenario::to_perturbation_spec(loaded.proto)};
 }
 
 model::AnalyticInput analytic_input(const scenario::LoadedScenario& loaded) {

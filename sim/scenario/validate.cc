@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/scenario/perturbations.h"
 #include "sim/scenario/units.h"
 
 namespace mofasim::scenario {
@@ -25,7 +26,7 @@ std::string num(double v) {
 
 std::string num(std::int64_t v) { return std::to_string(v); }
 
-constexpr std::array<std::string_view, 51> kRules = {
+constexpr std::array<std::string_view, 53> kRules = {
     "model: num_layers, hidden_size, num_attention_heads, vocab_size and seq_length are required and >= 1; "
     "ffn_hidden_size is required unless every layer is MoE (moe given and first_k_dense_layers = 0)",
     "model: num_kv_heads (if given) divides num_attention_heads",
@@ -84,6 +85,9 @@ constexpr std::array<std::string_view, 51> kRules = {
     "step_time is given) at most 1e8",
     "every number: finite and not negative (checked while reading the YAML)",
     "every unit field: a number with a unit (see Units)",
+    "perturbations.slow: one of ranks, fraction, nodes or supernodes, each inside the cluster; slowdown >= 1 is required",
+    "perturbations.degraded_links: level and bandwidth_fraction in (0, 1] are required; nvlink takes gpu, nic and spine "
+    "take node (and nic); spine needs more than one supernode",
 };
 
 class Validator {
@@ -99,6 +103,7 @@ class Validator {
     check_optimizations();
     check_fault_tolerance();
     check_training();
+    check_perturbations(s_, sources_, diagnostics_);
   }
 
  private:

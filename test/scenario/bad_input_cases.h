@@ -310,6 +310,17 @@ inline std::vector<BadInput> bad_inputs() {
        "--set:1:17: training.tokens: out of range: '1e400'"},
       {"BareNumberForBandwidth", base(), {"topology.intra_node.bandwidth=300"}, "memory",
        "--set:1:31: topology.intra_node.bandwidth: expected a bandwidth with a unit, such as \"400 GB/s\", got '300'"},
+      // perturbations (issue 17): stragglers and degraded links, checked against the topology
+      {"PerturbationRankOutsideCluster", base_with("training", "training: {steps: 100}\nperturbations: {slow: [{ranks: [3, 8], slowdown: 1.5}]}"), {}, "simulate",
+       "bad.yaml:7:36: perturbations.slow[0].ranks[1]: rank 8 is outside the cluster (0..7)"},
+      {"PerturbationSlowdownMissing", base_with("training", "training: {steps: 100}\nperturbations: {slow: [{ranks: [3]}]}"), {}, "simulate",
+       "bad.yaml:7:24: perturbations.slow[0].slowdown: missing (compute time multiplier >= 1)"},
+      {"PerturbationSlowdownBelowOne", base_with("training", "training: {steps: 100}\nperturbations: {slow: [{ranks: [1], slowdown: 0.5}]}"), {}, "memory",
+       "bad.yaml:7:47: perturbations.slow[0].slowdown: must be >= 1 (compute time multiplier), got 0.5"},
+      {"PerturbationNicOnOneNode", base_with("training", "training: {steps: 100}\nperturbations: {degraded_links: [{level: nic, node: 0, bandwidth_fraction: 0.5}]}"), {}, "ettr",
+       "bad.yaml:7:53: perturbations.degraded_links[0].node: the cluster has one node, so no scale-out link to degrade"},
+      {"PerturbationLinkLevelMissing", base_with("training", "training: {steps: 100}\nperturbations: {degraded_links: [{node: 0, bandwidth_fraction: 0.5}]}"), {}, "simulate",
+       "bad.yaml:7:34: perturbations.degraded_links[0].level: missing (nvlink, nic or spine)"},
   };
 }
 
