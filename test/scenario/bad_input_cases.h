@@ -321,6 +321,13 @@ inline std::vector<BadInput> bad_inputs() {
        "bad.yaml:7:53: perturbations.degraded_links[0].node: the cluster has one node, so no scale-out link to degrade"},
       {"PerturbationLinkLevelMissing", base_with("training", "training: {steps: 100}\nperturbations: {degraded_links: [{node: 0, bandwidth_fraction: 0.5}]}"), {}, "simulate",
        "bad.yaml:7:34: perturbations.degraded_links[0].level: missing (nvlink, nic or spine)"},
+      // checkpoint I/O (issue 17): simulated from a storage tier, or given; never both, never ignored
+      {"CheckpointSaveTimeAndStorage", base_with("fault", "fault_tolerance: {node_failure_rate_per_day: 0.005, checkpoint: {interval_steps: 100, save_time: \"1 s\", storage: {write_bandwidth: \"1 GB/s\"}}}"), {}, "ettr",
+       "bad.yaml:5:98: fault_tolerance.checkpoint.save_time: give save_time or storage, not both (storage simulates it)"},
+      {"CheckpointStorageWithoutWriteBandwidth", base_with("fault", "fault_tolerance: {node_failure_rate_per_day: 0.005, checkpoint: {interval_steps: 100, storage: {read_bandwidth: \"1 GB/s\"}}}"), {}, "memory",
+       "bad.yaml:5:96: fault_tolerance.checkpoint.storage.write_bandwidth: missing (required), e.g. \"400 GB/s\""},
+      {"DiskWriteBandwidthIgnoredWithSaveTime", base_with("hardware", "hardware: {peak_bf16: \"989 TFLOPS\", gpu_memory: \"80 GiB\", hbm_bandwidth: \"3.35 TB/s\", disk_write_bandwidth: \"2 GB/s\"}"), {}, "simulate",
+       "bad.yaml:2:109: hardware.disk_write_bandwidth: changes nothing while fault_tolerance.checkpoint.save_time is given; give checkpoint.storage to simulate the checkpoint I/O, or remove it"},
   };
 }
 
