@@ -56,7 +56,8 @@ endfunction()
 # of their libraries links anything but units, proto or third-party targets.
 function(mofasim_check_layering)
   set(allowed mofasim::units mofasim_units mofasim::proto mofasim_proto mofasim::model mofasim_model
-              mofasim::schedules mofasim_schedules mofasim::topology mofasim_topology)
+              mofasim::schedules mofasim_schedules mofasim::topology mofasim_topology
+              mofasim::rank_plan mofasim_rank_plan)
   get_property(libs GLOBAL PROPERTY MOFASIM_LIBRARIES)
   foreach(lib IN LISTS libs)
     get_target_property(dir ${lib} SOURCE_DIR)

@@ -3,5 +3,7 @@
 mofasim_library(NAME analytic
   SRCS
     ${CMAKE_CURRENT_SOURCE_DIR}/analytic_overlap.cc
+    ${CMAKE_CURRENT_SOURCE_DIR}/analytic_layer_time.cc
+    ${CMAKE_CURRENT_SOURCE_DIR}/analytic_pipeline.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/analytic_model.cc
-  DEPS mofasim::model mofasim::schedules mofasim::topology mofasim::units)
+  DEPS mofasim::rank_plan mofasim::model mofasim::schedules mofasim::topology mofasim::units)

@@ -4,10 +4,10 @@
 // It is the tuner's fast path and what the step simulation is validated against.
 //
 // Two levels:
-//   * AnalyticModel(input) prepares everything that depends on the layout: the per-op tables of
-//     each layer type (model/op_table.h), the placement of the TP/CP/EP/PP/DP groups on the
-//     topology and the α–β cost of every collective (topology/), the chunk composition of each
-//     pipeline rank, and the memory report (model/memory.h with the schedule's in-flight counts).
+//   * AnalyticModel(input) validates the specs and builds the priced per-rank plan
+//     (model/rank_plan.h, the same plan the step simulation's generator reads): the per-op tables
+//     of each layer type, the α–β cost of every collective on rank 0's groups, the chunks of each
+//     pipeline rank, its DP traffic and optimizer work, and the memory report.
 //   * time_step(knobs) re-times the step for a set of device rates (efficiencies, roofline fit,
 //     μ_c, μ_b) without allocating: what calibration and rate sweeps call millions of times.
 // evaluate_mofa(input) does both once.
@@ -52,6 +52,7 @@
 
 #include "model/memory.h"
 #include "model/op_table.h"
+#include "model/rank_plan.h"
 #include "model/spec.h"
 #include "topology/rank_order.h"
 #include "topology/topology_spec.h"
@@ -124,7 +125,7 @@ class AnalyticModel {
   explicit AnalyticModel(const AnalyticInput& input);
 
   [[nodiscard]] const AnalyticInput& input() const { return input_; }
-  [[nodiscard]] const MemoryReport& memory() const { return memory_; }
+  [[nodiscard]] const MemoryReport& memory() const { return plan_.memory; }
   // The knobs of the prepared input.
   [[nodiscard]] RateKnobs rates() const;
 
@@ -135,54 +136,17 @@ class AnalyticModel {
   [[nodiscard]] AnalyticResult evaluate() const&;
   [[nodiscard]] AnalyticResult evaluate() &&;
 
-  // Prepared per-layer-type data (public for the implementation's helpers; read-only).
-  struct CommCost {
-    double latency = 0;    // seconds, not scaled by μ_b
-    double bandwidth = 0;  // seconds at μ_b = 1
-  };
-  struct Block {           // one LayerOps with the α–β cost of each of its collectives
-    LayerOps ops;
-    std::array<CommCost, kMaxComms> comm{};
-  };
-  struct Chunk {           // what one model chunk holds
-    int dense_layers = 0;
-    int moe_layers = 0;
-    bool embedding = false;
-    bool head = false;     // head + loss (and the MTP modules)
-  };
-  struct RankDp {          // one pipeline rank's DP reduction and update, at μ_b = 1
-    CommCost grad;         // gradient all-reduce or reduce-scatter (dense + expert groups)
-    CommCost params;       // parameter all-gather (distributed optimizer), else zero
-    double update_bytes = 0;     // HBM bytes of the GPU update (MoFa(13) MoFa(26))
-    double cpu_params = 0;       // parameters the CPU updates (MoFa(28))
-    double d2h_bytes = 0;
-    double h2d_bytes = 0;
-  };
+  // The priced per-rank plan the step is timed from (what each rank holds and does).
+  [[nodiscard]] const RankPlan& plan() const { return plan_; }
 
  private:
   AnalyticInput input_;
   HardwareSpec hardware_;      // input hardware without its name (no allocation when copied)
+  RankPlan plan_;
   int p_ = 1;
   int v_ = 1;                  // chunks per rank (2 for DualPipe)
   int m_ = 1;
-  Block dense_;
-  Block moe_;
-  Block embedding_;
-  Block head_;
-  Block mtp_projection_;
-  bool has_dense_ = false;
-  bool has_moe_ = false;
-  CommCost pp_hop_;
-  std::vector<Chunk> chunks_;           // [rank * v + local chunk]
-  // Per rank, the share of its forward/backward passes that DualPipe's order runs as overlapped
-  // F&B pairs (MoFa(22) credits only those); 1 for every other schedule.
-  std::vector<double> pair_share_;
-  std::vector<RankDp> dp_;              // per rank
-  MemoryReport memory_;
   StepTiming timing_;                   // time_step(rates()), what evaluate() reports
-  double model_flops_ = 0;
-  double hardware_flops_ = 0;
-  double tokens_ = 0;
 };
 
 // Prepares and evaluates one scenario.

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "model/kernels/attention_cost.h"
+#include "model/kernels/gemm_cost.h"
 #include "sim/units/check.h"
 
 namespace mofasim::model {
@@ -12,6 +14,53 @@ namespace {
 
 void require_positive(double value, const char* field) {
   if (!(value > 0)) throw std::invalid_argument(std::string(field) + " must be > 0, got " + std::to_string(value));
+}
+
+// FlashAttention counts the backward as 2.5 x the forward FLOPs; the op table charges 2 x, so
+// the backward of an attention op phase runs 2.5 / 2 of its op-table FLOPs at the curve's rate.
+constexpr double kFlashBackwardFlopsPerOpFlop = 1.25;
+
+double gemm_ceiling(const HardwareSpec& hw, DType dtype) {
+  switch (dtype) {
+    case DType::kFp8: return hw.kernels.gemm_ceiling_fp8;
+    case DType::kBf16:
+    case DType::kFp16: return hw.kernels.gemm_ceiling_bf16;
+    case DType::kFp32: return peak_flops(hw, DType::kFp32);
+  }
+  MOFASIM_UNREACHABLE("unknown DType");
+}
+
+// ComputeModelKind::kKernel: the device time of one kernel from its shape (compute_time.h).
+double kernel_seconds(const PhaseCost& work, const HardwareSpec& hw, const FeatureSpec& features) {
+  const KernelSpec& kn = hw.kernels;
+  double memory = 0;
+  if (work.hbm_bytes > 0) {
+    require_positive(hw.hbm_bandwidth, "hardware.hbm_bandwidth");
+    require_positive(kn.hbm_fraction, "hardware.kernels.hbm_fraction");
+    memory = work.hbm_bytes / (kn.hbm_fraction * hw.hbm_bandwidth);
+  }
+  if (work.flops <= 0) return memory;
+  const KernelShape& sh = work.shape;
+  if (sh.kind == KernelKind::kGemm) {
+    const kernels::GemmDevice device{.sm_count = kn.sm_count,
+                                     .tile_m = kn.gemm_tile_m,
+                                     .tile_n = kn.gemm_tile_n,
+                                     .ceiling_flops = gemm_ceiling(hw, features.compute_dtype) * features.compute_scale,
+                                     .hbm_bandwidth = hw.hbm_bandwidth,
+                                     .hbm_fraction = kn.hbm_fraction};
+    return kernels::gemm_time(device, sh.m, sh.n, sh.k, sh.groups, work.hbm_bytes).seconds;
+  }
+  if (sh.kind == KernelKind::kAttention) {
+    // Attention stays in BF16 under FP8 training (Transformer Engine runs only GEMMs in FP8).
+    const double rate = kernels::attention_peak_fraction(kn.family, sh.seq, sh.head_dim, sh.backward) *
+                        peak_flops(hw, DType::kBf16) * features.compute_scale;
+    const double flops = sh.backward ? kFlashBackwardFlopsPerOpFlop * work.flops : work.flops;
+    return std::max(flops / rate, memory);
+  }
+  // FLOPs without a kernel shape (none in the op table today): the best-shape GEMM rate.
+  const double ceiling = gemm_ceiling(hw, features.compute_dtype) * features.compute_scale;
+  require_positive(ceiling, "hardware.kernels.gemm_ceiling (of the compute dtype)");
+  return std::max(work.flops / ceiling, memory);
 }
 
 }  // namespace
@@ -49,7 +98,11 @@ double phase_seconds(const PhaseCost& work, OpClass op_class, const HardwareSpec
     return work.hbm_bytes / (hw.efficiency.memory * hw.hbm_bandwidth);
   };
   double seconds = 0;
-  if (op_class == OpClass::kElementwise || work.flops <= 0) {
+  if (hw.compute_model == ComputeModelKind::kKernel) {
+    seconds = kernel_seconds(work, hw, features);
+    // An eager launch costs host time; the queue drains when kernels are shorter than that.
+    if (!features.cuda_graphs) seconds = std::max(seconds, hw.kernels.host_launch_seconds);
+  } else if (op_class == OpClass::kElementwise || work.flops <= 0) {
     seconds = memory_seconds();
   } else {
     const double eta = class_efficiency(hw, op_class);
@@ -71,6 +124,7 @@ double phase_seconds(const PhaseCost& work, OpClass op_class, const HardwareSpec
         seconds = work.flops / attained;
         break;
       }
+      case ComputeModelKind::kKernel: MOFASIM_UNREACHABLE("handled above");
     }
   }
   // A host-bound op phase waits for the host to issue it (the asynchronous launch queue is empty).

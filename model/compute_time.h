@@ -3,6 +3,16 @@
 //   kRoofline         t = max(FLOPs / (eta_class * P * mu_c), bytes / (eta_m * BW)) MoFa(19)
 //   kModifiedRoofline attained = min(P * eta_class, slope * AI + intercept) * mu_c, t = FLOPs / attained
 //                     (MoFa §5.7: a linear fit of measured points, AI = FLOPs / HBM byte)
+//   kKernel           per kernel from PhaseCost::shape and HardwareSpec::kernels:
+//                     GEMM: tiles and waves on the SMs under the best-shape ceiling of the dtype,
+//                       max'd with its HBM bytes (model/kernels/gemm_cost.h);
+//                     attention: the flash-attention curve of the GPU family at (seq, head dim,
+//                       fwd/bwd) times the BF16 peak (model/kernels/attention_cost.h), with the
+//                       backward's FLOPs in the FlashAttention convention (2.5 x forward);
+//                     memory-bound: bytes / (kernels.hbm_fraction * BW);
+//                     each kernel takes at least kernels.host_launch_seconds unless
+//                     FeatureSpec::cuda_graphs (eager launches are host-bound below that).
+//                     The efficiency classes are not used.
 // P is the dense peak of the compute dtype (bf16/fp16, fp8, fp32). Elementwise ops carry no FLOPs
 // and are memory-bound under every model: t = bytes / (eta_m * BW). An op phase with work takes at
 // least HardwareSpec::op_dispatch_seconds (the host issuing it: t = max(t, t_dispatch)), then adds

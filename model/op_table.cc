@@ -2,10 +2,12 @@
 #include "model/op_table.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
 #include "model/shape.h"
+#include "model/stack_kernels.h"
 #include "sim/units/check.h"
 
 namespace mofasim::model {
@@ -51,14 +53,19 @@ Ctx make_ctx(const ModelSpec& model, const ParallelSpec& parallel) {
 double gemm_bytes(double m, double n, double k) { return kAct * (m * k + k * n + m * n); }
 
 // A GEMM op: forward, B and W each 2*m*n*k per instance; stores its input (m x k) unless told otherwise.
+// Kernel shapes: forward Y = X W (m x n, reduce k); B: dX = dY W^T (m x k, reduce n); W: dW = X^T dY
+// (k x n, reduce m).
 OpCost gemm_op(OpKind kind, double m, double n, double k, int instances, double stored_input) {
   const double flops = 2 * m * n * k * instances;
   const double bytes = gemm_bytes(m, n, k) * instances;
+  auto shape = [&](double mm, double nn, double kk) {
+    return KernelShape{.kind = KernelKind::kGemm, .m = mm, .n = nn, .k = kk, .groups = instances};
+  };
   OpCost op{.op = kind,
             .op_class = OpClass::kGemm,
-            .forward = {flops, bytes},
-            .backward_input = {flops, bytes},
-            .backward_weight = {flops, bytes},
+            .forward = {flops, bytes, shape(m, n, k)},
+            .backward_input = {flops, bytes, shape(m, k, n)},
+            .backward_weight = {flops, bytes, shape(k, n, m)},
             .gemm = {.m = m, .n = n, .k = k, .instances = instances},
             .activation_bytes = stored_input};
   return op;
@@ -125,8 +132,12 @@ void add_fused_core(LayerOps& ops, const Ctx& c, double heads, double kv, double
   OpCost map;
   map.op = OpKind::kAttentionMap;
   map.op_class = OpClass::kAttention;
-  map.forward = {map_flops, map_bytes};
-  map.backward_input = {2 * map_flops, 2 * map_bytes};
+  // The flash kernel runs per CP chunk: s/c queries against s/c keys per call.
+  const KernelShape fwd{.kind = KernelKind::kAttention, .seq = c.seq / c.parallel.cp, .head_dim = d_qk};
+  KernelShape bwd = fwd;
+  bwd.backward = true;
+  map.forward = {map_flops, map_bytes, fwd};
+  map.backward_input = {2 * map_flops, 2 * map_bytes, bwd};
   map.activation_bytes = kAct * c.tokens * (heads + kv) * d_qk;  // Q and K
   map.recomputed_by_selective = true;
   ops.add(map);
@@ -145,8 +156,8 @@ void add_fused_core(LayerOps& ops, const Ctx& c, double heads, double kv, double
   OpCost pv;
   pv.op = OpKind::kAttentionValue;
   pv.op_class = OpClass::kAttention;
-  pv.forward = {pv_flops, pv_bytes};
-  pv.backward_input = {2 * pv_flops, 2 * pv_bytes};
+  pv.forward = {pv_flops, pv_bytes, fwd};
+  pv.backward_input = {2 * pv_flops, 2 * pv_bytes, bwd};
   pv.activation_bytes = kAct * c.tokens * kv * d_v;  // V
   pv.recomputed_by_selective = true;
   ops.add(pv);
@@ -177,8 +188,15 @@ void add_unfused_core(LayerOps& ops, const Ctx& c, double heads, double kv, doub
   OpCost map;
   map.op = OpKind::kAttentionMap;
   map.op_class = OpClass::kAttention;
-  map.forward = {map_flops, qk_bytes + kAct * scores};
-  map.backward_input = {2 * map_flops, 2 * (qk_bytes + kAct * scores)};
+  // Batched GEMMs over b*heads (query rows s/c per sequence, keys s); each backward runs two
+  // batched GEMMs of the forward's size (dQ, dK; dP, dV), shaped here as 2*b*heads groups.
+  const double q_rows = c.seq / c.parallel.cp;
+  const int groups = static_cast<int>(std::lround(c.parallel.micro_batch * heads));
+  auto batched = [&](double m, double n, double k, int g) {
+    return KernelShape{.kind = KernelKind::kGemm, .m = m, .n = n, .k = k, .groups = g};
+  };
+  map.forward = {map_flops, qk_bytes + kAct * scores, batched(q_rows, c.seq, d_qk, groups)};
+  map.backward_input = {2 * map_flops, 2 * (qk_bytes + kAct * scores), batched(q_rows, d_qk, c.seq, 2 * groups)};
   map.activation_bytes = kAct * T * (heads + kv) * d_qk;  // Q and K
   map.recomputed_by_selective = true;
   ops.add(map);
@@ -200,8 +218,8 @@ void add_unfused_core(LayerOps& ops, const Ctx& c, double heads, double kv, doub
   OpCost pv;
   pv.op = OpKind::kAttentionValue;
   pv.op_class = OpClass::kAttention;
-  pv.forward = {pv_flops, v_bytes + kAct * scores};
-  pv.backward_input = {2 * pv_flops, 2 * (v_bytes + kAct * scores)};
+  pv.forward = {pv_flops, v_bytes + kAct * scores, batched(q_rows, d_v, c.seq, groups)};
+  pv.backward_input = {2 * pv_flops, 2 * (v_bytes + kAct * scores), batched(q_rows, c.seq, d_v, 2 * groups)};
   pv.activation_bytes = kAct * T * kv * d_v;  // V
   pv.recomputed_by_selective = true;
   ops.add(pv);
@@ -237,6 +255,13 @@ void add_attention(LayerOps& ops, const Ctx& c) {
     ops.add(gemm_op(OpKind::kQkvProjection, T, n, c.h, 1, kAct * c.tokens_sp * c.h));
   }
 
+  const bool stack_kernels = m.kernel_stack != KernelStack::kMofaTable2;
+  if (stack_kernels && m.position == PositionKind::kRope) {
+    // MLA rotates only the decoupled rope part: per query head and one shared key head.
+    const double rope_dim = mla ? m.mla.qk_rope_head_dim : d_qk;
+    ops.add(rope_kernel(m.kernel_stack, T * (heads + (mla ? 1 : kv)) * rope_dim));
+  }
+
   if (m.attention_impl == AttentionImpl::kUnfused) {  // Megatron's CoreAttention path
     add_unfused_core(ops, c, heads, kv, d_qk, d_v);
   } else {
@@ -244,6 +269,9 @@ void add_attention(LayerOps& ops, const Ctx& c) {
   }
 
   ops.add(gemm_op(OpKind::kOutputProjection, T, c.h, heads * d_v, 1, kAct * T * heads * d_v));
+  if (stack_kernels) {
+    ops.add(residual_kernel(OpKind::kAttentionResidual, m.kernel_stack, c.tokens_sp * c.h, m.linear_bias));
+  }
   ops.add(elementwise_op(OpKind::kPostAttentionNorm, c.tokens_sp * c.h, c.tokens_sp * c.h, kAct * c.tokens_sp * c.h));
 
   const double s_bytes = kAct * T * c.h;
@@ -280,6 +308,7 @@ void add_moe(LayerOps& ops, const Ctx& c) {
   router.op_class = OpClass::kSmallGemm;
   router.model_flops = false;
   ops.add(router);
+  if (c.model.kernel_stack != KernelStack::kMofaTable2) ops.add(moe_permute_kernel(Tg, Tg * k, c.h));
 
   if (moe.num_shared_experts > 0) {
     add_ffn(ops, c, shared_ffn(c.model), OpKind::kSharedLinear1, OpKind::kSharedActivation, OpKind::kSharedLinear2,
@@ -361,6 +390,10 @@ const char* op_name(OpKind op) {
     case OpKind::kFinalNorm: return "final_norm";
     case OpKind::kHead: return "head";
     case OpKind::kLoss: return "loss";
+    case OpKind::kRope: return "rope";
+    case OpKind::kAttentionResidual: return "attention_residual";
+    case OpKind::kMlpResidual: return "mlp_residual";
+    case OpKind::kMoePermute: return "moe_permute";
   }
   MOFASIM_UNREACHABLE("unknown OpKind");
 }
@@ -424,6 +457,9 @@ LayerOps ops_for_layer(const ModelSpec& model, const ParallelSpec& parallel, int
     add_ffn(ops, c, model.ffn_hidden_size, OpKind::kMlpLinear1, OpKind::kMlpActivation, OpKind::kMlpLinear2,
             /*stores_input=*/true);
   }
+  if (model.kernel_stack != KernelStack::kMofaTable2) {
+    ops.add(residual_kernel(OpKind::kMlpResidual, model.kernel_stack, c.tokens_sp * c.h, model.linear_bias));
+  }
   return ops;
 }
 
@@ -470,6 +506,10 @@ LayerOps ops_for_head(const ModelSpec& model, const ParallelSpec& parallel) {
   loss.op_class = OpClass::kElementwise;
   loss.forward = {0, 2 * kLogitBytes * T * vt};
   loss.backward_input = {0, 2 * kLogitBytes * T * vt};
+  if (model.kernel_stack == KernelStack::kUnfused) {
+    loss.forward = loss.forward + unfused_loss_extra_forward(T * vt);
+    loss.backward_input = loss.backward_input + unfused_loss_extra_backward(T * vt);
+  }
   loss.activation_bytes = kLogitBytes * T * vt;
   loss.model_flops = false;
   ops.add(loss);

@@ -69,15 +69,37 @@ enum class OpKind {
   kFinalNorm,
   kHead,
   kLoss,
+  // Kernels of a Transformer Engine (or older eager) stack beyond MoFa Table 2 (KernelStack).
+  kRope,               // rotary embedding of q and k
+  kAttentionResidual,  // bias-dropout-add after the attention block
+  kMlpResidual,        // bias-dropout-add after the MLP / MoE block
+  kMoePermute,         // token sort and the gather of each token's k copies into expert order
 };
 const char* op_name(OpKind op);
 
 enum class OpClass { kGemm, kAttention, kElementwise, kSmallGemm };
 enum class Phase { kForward, kBackwardInput, kBackwardWeight };
 
+// The shape of the kernel behind one op phase, for ComputeModelKind::kKernel (the other models use
+// only FLOPs and bytes). kGemm: `groups` GEMMs of m x n output with reduction k (2*m*n*k*groups =
+// the phase's FLOPs); kAttention: a causal flash-attention pass of `seq` queries and keys per call
+// and q/k head dim `head_dim`, forward or backward.
+enum class KernelKind { kNone, kGemm, kAttention };
+struct KernelShape {
+  KernelKind kind = KernelKind::kNone;
+  double m = 0;
+  double n = 0;
+  double k = 0;
+  int groups = 0;
+  double seq = 0;
+  double head_dim = 0;
+  bool backward = false;
+};
+
 struct PhaseCost {
   double flops = 0;
   double hbm_bytes = 0;
+  KernelShape shape{};  // not summed: a sum of phases has no single kernel shape
   friend PhaseCost operator+(PhaseCost x, PhaseCost y) { return {x.flops + y.flops, x.hbm_bytes + y.hbm_bytes}; }
 };
 
@@ -140,7 +162,7 @@ struct LayerTotals {
   double comm_wire_bytes = 0;            // sum of wire_bytes * count over comms
 };
 
-inline constexpr int kMaxOps = 16;
+inline constexpr int kMaxOps = 24;
 inline constexpr int kMaxComms = 24;
 
 // A fixed-capacity op list (no heap allocation), with its running totals.

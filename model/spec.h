@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "model/kernels/attention_cost.h"
 #include "schedules/schedule_kind.h"
 
 namespace mofasim::model {
@@ -22,6 +23,15 @@ enum class DType { kBf16, kFp16, kFp8, kFp32 };
 // batched GEMMs over the full s x s score matrix (the causal mask is applied after the product),
 // the fused scale-mask-softmax and the attention dropout as memory-bound passes over that matrix.
 enum class AttentionImpl { kFused, kUnfused };
+// Which kernels a layer runs besides the GEMMs, attention, norms and activations of MoFa Table 2.
+// kMofaTable2: exactly MoFa Table 2's ops (the default; what the calibrated vTrain fit assumes).
+// kTransformerEngine: Megatron-Core with Transformer Engine adds its fused memory-bound kernels:
+//   RoPE, the two bias-dropout-residual adds, MoE token permutation (op_table.cc gives the bytes).
+// kUnfused: the same kernels as an older eager stack runs them, one PyTorch op per step (RoPE as
+//   rotate/multiply/add passes, separate bias and residual adds, an unfused vocab-parallel
+//   cross-entropy), so they move more HBM bytes.
+enum class KernelStack { kMofaTable2, kTransformerEngine, kUnfused };
+using GpuFamily = kernels::GpuFamily;
 
 inline double dtype_bytes(DType t) {
   switch (t) {
@@ -76,6 +86,7 @@ struct ModelSpec {
   AttentionImpl attention_impl = AttentionImpl::kFused;
   double attention_dropout = 0;  // dropout probability on the attention probabilities; only the
                                  // unfused path pays for it (a pass writing the output and a 1-byte mask)
+  KernelStack kernel_stack = KernelStack::kMofaTable2;
 
   [[nodiscard]] bool is_moe() const { return moe.num_experts > 0; }
   [[nodiscard]] bool is_moe_layer(int layer) const { return is_moe() && layer >= moe.first_k_dense_layers; }
@@ -86,6 +97,22 @@ enum class ComputeModelKind {
   kFixedEfficiency,   // t = FLOPs / (eta_class * peak)                         MoFa(1)
   kRoofline,          // t = max(FLOPs/(eta*peak), bytes/(eta_m*BW_HBM))         MoFa(19)
   kModifiedRoofline,  // attained = min(peak*eta, slope*AI + intercept)          MoFa §5.7
+  kKernel,            // per kernel from its shape: GEMM tiles and waves under the measured
+                      // best-shape ceiling, flash-attention curves, memory-bound kernels at the
+                      // achieved HBM bandwidth, a per-kernel host launch floor (compute_time.h)
+};
+
+// The per-GPU parameters of ComputeModelKind::kKernel (each preset names their sources).
+struct KernelSpec {
+  GpuFamily family = GpuFamily::kUnspecified;  // picks the flash-attention curves
+  int sm_count = 0;
+  int gemm_tile_m = 128;          // output tile of one SM's GEMM work
+  int gemm_tile_n = 256;
+  double gemm_ceiling_bf16 = 0;   // FLOP/s: best-shape BF16 GEMM (MAMF)
+  double gemm_ceiling_fp8 = 0;    // FLOP/s: best-shape FP8 GEMM (MAMF); 0 = no FP8
+  double hbm_fraction = 0;        // achieved fraction of hbm_bandwidth for memory-bound kernels
+  double host_launch_seconds = 0; // host cost of one eager kernel launch: a kernel takes at least
+                                  // this long unless FeatureSpec::cuda_graphs
 };
 
 struct EfficiencySpec {
@@ -118,6 +145,7 @@ struct HardwareSpec {
   EfficiencySpec efficiency{};
   double roofline_slope = 0;      // modified roofline: FLOP/s per (FLOP/byte)
   double roofline_intercept = 0;  // modified roofline: FLOP/s
+  KernelSpec kernels{};
 };
 
 using ScheduleKind = schedules::ScheduleKind;  // owned by the schedules (schedules/schedule_kind.h)
@@ -139,6 +167,14 @@ struct ParallelSpec {
   [[nodiscard]] int gpus() const { return tp * cp * pp * dp; }
   [[nodiscard]] int microbatches() const { return global_batch / (micro_batch * dp); }  // m
 };
+
+// The batch rule every layout obeys, defined once: the global batch splits into m >= 1 steps of
+// micro_batch sequences on each of dp replicas (global_batch a positive multiple of
+// micro_batch * dp). The scenario seal, the measured-data reader, the tuner and both step models
+// check it with this function, each reporting it in its own terms.
+constexpr bool batch_divides(std::int64_t global_batch, std::int64_t micro_batch, std::int64_t dp) {
+  return micro_batch >= 1 && dp >= 1 && global_batch >= micro_batch * dp && global_batch % (micro_batch * dp) == 0;
+}
 
 enum class RecomputeKind { kNone, kSelective, kFull };
 enum class OptimizerPlacement { kGpu, kCpu };
@@ -174,6 +210,7 @@ struct FeatureSpec {
   double offload_alpha_backward = 1.0;
   double offload_beta_backward = 1.0;
   double dp_bucket_bytes = 40e6;    // DP gradient bucket size
+  bool cuda_graphs = false;         // kernels replayed from CUDA graphs: no per-kernel host launch floor
 };
 
 }  // namespace mofasim::model

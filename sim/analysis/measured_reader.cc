@@ -2,6 +2,7 @@
 // parsing, and per-row consistency checks, each error naming file:line and the column.
 #include "sim/analysis/measured_reader.h"
 
+#include "model/spec.h"
 #include "sim/analysis/input_file.h"
 
 #include <array>
@@ -53,8 +54,9 @@ std::string field_list() {
   return out;
 }
 
-// Splits one CSV line; a field may be wrapped in double quotes ("" inside is one quote).
-std::vector<std::string> split_csv_line(std::string_view line, const std::string& where) {
+}  // namespace
+
+std::vector<std::string> split_measured_csv_line(std::string_view line, const std::string& where) {
   std::vector<std::string> out;
   std::string cur;
   bool quoted = false;
@@ -88,6 +90,8 @@ std::vector<std::string> split_csv_line(std::string_view line, const std::string
   out.emplace_back(was_quoted ? cur : std::string(trim(cur)));
   return out;
 }
+
+namespace {
 
 double parse_number(std::string_view text, const std::string& where, std::string_view column) {
   const std::string_view t = trim(text);
@@ -177,7 +181,7 @@ std::vector<MeasuredRow> parse_measured_csv(std::string_view text, const std::st
     ++line_no;
     if (trim(line).empty()) continue;
     const std::string where = name + ":" + std::to_string(line_no);
-    const std::vector<std::string> cells = split_csv_line(line, where);
+    const std::vector<std::string> cells = split_measured_csv_line(line, where);
     if (!have_header) {
       have_header = true;
       header_columns = cells.size();
@@ -260,7 +264,7 @@ std::vector<MeasuredRow> parse_measured_csv(std::string_view text, const std::st
                                   std::to_string(static_cast<long long>(row.tp) * row.dp * row.pp) + " but gpus = " +
                                   std::to_string(row.gpus));
     }
-    if (row.global_batch % (row.micro_batch * row.dp) != 0) {
+    if (!model::batch_divides(row.global_batch, row.micro_batch, row.dp)) {
       throw std::invalid_argument(where + ": column '" + column_name(MeasuredField::kGlobalBatch) + "': global batch " +
                                   std::to_string(row.global_batch) + " is not a multiple of micro batch * dp = " +
                                   std::to_string(row.micro_batch * row.dp));

@@ -82,6 +82,10 @@ struct MeasuredRow {
   std::optional<double> parameters_billion{};
 };
 
+// Splits one CSV line into cells (surrounding spaces trimmed); a cell may be wrapped in double
+// quotes ("" inside is one quote). Throws std::invalid_argument "<where>: unterminated double quote".
+std::vector<std::string> split_measured_csv_line(std::string_view line, const std::string& where);
+
 // Parses CSV text (first non-empty line is the header; empty lines are skipped; fields may be
 // double-quoted). `name` stands for the file in error messages. Checks per row: every required
 // field present and positive, gpus == tp * dp * pp, global_batch divisible by micro_batch * dp.

@@ -14,6 +14,7 @@
 #include "sim/scenario/scenario_specs.h"
 #include "sim/executor/perturbation_costs.h"
 #include "sim/executor/simulate_step.h"
+#include "sim/executor/perfetto_links.h"
 #include "sim/executor/trace_filter.h"
 #include "sim/interop/chakra_writer.h"
 #include "sim/progress/progress_reporter.h"
@@ -51,6 +52,7 @@ int run_simulate(const Args& args) {
   std::string trace_ranks;
   std::string trace_window;
   int trace_microbatch = -1;
+  std::string trace_links;
   std::string chakra;
   std::string chakra_ranks;
   bool critical_path = false;
@@ -66,6 +68,9 @@ int run_simulate(const Args& args) {
       "trace-window", po::value<std::string>(&trace_window),
       "trace only spans overlapping START:END of the step, e.g. 120ms:0.5s (units ns, us, ms, s)")(
       "trace-microbatch", po::value<int>(&trace_microbatch), "trace only the spans of this micro-batch")(
+      "trace-links", po::value<std::string>(&trace_links),
+      "link utilisation counters of the traced ranks' nodes (Perfetto only): nic,spine (default), all, none, or a "
+      "list of nvlink, nic, spine, nvlink_tx, nvlink_rx, nic_tx, nic_rx, spine_up, spine_down (nvlink makes large traces)")(
       "timeline", po::value<std::string>(&timeline),
       "write the step's timeline as binary protobuf (proto/timeline.proto: mofasim.proto.Timeline) to this file")(
       "chakra", po::value<std::string>(&chakra),
@@ -80,7 +85,7 @@ int run_simulate(const Args& args) {
   po::variables_map vm;
   parse_command_line("simulate", args, desc, pos, vm);
   if (common.help) {
-    print_command_help("simulate", "SCENARIO.yaml [--fidelity full|folded] [--trace FILE.pftrace|FILE.json] [--trace-stages LIST] [--trace-ranks LIST] [--trace-window START:END] [--trace-microbatch N] [--timeline FILE.pb] [--chakra DIR [--chakra-ranks LIST]] [--json [--critical-path]] [-q] [--set field.path=value ...]", desc);
+    print_command_help("simulate", "SCENARIO.yaml [--fidelity full|folded] [--trace FILE.pftrace|FILE.json] [--trace-stages LIST] [--trace-ranks LIST] [--trace-window START:END] [--trace-microbatch N] [--trace-links KINDS] [--timeline FILE.pb] [--chakra DIR [--chakra-ranks LIST]] [--json [--critical-path]] [-q] [--set field.path=value ...]", desc);
     return 0;
   }
   if (path.empty()) throw UsageError("mofasim simulate: missing SCENARIO.yaml (see: mofasim simulate --help)");
@@ -94,7 +99,7 @@ int run_simulate(const Args& args) {
   }
   check_outputs("simulate", {{"--trace", trace}, {"--timeline", timeline}}, {path});
   if (!trace.empty()) options.trace_path = trace;
-  for (const char* limit : {"trace-stages", "trace-ranks", "trace-window", "trace-microbatch"}) {
+  for (const char* limit : {"trace-stages", "trace-ranks", "trace-window", "trace-microbatch", "trace-links"}) {
     if (vm.count(limit) > 0 && trace.empty()) {
       throw UsageError(std::string("mofasim simulate: --") + limit + ": limits a trace, but no --trace FILE is given");
     }
@@ -118,6 +123,11 @@ int run_simulate(const Args& args) {
     }
   } catch (const std::invalid_argument& e) {
     throw option_error("trace-window", e);
+  }
+  try {
+    if (!trace_links.empty()) trace_filter.link_kinds = executor::parse_link_kinds(trace_links);
+  } catch (const std::invalid_argument& e) {
+    throw option_error("trace-links", e);
   }
   if (vm.count("trace-microbatch") > 0) {
     if (trace_microbatch < 0) {

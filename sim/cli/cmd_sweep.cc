@@ -4,6 +4,11 @@
 // Monte Carlo points with 95% error bars, and the best point marked. "Best" is the shortest
 // end-to-end time (the parameter may change the step time too), with its ETTR beside it; every
 // point uses the same Monte Carlo seed (common random numbers).
+//
+// --shard i/n runs trials [i*T/n, (i+1)*T/n) of every point (sim/fault/trial_shards.h) and prints
+// them as one document; --merge rebuilds each point's whole run from the shards and goes on as a
+// single process would, so the output is bit-identical (the pairing with the best point is by
+// trial index, which the shards keep). `mpirun -n N mofasim sweep ...` does the same over ranks.
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -12,12 +17,14 @@
 #include "sim/cli/commands.h"
 #include "sim/cli/output_files.h"
 #include "sim/cli/ettr_options.h"
+#include "sim/cli/shard_options.h"
 #include "sim/scenario/scenario_specs.h"
 #include "sim/cli/step_time.h"
 #include "sim/cli/sweep_range.h"
 #include "sim/fault/ettr_sweep.h"
 #include "sim/fault/plot_axes.h"
 #include "sim/fault/statistics.h"
+#include "sim/fault/trial_shards.h"
 #include "sim/units/format.h"
 #include "sim/progress/progress_reporter.h"
 #include "sim/scenario/loader.h"
@@ -52,6 +59,20 @@ nlohmann::json sweep_json(const fault::EttrSweep& sweep, const std::string& out)
           {"svg", out + ".svg"}};
 }
 
+constexpr const char* kSweepShardKind = "mofasim.sweep_shard";
+
+// Point i's whole run from the shards' documents (any order); --merge usage errors otherwise.
+fault::MonteCarloResult merged_point(const std::vector<nlohmann::json>& documents, std::size_t point,
+                                     const model::RunSpec& run) {
+  std::vector<nlohmann::json> parts;
+  for (const nlohmann::json& doc : documents) parts.push_back(doc.at("points").at(point));
+  try {
+    return fault::merge_trial_shards(parts, run);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("mofasim sweep: --merge: ") + e.what());
+  }
+}
+
 }  // namespace
 
 int run_sweep(const Args& args) {
@@ -61,9 +82,11 @@ int run_sweep(const Args& args) {
   std::string path;
   std::string param;
   std::string out = "sweep";
+  ShardOptions sharding;
   po::options_description desc("options");
   add_common_options(desc, common);
   add_ettr_options(desc, ettr);
+  add_shard_options(desc, sharding, "Monte Carlo trials of every point");
   desc.add_options()("param", po::value<std::string>(&param),
                      "the swept field and range: PATH=FROM:TO:STEP, with a unit after a space for dimensional fields "
                      "(e.g. \"fault_tolerance.checkpoint.save_time=1:10:1 s\")")(
@@ -74,7 +97,7 @@ int run_sweep(const Args& args) {
   po::variables_map vm;
   parse_command_line("sweep", args, desc, pos, vm);
   if (common.help) {
-    print_command_help("sweep", "SCENARIO.yaml --param PATH=FROM:TO:STEP [--out PREFIX] [--trials N] [--step-time S] [--json]", desc);
+    print_command_help("sweep", "SCENARIO.yaml --param PATH=FROM:TO:STEP [--out PREFIX] [--trials N] [--step-time S] [--json] [--shard i/n | --merge FILES...]", desc);
     return 0;
   }
   if (path.empty()) throw UsageError("mofasim sweep: missing SCENARIO.yaml (see: mofasim sweep --help)");
@@ -100,12 +123,49 @@ int run_sweep(const Args& args) {
     }
     if (!first) first = loaded;
   }
-  std::size_t next = 0;
   fault::EttrSweep sweep;
   fault::MonteCarloOptions mc = monte_carlo_options(ettr);
   mc.progress = progress::stderr_callback("sweep", "points", ettr.quiet);  // per point, not per trial
+  // A shard names its run (every point's step time and length), so shards of another sweep,
+  // scenario or step time are refused.
+  nlohmann::json points_id = nlohmann::json::array();
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    points_id.push_back({range.values[i], inputs[i].run.step_time_s, inputs[i].run.n_steps});
+  }
+  const nlohmann::json run_id = {{"scenario", first->proto.name()}, {"param", range.path}, {"points", points_id},
+                                 {"trials", ettr.trials},           {"seed", ettr.seed},   {"sets", common.sets}};
   try {
-    sweep = fault::run_ettr_sweep(range.path, range.values, [&](double) { return inputs.at(next++); }, mc);
+    const ShardOutcome sharded = run_sharded("sweep", sharding, [&](int index, int count) {
+      fault::MonteCarloOptions shard_mc = mc;
+      shard_mc.progress = nullptr;
+      nlohmann::json points = nlohmann::json::array();
+      for (std::size_t i = 0; i < inputs.size(); ++i) {
+        points.push_back(fault::run_trial_shard(inputs[i].spec, inputs[i].run, shard_mc, index, count));
+        if (mc.progress) mc.progress(static_cast<std::int64_t>(i + 1), static_cast<std::int64_t>(inputs.size()));
+      }
+      return nlohmann::json{{"kind", kSweepShardKind}, {"run", run_id}, {"points", std::move(points)}};
+    });
+    if (sharded.done) return 0;
+    if (sharded.single) {
+      std::size_t next = 0;
+      sweep = fault::run_ettr_sweep(range.path, range.values, [&](double) { return inputs.at(next++); }, mc);
+    } else {
+      for (const nlohmann::json& doc : sharded.documents) {
+        if (!doc.is_object() || doc.value("kind", "") != kSweepShardKind) {
+          throw UsageError("mofasim sweep: --merge: not a sweep shard document (from sweep --shard)");
+        }
+        if (doc.value("run", nlohmann::json()) != run_id) {
+          throw UsageError("mofasim sweep: --merge: a shard comes from another run (" +
+                           doc.value("run", nlohmann::json()).dump() + ", this is " + run_id.dump() + ")");
+        }
+        if (!doc.contains("points") || !doc.at("points").is_array() || doc.at("points").size() != inputs.size()) {
+          throw UsageError("mofasim sweep: --merge: a shard document holds no trials for some points");
+        }
+      }
+      sweep = fault::analytic_sweep(range.path, range.values, inputs);
+      fault::add_monte_carlo(
+          sweep, [&](std::size_t i) { return merged_point(sharded.documents, i, inputs[i].run); }, mc.progress);
+    }
   } catch (const fault::EventBudgetExceeded& e) {
     throw located_budget_error(*first, e);
   }

@@ -1,13 +1,16 @@
 // `mofasim validate SCENARIO...`: the analytic MoFa model and the step simulation side by side,
 // field by field, with the relative difference and a flag beyond --tolerance. With
 // `--measured FILE.csv` it instead compares predictions with measured iteration times (one row per
-// run; see docs/validation-measured.md for the column mapping).
+// run; see docs/validation-measured.md for the column mapping), or, for the open validation set's
+// runs.csv (told by its header), each published run in its own measured quantity.
 #include <iostream>
 
 #include "sim/analysis/compare.h"
+#include "sim/analysis/measured_open_validate.h"
 #include "sim/analysis/measured_validate.h"
 #include "sim/cli/cli_common.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/mpi_world.h"
 #include "sim/cli/output_files.h"
 #include "sim/scenario/scenario_specs.h"
 #include "sim/progress/progress_reporter.h"
@@ -71,7 +74,8 @@ int run_validate(const Args& args) {
                      "flag fields whose relative difference exceeds this (0.01 = 1%)")(
       "fidelity", po::value<std::string>(&fidelity)->default_value(fidelity), "simulation fidelity: full or folded")(
       "measured", po::value<std::vector<std::string>>(&measured)->composing(),
-      "compare with measured iteration times in this CSV instead (repeatable)")(
+      "compare with measured runs in this CSV instead: vTrain's format (with --mapping) or the open "
+      "set's runs.csv, told by the header (repeatable)")(
       "mapping", po::value<std::vector<std::string>>(&mapping)->composing(),
       "with --measured: 'column=field' for a CSV whose headers differ (repeatable)")(
       "predictor", po::value<std::string>(&predictor)->default_value(predictor),
@@ -100,6 +104,16 @@ int run_validate(const Args& args) {
     check_outputs("validate", {{"--csv", csv_path}, {"--svg", svg_path}}, measured);
     if (!csv_path.empty()) options.csv_path = csv_path;
     if (!svg_path.empty()) options.svg_path = svg_path;
+    // The open validation set (runs.csv) is told from vTrain's format by its header.
+    if (analysis::measured_files_are_open_set(measured)) {
+      if (!mapping.empty()) throw UsageError("mofasim validate: --mapping: the open-set format is read as it is");
+      if (!sharding.shard.empty() || !sharding.merge.empty()) {
+        throw UsageError("mofasim validate: --shard/--merge: not available for the open-set format");
+      }
+      // Under mpirun rank 0 runs the whole set (175 rows take under a second); the others print nothing.
+      if (mpi_world().rank != 0) return 0;
+      return analysis::validate_open_command(options, std::cout, common.json);
+    }
     // Shards split the measured rows; a merge takes their predictions and reports as one run.
     const nlohmann::json run_id = {{"predictor", predictor}, {"mapping", mapping}};
     const std::string kind = "mofasim.measured_shard";

@@ -1,4 +1,4 @@
-// The MPI mode of the batch commands: `mpirun -n N mofasim tune|ettr|validate ...` splits
+// The MPI mode of the batch commands: `mpirun -n N mofasim tune|ettr|sweep|validate ...` splits
 // the work over the ranks (rank r runs shard r/N) and gathers the shard documents on rank 0, which
 // merges and prints exactly what a single process prints (calibrate spreads the points of every
 // objective evaluation instead, all_gather). Built with MPI only when MOFASIM_WITH_MPI is ON

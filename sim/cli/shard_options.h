@@ -1,4 +1,5 @@
-// --shard i/n and --merge FILES... for the batch commands (ettr and validate --measured; tune has
+// --shard i/n and --merge FILES... for the batch commands (ettr, sweep, validate --measured and the
+// merge of calibrate, whose shards also trade through file_exchange.h; tune has
 // its own, sim/tuner/merge.h), and the MPI mode over the same shards. Each
 // command describes its work as shard documents (JSON: a range of trials or rows with their raw
 // results) and a merge that rebuilds the single-process result from all of them, so

@@ -53,6 +53,51 @@ DomainId FluidModel::add_domain(std::string name) {
   return DomainId{static_cast<std::uint32_t>(domains_.size() - 1)};
 }
 
+void FluidModel::watch_load(ResourceId r) {
+  if (r.value >= resources_.size()) throw std::invalid_argument("FluidModel::watch_load: unknown resource id");
+  Resource& res = resources_[r.value];
+  if (res.history != kInvalidIndex) return;
+  res.history = static_cast<std::uint32_t>(histories_.size());
+  histories_.emplace_back();
+  watching_ = true;
+}
+
+const FluidModel::LoadHistory& FluidModel::load_history(ResourceId r) const {
+  static const LoadHistory kNone;
+  if (r.value >= resources_.size() || resources_[r.value].history == kInvalidIndex) return kNone;
+  return histories_[resources_[r.value].history];
+}
+
+void FluidModel::note_load_change(std::uint32_t slot) {
+  for (const Use& u : uses_of(slot)) {
+    Resource& r = resources_[u.resource];
+    if (r.history == kInvalidIndex || r.load_changed) continue;
+    r.load_changed = true;
+    changed_loads_.push_back(u.resource);
+  }
+}
+
+void FluidModel::record_loads() {
+  const std::int64_t now = ns_of(queue_.now());
+  for (const std::uint32_t id : changed_loads_) {
+    Resource& r = resources_[id];
+    r.load_changed = false;
+    double load = 0;
+    for (const Member& m : r.members) load += uses_of(m.slot)[m.use].weight * activities_[m.slot].rate;
+    LoadHistory& h = histories_[r.history];
+    if (!h.t_ns.empty() && h.t_ns.back() == now) {  // a later change in the same nanosecond wins
+      h.t_ns.pop_back();
+      h.load.pop_back();
+    }
+    const double before = h.load.empty() ? 0.0 : h.load.back();
+    if (load != before) {
+      h.t_ns.push_back(now);
+      h.load.push_back(load);
+    }
+  }
+  changed_loads_.clear();
+}
+
 void FluidModel::validate(const ActivitySpec& spec) const {
   auto fail = [](const std::string& what) { throw std::invalid_argument("FluidModel::start: " + what); };
   if (std::isinf(spec.work)) {  // a finite amount of work over an underflowed rate of the input
@@ -169,6 +214,7 @@ void FluidModel::activate(std::uint32_t slot) {
     a.share = alone_share(slot);
     retime(slot, now);
     ++rate_updates_;
+    if (!changed_loads_.empty()) record_loads();
     reschedule_wake();
     return;
   }
@@ -208,11 +254,13 @@ void FluidModel::retime(std::uint32_t slot, std::int64_t now) {
     completions_.set(slot, completion, a.seq);
   }
   a.solved = true;
+  if (watching_) note_load_change(slot);
 }
 
 void FluidModel::detach(std::uint32_t slot) {
   Activity& a = activities_[slot];
   MOFASIM_CHECK(a.phase == Phase::kRunning, "detach: activity is not running");
+  if (watching_) note_load_change(slot);
   const std::span<const Use> uses = uses_of(slot);
   for (std::uint32_t i = 0; i < uses.size(); ++i) {
     const Use& u = uses[i];
@@ -437,6 +485,7 @@ void FluidModel::resolve() {
   // independently, so the visiting order does not matter).
   for (const std::uint32_t slot : comp_activities_) retime(slot, now);
   rate_updates_ += comp_activities_.size();
+  if (!changed_loads_.empty()) record_loads();
   reschedule_wake();
 }
 
@@ -469,6 +518,7 @@ void FluidModel::on_wake() {
       ++completed_;
     }
   }
+  if (!changed_loads_.empty()) record_loads();  // the finished ones left; a resolve may follow
   if (!seed_resources_.empty() || !seed_domains_.empty()) {
     request_resolve();
   } else {

@@ -47,6 +47,13 @@
 // it (the level the solver would compute). Nothing depends on pointer order or hashing. The model
 // holds one wake-up event in the queue at the earliest completion time (its CompletionIndex
 // orders the activities), so rate changes do not leave cancelled events behind.
+//
+// Load recording (link-utilisation traces): watch_load(r) makes the model keep the history of r's
+// load, the sum of weight × rate over its running activities (resource units per second: bytes/s
+// on a link). Rates that change mark their watched resources; the loads are summed once at the end
+// of the instant's resolve (or fast-path start, or completion), and a sample is kept only when the
+// value changes; several changes within one nanosecond keep the last. Without watched resources
+// the cost is one untaken branch per rate update and per completion.
 #pragma once
 
 #include <cstdint>
@@ -136,6 +143,15 @@ class FluidModel {
   [[nodiscard]] std::uint64_t resolves() const { return resolves_; }          // component solves
   [[nodiscard]] std::uint64_t completed() const { return completed_; }
 
+  // Load histories (see the file comment). Watch before the activities that use the resource start.
+  struct LoadHistory {
+    std::vector<std::int64_t> t_ns;  // ascending, one sample per change; before the first, 0
+    std::vector<double> load;        // resource units per second from t_ns[i] on
+  };
+  void watch_load(ResourceId r);
+  // The history of a watched resource; empty for one not watched.
+  [[nodiscard]] const LoadHistory& load_history(ResourceId r) const;
+
  private:
   enum class Phase : std::uint8_t { kFree, kLatency, kRunning, kTimer };
   static constexpr std::uint32_t kInlineUses = 2;  // most activities use one or two resources
@@ -184,6 +200,8 @@ class FluidModel {
     boost::container::small_vector<Member, 2> members;
     std::uint32_t mark = 0;
     std::uint32_t local = 0;
+    std::uint32_t history = kInvalidIndex;  // index in histories_ when watched
+    bool load_changed = false;              // listed in changed_loads_
   };
   struct Domain {
     boost::container::small_vector<std::uint32_t, 6> members;  // running activity slots
@@ -225,6 +243,10 @@ class FluidModel {
   void on_wake();
   void reschedule_wake();
   void collect_component();
+  // Load recording: lists the watched resources of an activity whose rate changes or which leaves.
+  void note_load_change(std::uint32_t slot);
+  // Appends the current load of every listed resource to its history.
+  void record_loads();
 
   EventQueue& queue_;
   std::vector<Activity> activities_;
@@ -252,6 +274,11 @@ class FluidModel {
   std::vector<Action> done_callbacks_;
   std::uint32_t epoch_ = 0;
   MaxMinSolver solver_;
+
+  // Load recording (empty unless watch_load was called).
+  std::vector<LoadHistory> histories_;
+  std::vector<std::uint32_t> changed_loads_;
+  bool watching_ = false;
 
   std::uint64_t rate_updates_ = 0;
   std::uint64_t resolves_ = 0;

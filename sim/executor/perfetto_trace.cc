@@ -8,6 +8,7 @@
 
 #include "sim/executor/critical_flows.h"
 #include "sim/executor/instance_times.h"
+#include "sim/executor/perfetto_links.h"
 #include "sim/executor/perfetto_writer.h"
 #include "sim/executor/trace_labels.h"
 
@@ -109,6 +110,7 @@ void write_perfetto_trace(std::ostream& os, const Workload& w, const ReplayOutpu
     }
     write_memory_counter(out, out.byte_counter_track(process, "live activation bytes"), w, intervals, s, filter);
   }
+  write_link_counters(out, r.link_loads, filter);
   out.finish();
 }
 

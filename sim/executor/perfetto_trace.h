@@ -7,7 +7,8 @@
 // stream + 1) and, on a receiving stage, one "pp_recv from stage p" track per sending stage (a
 // PP transfer shows on its sender's pp_comm and on the receiver's pp_recv track, so no track has
 // overlapping spans); one counter track "live activation bytes" per stage (the replay's dynamic
-// memory on that rank: a task allocates at its start and frees at its end). Each task instance is a
+// memory on that rank: a task allocates at its start and frees at its end); and one process per
+// node of a traced rank with a utilisation counter per link (perfetto_links.h). Each task instance is a
 // SLICE_BEGIN / SLICE_END pair named like "F mb 3 attention" (trace_labels.h; few distinct names,
 // so interning pays), category = its breakdown category, args task, chunk, work and layer. The critical path (analyze.h) is a chain of
 // flows: each of its instances that the trace shows links to the next one shown (on its sender's

@@ -154,10 +154,19 @@ std::uint64_t PerfettoWriter::thread_track(std::uint64_t process_uuid, int pid, 
 }
 
 std::uint64_t PerfettoWriter::byte_counter_track(std::uint64_t parent_uuid, std::string_view name) {
+  return counter_track_with_unit(parent_uuid, name, kUnitSizeBytes);
+}
+
+std::uint64_t PerfettoWriter::counter_track(std::uint64_t parent_uuid, std::string_view name) {
+  return counter_track_with_unit(parent_uuid, name, 0);
+}
+
+std::uint64_t PerfettoWriter::counter_track_with_unit(std::uint64_t parent_uuid, std::string_view name,
+                                                      std::uint64_t unit) {
   const std::uint64_t uuid = next_uuid();
   start_packet(false);
   scratch_.clear();
-  put_uint(scratch_, kUnit, kUnitSizeBytes);
+  if (unit != 0) put_uint(scratch_, kUnit, unit);  // an empty CounterDescriptor still marks a counter
   event_.clear();
   put_uint(event_, kUuid, uuid);
   put_bytes(event_, kTrackName, name);

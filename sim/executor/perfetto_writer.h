@@ -39,6 +39,8 @@ class PerfettoWriter {
   std::uint64_t process_track(int pid, std::string_view name);
   std::uint64_t thread_track(std::uint64_t process_uuid, int pid, std::int64_t tid, std::string_view name);
   std::uint64_t byte_counter_track(std::uint64_t parent_uuid, std::string_view name);
+  // A counter track without a unit (a ratio; the name says what it counts).
+  std::uint64_t counter_track(std::uint64_t parent_uuid, std::string_view name);
 
   // flow_out / flow_in: a flow id leaving this slice / ending at it (0: none).
   void begin(std::uint64_t track, std::int64_t ts_ns, std::string_view name, std::string_view category,
@@ -60,6 +62,7 @@ class PerfettoWriter {
   // Returns the iid of `s` in `table`; a new string is also appended to `interned_` as an entry of
   // InternedData field `field`.
   std::uint64_t intern(Table& table, int field, std::string_view s);
+  std::uint64_t counter_track_with_unit(std::uint64_t parent_uuid, std::string_view name, std::uint64_t unit);
   void start_packet(bool needs_state);
   void emit_packet();
   std::uint64_t next_uuid() { return ++last_uuid_; }

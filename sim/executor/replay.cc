@@ -56,7 +56,7 @@ class Replayer {
         perturb_(in.perturbations),
         out_(InstanceMap(*in.placement, in.workload->stages(), in.fidelity, in.extra_replicas)), map_(out_.map),
         queue_(sim::EventQueueOptions{.shuffle_ties_seed = in.shuffle_ties_seed}), fluid_(queue_),
-        progress_(in.progress) {}
+        progress_(in.progress), watched_links_(in.watched_links) {}
 
   ReplayOutput run() {
     build_instances();
@@ -72,11 +72,24 @@ class Replayer {
     if (progress_) progress_(static_cast<std::int64_t>(finished_), static_cast<std::int64_t>(out_.end_ns.size()));
     out_.events = queue_.processed();
     out_.activities = fluid_.completed();
+    collect_link_loads();
     return std::move(out_);
   }
 
  private:
   // ------------------------------------------------------------------ setup
+  void collect_link_loads() {
+    if (watched_links_ == nullptr) return;
+    const int gpus_per_node = topo_.spec().gpus_per_node;
+    for (const std::uint32_t l : *watched_links_) {
+      const topology::LinkResource& link = topo_.links()[l];
+      const bool nvlink = link.kind == topology::LinkKind::kNvlinkTx || link.kind == topology::LinkKind::kNvlinkRx;
+      const sim::FluidModel::LoadHistory& h = fluid_.load_history(link_res_[l]);
+      out_.link_loads.push_back(
+          {.link = link, .node = nvlink ? link.owner / gpus_per_node : link.owner, .t_ns = h.t_ns, .bytes_per_s = h.load});
+    }
+  }
+
   void build_instances() {
     out_.base.resize(w_.size() + 1);
     std::uint64_t n = 0;
@@ -102,6 +115,12 @@ class Replayer {
            // A level the cluster does not have (one node: no NIC spec) has capacity 0; no plan
            // crosses it (TopologySpec::validate requires the levels that exist).
            .capacity = l.capacity.bytes_per_second > 0 ? l.capacity.bytes_per_second * link_fraction(i) : 1e30}));
+    }
+    if (watched_links_ != nullptr) {
+      for (const std::uint32_t l : *watched_links_) {
+        if (l >= links.size()) throw std::invalid_argument("replay: watched link " + std::to_string(l) + " does not exist");
+        fluid_.watch_load(link_res_[l]);
+      }
     }
     const std::uint32_t slots = map_.slots();
     compute_.resize(slots);
@@ -375,6 +394,7 @@ class Replayer {
   std::vector<Ready> ready_;
   std::uint64_t finished_ = 0;
   std::function<void(std::int64_t, std::int64_t)> progress_;
+  const std::vector<std::uint32_t>* watched_links_ = nullptr;
 };
 
 }  // namespace

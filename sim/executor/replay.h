@@ -56,6 +56,17 @@ struct ReplayInput {
   std::optional<std::uint64_t> shuffle_ties_seed{};
   // If set: (instances finished, instances in all), every kProgressEvery instances and at the end.
   std::function<void(std::int64_t, std::int64_t)> progress{};
+  // Links (indices into topology->links()) whose load is recorded into ReplayOutput::link_loads,
+  // for the trace's link counters; null or empty: none (and no recording cost).
+  const std::vector<std::uint32_t>* watched_links = nullptr;
+};
+
+// The load history of one watched link: bytes/s from t_ns[i] on (0 before the first sample).
+struct LinkLoad {
+  topology::LinkResource link{};
+  int node = 0;  // the node the link belongs to (an NVLink's GPU's node)
+  std::vector<std::int64_t> t_ns{};
+  std::vector<double> bytes_per_s{};
 };
 inline constexpr std::uint64_t kProgressEvery = 1 << 16;  // a branch per instance, a call per 65536
 
@@ -72,6 +83,7 @@ struct ReplayOutput {
   std::int64_t step_ns = 0;            // the last task's end
   std::uint64_t events = 0;            // events the queue fired
   std::uint64_t activities = 0;        // engine activities completed
+  std::vector<LinkLoad> link_loads{};  // the watched links, in ReplayInput::watched_links order
 
   [[nodiscard]] std::uint32_t instances(TaskId t) const { return static_cast<std::uint32_t>(base[t + 1] - base[t]); }
 };

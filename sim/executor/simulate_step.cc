@@ -13,6 +13,7 @@
 #include "sim/executor/plan_from_model.h"
 #include "sim/executor/replay.h"
 #include "sim/executor/timeline_writer.h"
+#include "sim/executor/perfetto_links.h"
 #include "sim/executor/trace.h"
 #include "sim/executor/trace_labels.h"
 #include "topology/placement.h"
@@ -105,9 +106,13 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
   // A trace filter naming stages or ranks the step has not fails before the replay, not after.
   const TraceFilter no_filter;
   const TraceFilter& trace_filter = options.trace_filter != nullptr ? *options.trace_filter : no_filter;
+  std::vector<std::uint32_t> watched_links;  // the Perfetto trace's link counters (perfetto_links.h)
   if (options.trace_path) {
     const auto ranks = placement.members(topology::GroupKind::kPp, 0);
-    (void)traced_stages(trace_filter, std::vector<int>(ranks.begin(), ranks.end()));
+    const std::vector<int> stage_ranks(ranks.begin(), ranks.end());
+    std::vector<int> traced_ranks;
+    for (const int s : traced_stages(trace_filter, stage_ranks)) traced_ranks.push_back(stage_ranks[static_cast<std::size_t>(s)]);
+    if (!options.trace_path->ends_with(".json")) watched_links = traced_links(topo, traced_ranks, trace_filter.link_kinds);
   }
   in.perturbations.validate(in.topology);
   const perturb::ResolvedPerturbations perturbed = perturb::resolve(in.perturbations, topo);
@@ -120,7 +125,8 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
   const ReplayOutput r = replay({.workload = &w, .topology = &topo, .placement = &placement,
                                  .hardware = &in.hardware, .fidelity = fidelity, .perturbations = &perturbed,
                                  .extra_replicas = extra_replicas,
-                                 .shuffle_ties_seed = options.shuffle_ties_seed, .progress = options.progress});
+                                 .shuffle_ties_seed = options.shuffle_ties_seed, .progress = options.progress,
+                                 .watched_links = &watched_links});
 
   StepResult res;
   res.fidelity = fidelity;
@@ -198,7 +204,7 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
 
 PreparedStep prepare_step(const SimulationInput& in) {
   const model::ParallelSpec& par = in.parallel;
-  if (par.micro_batch < 1 || par.dp < 1 || par.global_batch % (par.micro_batch * par.dp) != 0) {
+  if (!model::batch_divides(par.global_batch, par.micro_batch, par.dp)) {
     throw std::invalid_argument("parallelism.global_batch (" + std::to_string(par.global_batch) +
                                 ") must be a multiple of micro_batch * dp (" +
                                 std::to_string(par.micro_batch * par.dp) + ")");

@@ -59,15 +59,13 @@ std::string text(double x, double y, const std::string& anchor, const std::strin
 
 }  // namespace
 
-EttrSweep run_ettr_sweep(const std::string& parameter, std::span<const double> values,
-                         const std::function<EttrStudyInputs(double)>& build, const MonteCarloOptions& options) {
+EttrSweep analytic_sweep(const std::string& parameter, std::span<const double> values,
+                         std::span<const EttrStudyInputs> inputs) {
   if (values.empty()) throw std::invalid_argument("sweep.values must not be empty");
+  if (inputs.size() != values.size()) throw std::invalid_argument("analytic_sweep: one input per value");
   EttrSweep sweep;
   sweep.parameter = parameter;
-  // The analytic pass first: it names the best point, whose trials the others are paired with.
-  std::vector<EttrStudyInputs> inputs;
   for (std::size_t i = 0; i < values.size(); ++i) {
-    inputs.push_back(build(values[i]));
     const model::FaultAnalyticResult a = model::analytic_e2e(inputs[i].spec, inputs[i].run);
     sweep.points.push_back({.value = values[i],
                             .step_time_s = inputs[i].run.step_time_s,
@@ -77,13 +75,16 @@ EttrSweep run_ettr_sweep(const std::string& parameter, std::span<const double> v
     // A run that cannot converge has T_total = +inf and never wins.
     if (sweep.points[i].analytic_e2e_s < sweep.points[sweep.best].analytic_e2e_s) sweep.best = i;
   }
-  MonteCarloOptions per_point = options;  // same seed at every point: common random numbers
-  per_point.progress = nullptr;
+  return sweep;
+}
+
+void add_monte_carlo(EttrSweep& sweep, const std::function<MonteCarloResult(std::size_t)>& trials_of,
+                     const std::function<void(std::int64_t, std::int64_t)>& progress) {
   std::vector<double> best_walls;
   std::vector<double> diff;
   std::int64_t done = 0;
-  auto run_point = [&](std::size_t i) {
-    const MonteCarloResult r = run_monte_carlo(inputs[i].spec, inputs[i].run, per_point);
+  auto fill_point = [&](std::size_t i) {
+    const MonteCarloResult r = trials_of(i);
     SweepPoint& p = sweep.points[i];
     p.mc_ettr_mean = r.summary.ettr.mean;
     p.mc_ettr_std_error = r.summary.ettr.std_error;
@@ -95,17 +96,31 @@ EttrSweep run_ettr_sweep(const std::string& parameter, std::span<const double> v
     if (i == sweep.best) {
       for (const TrialResult& t : r.trials) best_walls.push_back(t.wall_s);
     }
+    if (r.trials.size() != best_walls.size()) throw std::invalid_argument("add_monte_carlo: points differ in trials");
     diff.resize(r.trials.size());
     for (std::size_t t = 0; t < r.trials.size(); ++t) diff[t] = r.trials[t].wall_s - best_walls[t];
     const SampleSummary d = summarize(diff);
     p.mc_e2e_minus_best_s = d.mean;
     p.mc_e2e_minus_best_ci95_s = d.ci95;
-    if (options.progress) options.progress(++done, static_cast<std::int64_t>(values.size()));
+    if (progress) progress(++done, static_cast<std::int64_t>(sweep.points.size()));
   };
-  run_point(sweep.best);
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (i != sweep.best) run_point(i);
+  fill_point(sweep.best);
+  for (std::size_t i = 0; i < sweep.points.size(); ++i) {
+    if (i != sweep.best) fill_point(i);
   }
+}
+
+EttrSweep run_ettr_sweep(const std::string& parameter, std::span<const double> values,
+                         const std::function<EttrStudyInputs(double)>& build, const MonteCarloOptions& options) {
+  if (values.empty()) throw std::invalid_argument("sweep.values must not be empty");
+  std::vector<EttrStudyInputs> inputs;
+  for (const double v : values) inputs.push_back(build(v));
+  // The analytic pass first: it names the best point, whose trials the others are paired with.
+  EttrSweep sweep = analytic_sweep(parameter, values, inputs);
+  MonteCarloOptions per_point = options;  // same seed at every point: common random numbers
+  per_point.progress = nullptr;
+  add_monte_carlo(
+      sweep, [&](std::size_t i) { return run_monte_carlo(inputs[i].spec, inputs[i].run, per_point); }, options.progress);
   return sweep;
 }
 

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <ostream>
 #include <span>
@@ -59,6 +60,16 @@ struct EttrSweep {
 // options.progress, if set, gets (points done, points in all).
 EttrSweep run_ettr_sweep(const std::string& parameter, std::span<const double> values,
                          const std::function<EttrStudyInputs(double)>& build, const MonteCarloOptions& options);
+
+// The two halves of run_ettr_sweep, for runs whose trials come from elsewhere (the shards of
+// `mofasim sweep --shard i/n`, merged). analytic_sweep: every point's analytic fields and `best`,
+// no Monte Carlo (one input per value). add_monte_carlo: every point's Monte Carlo fields from
+// trials_of(i), all `trials` of point i in trial order; the best point is asked for first, since
+// the others are paired with its trials. `progress`, if set, gets (points done, points in all).
+EttrSweep analytic_sweep(const std::string& parameter, std::span<const double> values,
+                         std::span<const EttrStudyInputs> inputs);
+void add_monte_carlo(EttrSweep& sweep, const std::function<MonteCarloResult(std::size_t)>& trials_of,
+                     const std::function<void(std::int64_t, std::int64_t)>& progress);
 
 // Columns: <parameter>, step_time_s, analytic_ettr, analytic_e2e_s, renewal_ettr, mc_ettr_mean,
 // mc_ettr_std_error, mc_ettr_ci95_lo, mc_ettr_ci95_hi, mc_ettr_pooled, mc_e2e_mean_s,

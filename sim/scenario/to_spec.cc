@@ -45,9 +45,30 @@ model::ComputeModelKind compute_model_kind(proto::ComputeModel c) {
     case proto::FIXED_EFFICIENCY: return model::ComputeModelKind::kFixedEfficiency;
     case proto::ROOFLINE: return model::ComputeModelKind::kRoofline;
     case proto::MODIFIED_ROOFLINE: return model::ComputeModelKind::kModifiedRoofline;
+    case proto::KERNEL: return model::ComputeModelKind::kKernel;
     case proto::COMPUTE_MODEL_UNSPECIFIED: break;
   }
   MOFASIM_UNREACHABLE("compute model unspecified");
+}
+
+model::KernelStack kernel_stack(proto::KernelStack k) {
+  switch (k) {
+    case proto::TRANSFORMER_ENGINE: return model::KernelStack::kTransformerEngine;
+    case proto::UNFUSED_STACK: return model::KernelStack::kUnfused;
+    case proto::MOFA_TABLE2:
+    case proto::KERNEL_STACK_UNSPECIFIED: break;
+  }
+  return model::KernelStack::kMofaTable2;
+}
+
+model::GpuFamily gpu_family(proto::GpuFamily f) {
+  switch (f) {
+    case proto::AMPERE: return model::GpuFamily::kAmpere;
+    case proto::HOPPER: return model::GpuFamily::kHopper;
+    case proto::BLACKWELL: return model::GpuFamily::kBlackwell;
+    case proto::GPU_FAMILY_UNSPECIFIED: break;
+  }
+  return model::GpuFamily::kUnspecified;
 }
 
 model::RecomputeKind recompute_kind(proto::Recompute r) {
@@ -88,6 +109,7 @@ model::ModelSpec to_model_spec(const proto::Model& m) {
       .mtp_depth = m.mtp_depth(),
       .attention_impl = m.attention_impl() == proto::UNFUSED ? model::AttentionImpl::kUnfused : model::AttentionImpl::kFused,
       .attention_dropout = m.attention_dropout(),
+      .kernel_stack = kernel_stack(m.kernel_stack()),
   };
   if (m.has_mla()) {
     const proto::MlaConfig& a = m.mla();
@@ -136,6 +158,14 @@ model::HardwareSpec to_hardware_spec(const proto::Hardware& h) {
                      .small_gemm = h.efficiency().small_gemm()},
       .roofline_slope = h.roofline_slope(),
       .roofline_intercept = h.roofline_intercept(),
+      .kernels = {.family = gpu_family(h.kernels().family()),
+                  .sm_count = h.kernels().sm_count(),
+                  .gemm_tile_m = h.kernels().gemm_tile_m(),
+                  .gemm_tile_n = h.kernels().gemm_tile_n(),
+                  .gemm_ceiling_bf16 = h.kernels().gemm_ceiling_bf16(),
+                  .gemm_ceiling_fp8 = h.kernels().gemm_ceiling_fp8(),
+                  .hbm_fraction = h.kernels().hbm_fraction(),
+                  .host_launch_seconds = h.kernels().host_launch()},
   };
 }
 
@@ -179,6 +209,7 @@ model::FeatureSpec to_feature_spec(const proto::Optimizations& o) {
   spec.offload_alpha_backward = a.alpha_backward();
   spec.offload_beta_backward = a.beta_backward();
   spec.dp_bucket_bytes = o.dp_bucket_size();
+  spec.cuda_graphs = o.cuda_graphs();
   return spec;
 }
 

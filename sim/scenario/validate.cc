@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/scenario/perturbations.h"
+#include "model/spec.h"
 #include "sim/scenario/units.h"
 
 namespace mofasim::scenario {
@@ -26,7 +27,7 @@ std::string num(double v) {
 
 std::string num(std::int64_t v) { return std::to_string(v); }
 
-constexpr std::array<std::string_view, 54> kRules = {
+constexpr std::array<std::string_view, 55> kRules = {
     "model: num_layers, hidden_size, num_attention_heads, vocab_size and seq_length are required and >= 1; "
     "ffn_hidden_size is required unless every layer is MoE (moe given and first_k_dense_layers = 0)",
     "model: num_kv_heads (if given) divides num_attention_heads",
@@ -41,6 +42,8 @@ constexpr std::array<std::string_view, 54> kRules = {
     "hardware: memory_reserved < gpu_memory",
     "hardware.efficiency: every fraction is in (0, 1]",
     "hardware: compute_model modified-roofline needs roofline_slope > 0",
+    "hardware: compute_model kernel needs kernels.family, kernels.sm_count >= 1, kernels.gemm_ceiling_bf16 and "
+    "kernels.hbm_fraction in (0, 1] (and kernels.gemm_ceiling_fp8 for compute_dtype fp8); tiles >= 1",
     "topology: nodes_per_supernode (if > 0) divides the node count gpus / gpus_per_node",
     "topology: gpus, intra_node.bandwidth and inter_node.bandwidth are required; bandwidths > 0",
     "topology: gpus_per_node >= 1 and, when gpus > gpus_per_node, divides gpus; nics_per_node >= 1",
@@ -270,6 +273,21 @@ class Validator {
       fail(p + ".roofline_slope", "must be greater than 0 for compute_model modified-roofline, got " +
                                       num(h.roofline_slope()));
     }
+    if (h.compute_model() == proto::KERNEL) check_kernel_params(h, p + ".kernels");
+  }
+
+  void check_kernel_params(const proto::Hardware& h, const std::string& p) {
+    const proto::KernelParams& k = h.kernels();
+    const std::string why = "required by compute_model kernel";
+    if (k.family() == proto::GPU_FAMILY_UNSPECIFIED) fail(p + ".family", "missing (" + why + "): ampere, hopper or blackwell");
+    if (k.sm_count() < 1) fail(p + ".sm_count", "must be at least 1 for compute_model kernel, got " + num(std::int64_t{k.sm_count()}));
+    at_least_one(k.gemm_tile_m(), p + ".gemm_tile_m");
+    at_least_one(k.gemm_tile_n(), p + ".gemm_tile_n");
+    require(k, p, "gemm_ceiling_bf16", why);
+    unit_fraction(k.hbm_fraction(), p + ".hbm_fraction");
+    if (s_.optimizations().compute_dtype() == proto::FP8) {
+      require(k, p, "gemm_ceiling_fp8", "required by compute_model kernel with compute_dtype fp8");
+    }
   }
 
   // ---- topology ---------------------------------------------------------------------------
@@ -353,12 +371,12 @@ class Validator {
     }
     // Batch and schedule.
     const std::int64_t per_step = std::int64_t{x.micro_batch()} * dp;
-    if (batch_ok && x.global_batch() % per_step != 0) {
+    if (batch_ok && !model::batch_divides(x.global_batch(), x.micro_batch(), dp)) {
       fail(p + ".global_batch", num(std::int64_t{x.global_batch()}) + " is not a multiple of micro_batch*dp = " +
                                     num(std::int64_t{x.micro_batch()}) + "*" + num(dp) + " = " + num(per_step));
     }
     const std::int64_t m_count = batch_ok ? x.global_batch() / per_step : 0;
-    const bool m_ok = batch_ok && x.global_batch() % per_step == 0;
+    const bool m_ok = batch_ok && model::batch_divides(x.global_batch(), x.micro_batch(), dp);
     const std::string m_text = "the micro-batch count m = global_batch/(micro_batch*dp) = " + num(m_count);
     if (x.schedule() == proto::INTERLEAVED_1F1B) {
       // One stage has nothing to interleave with: its chunks would talk to the same GPU.

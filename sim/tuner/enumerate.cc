@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "model/spec.h"
+
 namespace mofasim::tuner {
 namespace {
 
@@ -134,7 +136,7 @@ std::optional<Reason> layout_verdict(const Layout& l, const TuneProblem& problem
   if (m.is_moe() ? (m.moe.num_experts % l.ep != 0 || (l.dp * l.cp) % l.ep != 0) : l.ep != 1) {
     return Reason::kExpertPlacement;
   }
-  if (problem.global_batch % (l.micro_batch * l.dp) != 0) return Reason::kBatchDivides;
+  if (!model::batch_divides(problem.global_batch, l.micro_batch, l.dp)) return Reason::kBatchDivides;
   const int mb = microbatches(l, problem.global_batch);
   if (l.schedule == model::ScheduleKind::kInterleaved1F1B && mb % l.pp != 0) return Reason::kScheduleShape;
   if (l.schedule == model::ScheduleKind::kDualPipe && (l.pp % 2 != 0 || mb % 2 != 0 || mb < 2 * l.pp)) {

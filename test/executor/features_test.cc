@@ -243,7 +243,7 @@ StepResult moe_step(model::ScheduleKind kind, bool overlap, bool plain_order = f
 
 TEST(ExecutorFeatures, EpOverlapWithoutSchedulePairsKeepsTheDagAcyclic) {
   // An order that marks no pairs: ep_overlap only sets the all-to-all's alpha/beta; the DAG must
-  // stay acyclic (pairing adjacent F/B of plain 1F1B would deadlock, see generate.cc) and the step
+  // stay acyclic (pairing adjacent F/B of plain 1F1B would deadlock, see generate_pipeline.cc) and the step
   // is unchanged when alpha = beta = 1.
   const StepResult off = moe_step(model::ScheduleKind::k1F1B, false);
   const StepResult on = moe_step(model::ScheduleKind::k1F1B, true, /*plain_order=*/true);

@@ -46,8 +46,10 @@ struct Traced {
   DecodedTrace trace;
 };
 
-Traced simulate_traced(const SimulationInput& in, const TraceFilter& filter, const std::string& name) {
+// Without link counters: these tests count the stages' tracks; perfetto_links_test.cc has the links.
+Traced simulate_traced(const SimulationInput& in, TraceFilter filter, const std::string& name) {
   const std::string path = temp_path(name);
+  filter.link_kinds = 0;
   Traced t;
   t.result = simulate_step(in, {.trace_path = path, .trace_filter = &filter, .critical_path_tasks = true});
   t.trace = decode_pftrace(path);

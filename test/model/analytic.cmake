@@ -5,3 +5,7 @@ mofasim_add_test(model_analytic_test
 mofasim_add_benchmark(model_analytic_bench
   SRCS ${CMAKE_CURRENT_SOURCE_DIR}/analytic_bench.cc
   DEPS mofasim::analytic)
+# The priced per-rank plan both step models read.
+mofasim_add_test(model_rank_plan_test
+  SRCS ${CMAKE_CURRENT_SOURCE_DIR}/rank_plan_test.cc
+  DEPS mofasim::rank_plan)

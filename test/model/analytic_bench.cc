@@ -5,6 +5,7 @@
 //   * BM_AnalyticPrepareAndEvaluate: one complete scenario evaluation, inputs → AnalyticResult
 //     (validation, rank 0's groups and their α–β costs, op tables, memory report, timing). Nothing
 //     is cached between iterations, so each is a new scenario. Target: ≥ 100,000/s on one core.
+//   * BM_AnalyticPrepareAndEvaluateKernelModel: the same under compute_model kernel (same target).
 #include <benchmark/benchmark.h>
 
 #include "model/analytic_model.h"
@@ -56,6 +57,20 @@ void BM_AnalyticPrepareAndEvaluate(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_AnalyticPrepareAndEvaluate);
+
+// The same evaluation under compute_model kernel with the Transformer Engine kernel inventory
+// (GEMM tiles and waves, attention curves, 3 more memory-bound kernels per layer).
+void BM_AnalyticPrepareAndEvaluateKernelModel(benchmark::State& state) {
+  AnalyticInput in = llama3_405b_8192();
+  in.model.kernel_stack = KernelStack::kTransformerEngine;
+  in.hardware.compute_model = ComputeModelKind::kKernel;
+  in.hardware.kernels = {.family = GpuFamily::kHopper, .sm_count = 132, .gemm_tile_m = 128, .gemm_tile_n = 256,
+                         .gemm_ceiling_bf16 = 794.5e12, .gemm_ceiling_fp8 = 1402.6e12, .hbm_fraction = 0.8,
+                         .host_launch_seconds = 5e-6};
+  for (auto _ : state) benchmark::DoNotOptimize(evaluate_mofa(in).timing.step_time_s);
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_AnalyticPrepareAndEvaluateKernelModel);
 
 }  // namespace
 }  // namespace mofasim::model

@@ -276,6 +276,25 @@ std::vector<BadCase> cases() {
        {"bad.yaml:5:71: fault_tolerance.failure_classes[0].samples: missing (required by distribution empirical)"}},
       {"Fp8NeedsPeakFp8", Lines{.extra = "optimizations: {compute_dtype: fp8}"}.text(), {},
        {"bad.yaml:2:11: hardware.peak_fp8: missing (required by compute_dtype fp8), e.g. \"989 TFLOPS\""}},
+      {"KernelModelNeedsKernelParams",
+       Lines{.hardware = R"(hardware: {peak_bf16: "989 TFLOPS", gpu_memory: "80 GiB", hbm_bandwidth: "3.35 TB/s", )"
+                         R"(compute_model: kernel})"}
+           .text(),
+       {},
+       {"bad.yaml:2:11: hardware.kernels.family: missing (required by compute_model kernel): ampere, hopper or blackwell",
+        "bad.yaml:2:11: hardware.kernels.sm_count: must be at least 1 for compute_model kernel, got 0",
+        "bad.yaml:2:11: hardware.kernels.gemm_ceiling_bf16: missing (required by compute_model kernel), e.g. \"989 TFLOPS\"",
+        "bad.yaml:2:11: hardware.kernels.hbm_fraction: must be in (0, 1], got 0"}},
+      {"KernelModelHbmFractionAndFp8Ceiling",
+       Lines{.hardware = R"(hardware: {peak_bf16: "989 TFLOPS", peak_fp8: "1979 TFLOPS", gpu_memory: "80 GiB", )"
+                         R"(hbm_bandwidth: "3.35 TB/s", compute_model: kernel, kernels: {family: hopper, sm_count: 132, )"
+                         R"(gemm_ceiling_bf16: "794 TFLOPS", hbm_fraction: 1.5}})",
+             .extra = "optimizations: {compute_dtype: fp8}"}
+           .text(),
+       {},
+       {"bad.yaml:2:223: hardware.kernels.hbm_fraction: must be in (0, 1], got 1.5",
+        "bad.yaml:2:144: hardware.kernels.gemm_ceiling_fp8: missing (required by compute_model kernel with compute_dtype fp8), "
+        "e.g. \"989 TFLOPS\""}},
   };
 }
 

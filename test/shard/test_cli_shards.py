@@ -31,6 +31,16 @@ def write_measured(directory):
     return path
 
 
+def write_table5_measurements(directory):
+    """Four Table 5 LLaMA2-70B scenarios with step times near the paper's, for calibrate."""
+    path = os.path.join(directory, "table5.csv")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("scenario_path,step_time_s\n")
+        for name, seconds in (("128", 27.9), ("256", 14.3), ("512", 7.6), ("1024", 4.1)):
+            f.write(f"{SOURCE}/scenarios/mofa/table5-llama2-70b-{name}.yaml,{seconds}\n")
+    return path
+
+
 def mofasim(*args, check=True):
     done = subprocess.run([CLI, *args], capture_output=True, text=True)
     if check and done.returncode != 0:
@@ -140,6 +150,104 @@ class ShardedRuns(unittest.TestCase):
         self.assertEqual((missing.returncode, missing.stderr),
                          (2, "mofasim validate: --merge: rows 0 to 1 are in no shard\n"))
 
+    def sweep_outputs(self, prefix, *args):
+        """stdout of `mofasim sweep ... -o DIR/PREFIX` (the prefix replaced by OUT) and its CSV and SVG."""
+        out = os.path.join(self.dir, prefix)
+        text = mofasim(*args, "-o", out).stdout.replace(out, "OUT")
+        with open(out + ".csv") as csv, open(out + ".svg") as svg:
+            return text, csv.read(), svg.read()
+
+    def test_sweep_shards_merge_to_the_single_run_text_json_csv_and_svg(self):
+        # Every point's trials are split; the pairing with the best point is by trial index.
+        common = ["sweep", SMALL, "--param", "fault_tolerance.checkpoint.interval_steps=100:500:100", "--trials", "301",
+                  "--seed", "3", "--step-time", "2", "-q"]
+        parts = self.shards(3, *common)
+        with open(parts[0], encoding="utf-8") as f:
+            self.assertEqual(len(json.load(f)["points"]), 5)
+        for output in ([], ["--json"]):
+            with self.subTest(output=output):
+                single = self.sweep_outputs("single", *common, *output)
+                merged = self.sweep_outputs("merged", *common, *output, "--merge", *reversed(parts))
+                self.assertEqual(merged, single)
+                self.assertIn("best (shortest end-to-end time)" if not output else '"best_index"', single[0])
+
+    def test_sweep_merge_refuses_missing_and_foreign_shards(self):
+        common = ["sweep", SMALL, "--param", "fault_tolerance.checkpoint.interval_steps=100:300:100", "--trials", "100",
+                  "--step-time", "2", "-q", "-o", os.path.join(self.dir, "out")]
+        parts = self.shards(4, *common)
+        missing = mofasim(*common, "--merge", parts[0], parts[1], parts[3], check=False)
+        self.assertEqual((missing.returncode, missing.stderr),
+                         (2, "mofasim sweep: --merge: trials 50 to 74 are in no shard\n"))
+        other = mofasim(*common[:3], "fault_tolerance.checkpoint.interval_steps=100:400:100", *common[4:], "--merge",
+                        *parts, check=False)
+        self.assertEqual(other.returncode, 2)
+        self.assertIn('mofasim sweep: --merge: a shard comes from another run ({"param":', other.stderr)
+        seed9 = self.shards(4, *common, "--seed", "9", prefix="seed9")
+        foreign = mofasim(*common, "--merge", *parts[:3], seed9[3], check=False)
+        self.assertEqual(foreign.returncode, 2)
+        self.assertIn('mofasim sweep: --merge: a shard comes from another run ({"param":', foreign.stderr)
+        self.assertIn('"seed":9', foreign.stderr)
+        ettr = self.shards(2, "ettr", SMALL, "--trials", "100", "--step-time", "2", prefix="ettr")
+        wrong_kind = mofasim(*common, "--merge", *ettr, check=False)
+        self.assertEqual((wrong_kind.returncode, wrong_kind.stderr),
+                         (2, "mofasim sweep: --merge: not a sweep shard document (from sweep --shard)\n"))
+
+    def calibrate_shards(self, n, *args, prefix="calibrate"):
+        """Runs the n shards of `mofasim calibrate ARGS --shard i/n --exchange DIR` at once; returns their paths."""
+        exchange = os.path.join(self.dir, prefix + "-exchange")
+        os.mkdir(exchange)
+        paths = [os.path.join(self.dir, f"{prefix}-{i}.json") for i in range(n)]
+        running = []
+        for i, path in enumerate(paths):
+            with open(path, "w", encoding="utf-8") as f:
+                running.append(subprocess.Popen([CLI, *args, "--shard", f"{i}/{n}", "--exchange", exchange], stdout=f,
+                                                stderr=subprocess.PIPE, text=True))
+        for process in running:
+            _, err = process.communicate(timeout=120)
+            self.assertEqual(process.returncode, 0, err)
+        return paths
+
+    def test_calibrate_shards_trade_through_a_folder_and_merge_to_the_single_run(self):
+        measurements = write_table5_measurements(self.dir)
+        common = ["calibrate", measurements, "--fit", "gemm", "--fit", "attention"]
+        parts = self.calibrate_shards(3, *common)
+        for output in ([], ["--json"]):
+            with self.subTest(output=output):
+                single = mofasim(*common, *output).stdout
+                self.assertEqual(mofasim(*common, *output, "--merge", *reversed(parts)).stdout, single)
+        with open(parts[1], encoding="utf-8") as f:
+            shard = json.load(f)
+        # Rows 1 of 4 (1*4/3 = 1 to 2*4/3 = 2): one row, every evaluation plus the residual.
+        self.assertEqual((shard["first_row"], len(shard["values"])), (1, 1))
+        evaluations = json.loads(mofasim(*common, "--json").stdout)["evaluations"]
+        self.assertEqual(len(shard["values"][0]), evaluations + 1)
+
+    def test_calibrate_shard_options_and_merge_errors(self):
+        measurements = write_table5_measurements(self.dir)
+        common = ["calibrate", measurements, "--fit", "gemm"]
+        alone = mofasim(*common, "--shard", "0/2", check=False)
+        self.assertEqual((alone.returncode, alone.stderr), (2, (
+            "mofasim calibrate: --shard: needs --exchange DIR (a folder all the shards share: each evaluation needs "
+            "every row's prediction)\n")))
+        no_shard = mofasim(*common, "--exchange", self.dir, check=False)
+        self.assertEqual((no_shard.returncode, no_shard.stderr),
+                         (2, "mofasim calibrate: --exchange: goes with --shard i/n\n"))
+        not_folder = mofasim(*common, "--shard", "0/2", "--exchange", measurements, check=False)
+        self.assertEqual((not_folder.returncode, not_folder.stderr),
+                         (2, f"mofasim calibrate: --exchange: {measurements} is not a folder\n"))
+        # Shard 1 never runs: shard 0 waits for it at the first evaluation, then gives up.
+        lonely = mofasim(*common, "--shard", "0/2", "--exchange", self.dir, "--exchange-timeout", "0.2", check=False)
+        self.assertEqual((lonely.returncode, lonely.stdout, lonely.stderr), (2, "", (
+            "mofasim calibrate: --exchange: shard 1/2 wrote nothing for evaluation 1 within 0.2 s (every shard must "
+            "run at the same time, with the same --exchange folder)\n")))
+        parts = self.calibrate_shards(2, *common)
+        missing = mofasim(*common, "--merge", parts[1], check=False)
+        self.assertEqual((missing.returncode, missing.stderr),
+                         (2, "mofasim calibrate: --merge: rows 0 to 1 are in no shard\n"))
+        foreign = mofasim(*common, "--fit", "attention", "--merge", *parts, check=False)
+        self.assertEqual(foreign.returncode, 2)
+        self.assertIn('mofasim calibrate: --merge: a shard comes from another run ({"evaluations":600,', foreign.stderr)
+
     def test_tune_shards_merge_to_the_single_run(self):
         common = ["tune", SMALL, "-q", "--threads", "1", "--top", "5"]
         csvs = []
@@ -166,6 +274,18 @@ class MpiRuns(unittest.TestCase):
         args = ["ettr", LLAMA, "--trials", "500", "--step-time", "10", "--threads", "1", "--json"]
         self.assertEqual(mpirun(2, *args), mofasim(*args).stdout)
 
+    def test_mpirun_sweep_equals_the_single_run(self):
+        with tempfile.TemporaryDirectory(prefix="mofasim-mpi-") as tmp:
+            args = ["sweep", LLAMA, "--param", "fault_tolerance.checkpoint.interval_steps=50:250:50", "--trials", "200",
+                    "--step-time", "10", "--threads", "1", "-q"]
+            outputs = []
+            for name, run in (("single", lambda a: mofasim(*a).stdout), ("mpi", lambda a: mpirun(2, *a))):
+                out = os.path.join(tmp, name)
+                text = run([*args, "-o", out]).replace(out, "OUT")
+                with open(out + ".csv") as csv, open(out + ".svg") as svg:
+                    outputs.append((text, csv.read(), svg.read()))
+            self.assertEqual(outputs[1], outputs[0])
+
     def test_mpirun_validate_measured_equals_the_single_run(self):
         with tempfile.TemporaryDirectory(prefix="mofasim-mpi-") as tmp:
             args = ["validate", "--measured", write_measured(tmp)]
@@ -173,11 +293,7 @@ class MpiRuns(unittest.TestCase):
 
     def test_mpirun_calibrate_equals_the_single_run(self):
         with tempfile.TemporaryDirectory(prefix="mofasim-mpi-") as tmp:
-            measurements = os.path.join(tmp, "measured.csv")
-            with open(measurements, "w", encoding="utf-8") as f:
-                f.write("scenario_path,step_time_s\n")
-                for name, seconds in (("128", 27.9), ("256", 14.3), ("512", 7.6), ("1024", 4.1)):
-                    f.write(f"{SOURCE}/scenarios/mofa/table5-llama2-70b-{name}.yaml,{seconds}\n")
+            measurements = write_table5_measurements(tmp)
             args = ["calibrate", measurements, "--fit", "gemm", "--fit", "attention", "--json"]
             single = mofasim(*args).stdout
             self.assertEqual(len(json.loads(single)["residuals"]), 4)

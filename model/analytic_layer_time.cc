@@ -1,0 +1,110 @@
+// The closed form's layer term (see analytic_layer_time.h for what it reads).
+#include "model/analytic_layer_time.h"
+
+#include <array>
+#include <cstdint>
+#include <stdexcept>
+
+#include "model/analytic_overlap.h"
+#include "model/compute_time.h"
+#include "sim/units/check.h"
+
+namespace mofasim::model {
+
+// MoFa(7) MoFa(8) for one block, with MoFa(17) MoFa(18) MoFa(19) MoFa(20) MoFa(21) MoFa(22) and, for
+// transformer layers, MoFa(29) MoFa(30) MoFa(31) MoFa(32) MoFa(33) MoFa(34) MoFa(35).
+LayerTime time_block(const PlanBlock& block, const LayerRates& x, bool transformer_layer) {
+  const auto ops = block.ops.ops();
+  const auto comms = block.ops.comms();
+  constexpr Phase kPhases[3] = {Phase::kForward, Phase::kBackwardInput, Phase::kBackwardWeight};
+  std::array<std::array<double, kMaxOps>, 3> op_s{};
+  std::array<PassTime, 3> pass{};
+  std::array<double, 3> attention{};
+  double selective = 0;
+  for (int ph = 0; ph < 3; ++ph) {
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      // MoFa(1) MoFa(17) MoFa(19)
+      const double s = phase_seconds(ops[i].phase(kPhases[ph]), ops[i].op_class, x.hw, x.f);
+      op_s[static_cast<std::size_t>(ph)][i] = s;
+      pass[static_cast<std::size_t>(ph)].compute += s;
+      if (ops[i].op_class == OpClass::kAttention) attention[static_cast<std::size_t>(ph)] += s;
+      if (ph == 0 && ops[i].recomputed_by_selective) selective += s;
+    }
+  }
+  std::array<std::uint32_t, 3> paired{};  // GEMMs already pipelined with a TP collective, per phase
+  for (std::size_t j = 0; j < comms.size(); ++j) {
+    const CommOp& c = comms[j];
+    const auto ph = static_cast<std::size_t>(c.phase);
+    PassTime& t = pass[ph];
+    const double one = comm_seconds(block.comm[j], x.inv_mub);  // MoFa(2) MoFa(3) MoFa(18)
+    switch (c.group) {
+      case CommGroup::kTp:
+      case CommGroup::kEtp: {
+        const double total = one * c.count;
+        double extra = total;
+        if (x.f.tp_overlap.enabled) {
+          for (std::size_t i = 0; i < ops.size(); ++i) {
+            const bool gemm = ops[i].op_class == OpClass::kGemm || ops[i].op_class == OpClass::kSmallGemm;
+            if (ops[i].op != c.op || !gemm || op_s[ph][i] <= 0 || (paired[ph] >> i & 1U) != 0) continue;
+            paired[ph] |= 1U << i;
+            const double gemm_s = op_s[ph][i];
+            // MoFa(20): the exposed part beyond the GEMM itself. The collective split into s
+            // pieces is s collectives of 1/s of the bytes, each paying the full α latency, so the
+            // comm side is s·α + β·S (C/s per piece = α + β·S/s).
+            const int pieces = std::max(1, x.f.tp_overlap.chunks);
+            const double split = c.count * (pieces * block.comm[j].latency + block.comm[j].bandwidth * x.inv_mub);
+            extra = tp_overlap_seconds(gemm_s, split, pieces, x.f.tp_overlap.alpha, x.f.tp_overlap.beta) - gemm_s;
+            break;
+          }
+        }
+        t.tp += extra;
+        break;
+      }
+      case CommGroup::kCp: {
+        // MoFa(21): count = c-1 ring steps around the attention core of this phase.
+        MOFASIM_CHECK(c.count == x.cp - 1, "CP ring with a step count other than cp - 1");
+        const double a = attention[ph];
+        t.cp += cp_ring_seconds(a, one, x.cp, x.f.cp_overlap.enabled, x.f.cp_overlap.alpha, x.f.cp_overlap.beta) - a;
+        break;
+      }
+      case CommGroup::kEp:
+        t.ep += one * c.count;
+        t.a2a += one * c.count;
+        break;
+      case CommGroup::kPp: MOFASIM_UNREACHABLE("a layer carries no pipeline send/recv");
+    }
+  }
+  LayerTime lt{pass[0], pass[1], pass[2]};
+  if (!transformer_layer) return lt;
+
+  const LayerTotals& totals = block.ops.totals();
+  double stored = totals.activation_bytes;
+  switch (x.f.recompute) {
+    case RecomputeKind::kNone: break;
+    case RecomputeKind::kSelective:  // MoFa(29) MoFa(30): re-run the attention part before B
+      lt.b.compute += selective;
+      stored -= totals.selective_dropped_bytes;
+      break;
+    case RecomputeKind::kFull:  // MoFa(31) MoFa(32): T_B += T_F,layer, its collectives included
+      lt.b += lt.f;
+      stored = totals.input_bytes;
+      break;
+  }
+  const OverlapSpec& off = x.f.activation_offload;
+  if (off.enabled) {
+    // MoFa(33) MoFa(34) MoFa(35): the layer's stored activation goes D2H under the forward and comes
+    // back H2D under the backward; the copy-bound excess is reported as compute.
+    if (!(x.hw.d2h_bandwidth > 0) || !(x.hw.h2d_bandwidth > 0)) {
+      throw std::invalid_argument("hardware.d2h_bandwidth and hardware.h2d_bandwidth must be > 0 with activation offload");
+    }
+    const double f_total = lt.f.total();
+    lt.f.compute += offload_seconds(f_total, stored / x.hw.d2h_bandwidth, off.alpha, off.beta) - f_total;
+    const double b_total = lt.b.total() + lt.w.total();
+    lt.b.compute += offload_seconds(b_total, stored / x.hw.h2d_bandwidth, x.f.offload_alpha_backward,
+                                    x.f.offload_beta_backward) -
+                    b_total;
+  }
+  return lt;
+}
+
+}  // namespace mofasim::model

@@ -1,0 +1,22 @@
+// Throughput of the fused (flash) attention kernel a Transformer Engine layer runs, from published
+// kernel curves per GPU family, interpolated in sequence length and head dimension.
+//
+// The curves are embedded in attention_cost.cc (each point names its row of the public kernel
+// measurements it comes from); nothing is read at run time. Rates follow the FlashAttention FLOP
+// convention: forward 4*b*s^2*heads*d, halved when causal; backward 2.5 x forward.
+// Interpolation is linear in log2(seq) and linear in head dim between table points, and clamped at
+// the table's ends (no extrapolation). GQA: the kernels' FLOPs and rate are those of the query heads;
+// the measured GQA rows on B200 sit within the spread of the MHA rows, so no separate curve.
+#pragma once
+
+namespace mofasim::model::kernels {
+
+enum class GpuFamily { kUnspecified, kAmpere, kHopper, kBlackwell };
+const char* gpu_family_name(GpuFamily family);
+
+// Attained fraction of the GPU's dense BF16 peak for a causal flash-attention pass of sequence
+// length `seq` (per kernel call) and head dim `head_dim` (the q/k dim), forward or backward.
+// Throws std::invalid_argument for kUnspecified or a non-positive seq / head dim.
+double attention_peak_fraction(GpuFamily family, double seq, double head_dim, bool backward);
+
+}  // namespace mofasim::model::kernels

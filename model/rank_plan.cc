@@ -1,0 +1,222 @@
+// The priced per-rank plan (see rank_plan.h).
+#include "model/rank_plan.h"
+
+#include <cmath>
+#include <optional>
+#include <utility>
+
+#include "model/compute_time.h"
+#include "model/flops.h"
+#include "model/params.h"
+#include "model/rank_plan_groups.h"
+#include "model/stage_layout.h"
+#include "schedules/factory.h"
+#include "schedules/schedule.h"
+
+namespace mofasim::model {
+namespace {
+
+using topology::CollectiveKind;
+using topology::GroupKind;
+
+// MoFa(1) MoFa(17) MoFa(19): every op of every phase at the specs' rates.
+void price_ops(PlanBlock& block, const HardwareSpec& hw, const FeatureSpec& f) {
+  constexpr Phase kPhases[kPhaseCount] = {Phase::kForward, Phase::kBackwardInput, Phase::kBackwardWeight};
+  const auto ops = block.ops.ops();
+  for (int ph = 0; ph < kPhaseCount; ++ph) {
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      block.op_seconds[static_cast<std::size_t>(ph)][i] = phase_seconds(ops[i].phase(kPhases[ph]), ops[i].op_class, hw, f);
+    }
+  }
+}
+
+}  // namespace
+
+RankPlan build_rank_plan(const RankPlanInput& in) {
+  const ModelSpec& model = *in.model;
+  const ParallelSpec& par = in.parallel;
+  const FeatureSpec& feat = in.features;
+  const bool dualpipe = par.schedule == ScheduleKind::kDualPipe;
+  RankPlan plan;
+  plan.p = par.pp;
+  plan.m = par.microbatches();
+  plan.v = dualpipe ? 2 : par.vpp;
+  plan.priced = in.topology != nullptr;
+  const int p = plan.p;
+  const int v = plan.v;
+
+  // Rank 0's groups (rank r runs on GPU r), each priced on a cluster holding just its GPUs.
+  std::optional<RankZeroGroups> groups;
+  LayerGroups layer_groups{};
+  if (plan.priced) {
+    groups.emplace(*in.topology,
+                   topology::ParallelSizes{.tp = par.tp, .cp = par.cp, .ep = par.ep, .dp = par.dp, .pp = par.pp},
+                   in.rank_order);
+    std::vector<int> tp_members = groups->members(GroupKind::kTp);
+    std::vector<int> etp_members(tp_members.begin(), tp_members.begin() + par.etp);
+    layer_groups = {.tp = &groups->communicator(std::move(tp_members)),
+                    .ep = &groups->communicator(groups->members(GroupKind::kEp)),
+                    .etp = &groups->communicator(std::move(etp_members)),
+                    .cp = &groups->communicator(groups->members(GroupKind::kCp))};
+  }
+  auto finish_block = [&](PlanBlock& b) {
+    if (groups) price_block(b, layer_groups, par.etp);
+    if (in.simulation_detail) price_ops(b, *in.hardware, feat);
+    b.present = true;
+  };
+
+  // Block types: layer tables differ only by is_moe_layer (op_table.h), so one of each.
+  for (int l = 0; l < model.num_layers && !(plan.dense.present && plan.moe.present); ++l) {
+    PlanBlock& b = model.is_moe_layer(l) ? plan.moe : plan.dense;
+    if (b.present) continue;
+    b.ops = ops_for_layer(model, par, l);
+    const LayerParams lp = layer_params(model, l);
+    b.dense_params = (lp.attention + lp.mlp) / par.tp + lp.router + lp.norms;
+    b.expert_params = lp.routed_experts / (par.ep * par.etp);
+    finish_block(b);
+  }
+  // Embedding and head parameters join the dense DP group: the embedding with chunk 0, the head
+  // (its own weight when untied, the tied copy on the last stage when pp > 1) with the last chunk.
+  // Only the simulation's gradient buckets need them per block (model_params walks every layer).
+  plan.embedding.ops = ops_for_embedding(model, par);
+  plan.head.ops = ops_for_head(model, par);
+  if (in.simulation_detail) {
+    const ModelParams mp = model_params(model);
+    plan.embedding.dense_params = (mp.embedding + mp.position_embedding) / par.tp;
+    const double head_weight =
+        (mp.head > 0 || par.pp > 1) ? model.vocab_size * static_cast<double>(model.hidden_size) : 0.0;
+    plan.head.dense_params = head_weight / par.tp + mp.final_norm;
+  }
+  finish_block(plan.embedding);
+  finish_block(plan.head);
+  if (model.mtp_depth > 0) {
+    plan.mtp_projection.ops = ops_for_mtp_projection(model, par);
+    finish_block(plan.mtp_projection);
+  }
+
+  // PP hop: the bytes of a boundary, priced as the slowest boundary between consecutive virtual
+  // stages (wrapping for interleaved).
+  const LayerOps pp = pp_boundary_comm(model, par);
+  for (const CommOp& c : pp.comms()) {
+    if (c.phase == Phase::kForward) plan.pp_bytes = c.bytes;
+  }
+  if (groups && !pp.comms().empty()) {
+    const CompactGroup& pp_group = groups->compact(groups->members(GroupKind::kPp));
+    plan.pp_hop = slowest_hop(pp_group.topology(), pp_group.gpus(), v > 1 && !dualpipe, pp.comms()[0].bytes);
+  }
+
+  // Chunks per rank, in the schedule's local order (model::parameter_chunks' order): virtual
+  // stages k = 0..v-1 of rank r are chunks k*p + r; DualPipe's stage r runs chunk r on lane 0 and
+  // the mirror chunk p-1-r on lane 1.
+  const std::vector<ChunkLayers> layout = chunk_layers(model, par);
+  auto chunk_of = [&](const ChunkLayers& cl) {
+    PlanChunk c{.chunk = cl.chunk, .first_layer = cl.first_layer, .num_layers = cl.num_layers};
+    for (int l = cl.first_layer; l < cl.first_layer + cl.num_layers; ++l) {
+      (model.is_moe_layer(l) ? c.moe_layers : c.dense_layers) += 1;
+    }
+    c.embedding = cl.chunk == 0;
+    c.head = cl.chunk == static_cast<int>(layout.size()) - 1;
+    return c;
+  };
+  plan.chunks.assign(static_cast<std::size_t>(p * v), PlanChunk{});
+  for (int r = 0; r < p; ++r) {
+    if (dualpipe) {
+      plan.chunks[static_cast<std::size_t>(r * 2)] = chunk_of(layout[static_cast<std::size_t>(r)]);
+      plan.chunks[static_cast<std::size_t>(r * 2 + 1)] = chunk_of(layout[static_cast<std::size_t>(p - 1 - r)]);
+    } else {
+      for (int k = 0; k < v; ++k) {
+        plan.chunks[static_cast<std::size_t>(r * v + k)] = chunk_of(layout[static_cast<std::size_t>(k * p + r)]);
+      }
+    }
+  }
+
+  // The schedule's in-flight micro-batches and, under DualPipe with EP overlap, the F&B pairs each
+  // stage really runs (its warm-up and cool-down passes run alone and expose their all-to-all).
+  std::vector<double> inflight;
+  std::optional<schedules::Schedule> built;
+  const schedules::Schedule* order = in.schedule;
+  plan.pair_share.assign(static_cast<std::size_t>(p), 1.0);
+  if (dualpipe && feat.ep_overlap.enabled) {
+    if (order == nullptr) {
+      built.emplace(schedules::build_schedule(par.schedule, schedules::step_shape(model, par, feat)));
+      order = &*built;
+    }
+    for (int r = 0; r < p; ++r) {
+      int pairs = 0;
+      for (const schedules::Op& op : order->ops(r)) pairs += op.overlaps_next ? 1 : 0;
+      plan.pair_share[static_cast<std::size_t>(r)] = static_cast<double>(pairs) / plan.m;
+    }
+  }
+  if (in.schedule != nullptr) {
+    const schedules::Schedule& s = *in.schedule;
+    const schedules::PipelineShape shape{.stages = s.stages(), .microbatches = s.microbatches(), .chunks = s.chunks(),
+                                         .pair_steady_passes = s.pair_steady_passes()};
+    for (int r = 0; r < s.stages(); ++r) inflight.push_back(schedules::peak_activation(s.kind(), shape, r));
+  } else {
+    inflight = schedules::stage_inflight_microbatches(model, par, feat);
+  }
+
+  // Memory (MoFa(4) MoFa(5) MoFa(6) MoFa(25) MoFa(26) MoFa(27) MoFa(28) MoFa(29) MoFa(30) MoFa(31) MoFa(32)
+  // MoFa(33) MoFa(34) MoFa(35)) from the tables above.
+  const bool last_moe = model.is_moe_layer(model.num_layers - 1);
+  const MemoryOpTotals op_totals{.dense = plan.dense.present ? plan.dense.ops.totals() : LayerTotals{},
+                                 .moe = last_moe ? plan.moe.ops.totals() : plan.dense.ops.totals(),
+                                 .embedding = plan.embedding.ops.totals(),
+                                 .head = plan.head.ops.totals(),
+                                 .mtp_projection = plan.mtp_projection.ops.totals()};
+  plan.memory = memory_report(model, *in.hardware, par, feat, inflight, op_totals);
+
+  // DP reduction and optimizer per rank (MoFa(13) MoFa(24) MoFa(25) MoFa(26) MoFa(27) MoFa(28)).
+  const BytesPerParam bpp = bytes_per_param(feat);
+  const ShardGroups shards = optimizer_shard_groups(par);
+  const topology::CommGroup* dense_dp = nullptr;
+  const topology::CommGroup* expert_dp = nullptr;
+  if (groups) {
+    dense_dp = &groups->communicator(groups->members(par.cp > 1 ? GroupKind::kDpCp : GroupKind::kDp));
+    expert_dp = &groups->communicator(groups->members(GroupKind::kExpertDp));
+  }
+  const double bucket = feat.dp_bucket_bytes > 0 ? feat.dp_bucket_bytes : 0;
+  // A collective in dp_bucket_bytes buckets: each bucket pays α, the bytes pay β once.
+  auto bucketed = [&](const topology::CommGroup* group, CollectiveKind kind, double bytes) {
+    if (group == nullptr || bytes <= 0 || group->size() == 1) return CommCost{};
+    const double buckets = bucket > 0 ? std::ceil(bytes / bucket) : 1;
+    const CommCost whole = comm_cost(*group, kind, bytes);
+    return CommCost{whole.latency * buckets, whole.bandwidth};
+  };
+  const bool distributed = feat.distributed_optimizer;
+  plan.dp.assign(static_cast<std::size_t>(p), RankDp{});
+  for (int r = 0; r < p; ++r) {
+    const GpuParams& gp = plan.memory.stages[static_cast<std::size_t>(r)].params;
+    const double dense = gp.dense();  // DualPipe's second copy is in gp (parameter_chunks)
+    const double expert = gp.expert;
+    RankDp& d = plan.dp[static_cast<std::size_t>(r)];
+    d.dense_grad_bytes = dense * bpp.grad;
+    d.expert_grad_bytes = expert * bpp.grad;
+    if (distributed) {  // MoFa(25) MoFa(26): RS of gradients + AG of parameters
+      if (shards.dense_dp > 1) d.dense_param_bytes = dense * bpp.weight;
+      if (shards.expert_dp > 1) d.expert_param_bytes = expert * bpp.weight;
+      d.grad = bucketed(dense_dp, CollectiveKind::kReduceScatter, d.dense_grad_bytes) +
+               bucketed(expert_dp, CollectiveKind::kReduceScatter, d.expert_grad_bytes);
+      d.params = bucketed(dense_dp, CollectiveKind::kAllGather, dense * bpp.weight) +
+                 bucketed(expert_dp, CollectiveKind::kAllGather, expert * bpp.weight);
+    } else {
+      d.grad = bucketed(dense_dp, CollectiveKind::kAllReduce, d.dense_grad_bytes) +
+               bucketed(expert_dp, CollectiveKind::kAllReduce, d.expert_grad_bytes);
+    }
+    d.updated_params = distributed ? dense / shards.dense_dp + expert / shards.expert_dp : dense + expert;
+    // Adam reads the gradient, reads and writes master weights and moments, writes the weight.
+    d.update_bytes = d.updated_params * (bpp.grad + 2 * bpp.optimizer() + bpp.weight);
+    d.d2h_bytes = d.updated_params * bpp.grad;    // MoFa(27) MoFa(28)
+    d.h2d_bytes = d.updated_params * bpp.weight;
+    if (in.simulation_detail) {
+      d.gpu_update_seconds = phase_seconds(PhaseCost{0, d.update_bytes}, OpClass::kElementwise, *in.hardware, feat);
+    }
+  }
+
+  plan.model_flops = model_flops_per_step(model, par);
+  plan.hardware_flops = hardware_flops_per_step(model, par, feat.recompute);
+  plan.tokens = tokens_per_step(model, par);
+  return plan;
+}
+
+}  // namespace mofasim::model

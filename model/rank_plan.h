@@ -1,0 +1,139 @@
+// The priced per-rank plan: what each pipeline rank of one step holds and does, worked out ONCE
+// from the specs, which both step models consume (the closed form, model/analytic_model.h, and the
+// step simulation's DAG generator, sim/executor/plan_from_model.h):
+//   * the op table of each block type (dense layer, MoE layer, embedding, head + loss, MTP
+//     projection), every collective of it with its bytes and group and, when the plan is priced
+//     on a topology, its α–β cost; per op the compute seconds at the specs' rates when asked;
+//   * per rank, the chunks it runs in the schedule's local order: Megatron's virtual stages, or
+//     DualPipe's two lanes (stage r holds chunk r and the mirror chunk p-1-r, each a parameter
+//     copy of its own, model::parameter_chunks);
+//   * per rank, its DP traffic per group (dense DP and expert DP: gradient all-reduce or
+//     reduce-scatter, the distributed optimizer's parameter all-gather, expert all-gather
+//     included) with bytes and, priced, α–β cost in dp_bucket_bytes buckets; and its optimizer
+//     work (parameters updated, HBM bytes of the GPU update, D2H/H2D bytes of the CPU update);
+//   * the pipeline hop (bytes, and the slowest hop's cost), the memory report and the step's FLOPs.
+// The plan is a value: consumers read it and never work these out themselves.
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include "model/memory.h"
+#include "model/op_table.h"
+#include "model/spec.h"
+#include "topology/rank_order.h"
+#include "topology/topology_spec.h"
+
+namespace mofasim::schedules {
+class Schedule;
+}
+
+namespace mofasim::model {
+
+// α–β cost of one collective running alone: seconds at μ_b = 1 = latency + bandwidth.
+struct CommCost {
+  double latency = 0;    // seconds, not scaled by μ_b
+  double bandwidth = 0;  // seconds at μ_b = 1
+};
+// MoFa(18): the bandwidth term divided by μ_b.
+inline double comm_seconds(const CommCost& c, double inv_mub) { return c.latency + c.bandwidth * inv_mub; }
+inline CommCost operator+(CommCost a, CommCost b) { return {a.latency + b.latency, a.bandwidth + b.bandwidth}; }
+
+inline constexpr int kPhaseCount = 3;  // model::Phase: forward, input-gradient, weight-gradient
+
+// One block type: its op table and what its collectives and ops cost.
+struct PlanBlock {
+  LayerOps ops;
+  std::array<CommCost, kMaxComms> comm{};  // per ops.comms() entry; zero when the plan is unpriced
+  // [phase][op] seconds at the specs' rates (MoFa(1) MoFa(17) MoFa(19)); filled with
+  // RankPlanInput::simulation_detail (the closed form re-prices per rate knob set instead).
+  std::array<std::array<double, kMaxOps>, kPhaseCount> op_seconds{};
+  // Parameters of the block on one GPU, by the DP group that reduces their gradients (dense DP,
+  // expert DP). Layers always; embedding and head with RankPlanInput::simulation_detail.
+  double dense_params = 0;
+  double expert_params = 0;
+  bool present = false;      // the model has a block of this type
+};
+
+// One chunk a rank runs (and holds the parameters of).
+struct PlanChunk {
+  int chunk = 0;        // in pipeline order, 0 .. p*vpp-1 (model::chunk_layers)
+  int first_layer = 0;
+  int num_layers = 0;
+  int dense_layers = 0;
+  int moe_layers = 0;
+  bool embedding = false;  // chunk 0
+  bool head = false;       // the last chunk: head + loss (and the MTP modules)
+};
+
+// One pipeline rank's DP reduction and optimizer update (MoFa(13) MoFa(24) MoFa(25) MoFa(26)
+// MoFa(27) MoFa(28)), per group: dense over DP (dp*cp with CP), experts over expert DP.
+struct RankDp {
+  double dense_grad_bytes = 0;   // gradients the dense group reduces (all-reduce, or reduce-scatter)
+  double expert_grad_bytes = 0;
+  double dense_param_bytes = 0;  // distributed optimizer: parameters all-gathered (group > 1), else 0
+  double expert_param_bytes = 0;
+  CommCost grad;                 // priced: dense + expert gradient reduction, bucketed
+  CommCost params;               // priced: dense + expert parameter all-gather, bucketed
+  double updated_params = 0;     // parameters whose optimizer state this GPU updates (1/d sharded)
+  double update_bytes = 0;       // HBM bytes of the GPU Adam update (MoFa(13) MoFa(26))
+  double d2h_bytes = 0;          // CPU optimizer: gradients to host (MoFa(28))
+  double h2d_bytes = 0;          // CPU optimizer: updated parameters back
+  double gpu_update_seconds = 0;  // at the specs' rates, with RankPlanInput::simulation_detail
+};
+
+struct RankPlanInput {
+  const ModelSpec* model = nullptr;
+  const HardwareSpec* hardware = nullptr;
+  ParallelSpec parallel{};
+  FeatureSpec features{};
+  // Prices every collective on rank 0's groups when given (the closed form); the step simulation
+  // replays them on the whole cluster instead.
+  const topology::TopologySpec* topology = nullptr;
+  topology::RankOrder rank_order{};
+  // The step's schedule when the caller built one already: its in-flight micro-batches size the
+  // memory report, its order DualPipe's overlapped pairs. Without it the plan asks the schedules
+  // module for the same (schedules::stage_inflight_microbatches, build_schedule on step_shape).
+  const schedules::Schedule* schedule = nullptr;
+  // Fill what only the step simulation reads: PlanBlock::op_seconds, the embedding's and head's
+  // parameters, RankDp::gpu_update_seconds. The closed form re-prices per knob set instead, and
+  // its prepare path (the tuner's) stays free of the per-layer parameter walk.
+  bool simulation_detail = false;
+};
+
+struct RankPlan {
+  int p = 1;  // pipeline ranks
+  int v = 1;  // chunks per rank (vpp; 2 for DualPipe's lanes)
+  int m = 1;  // micro-batches
+  PlanBlock dense;
+  PlanBlock moe;
+  PlanBlock embedding;
+  PlanBlock head;
+  PlanBlock mtp_projection;  // present with mtp_depth > 0
+  double pp_bytes = 0;       // activation (and gradient) sent per micro-batch across a stage boundary
+  CommCost pp_hop;           // priced: the slowest boundary between consecutive virtual stages
+  std::vector<PlanChunk> chunks;    // [rank * v + local chunk]
+  // Per rank, the share of its passes DualPipe's order runs as overlapped F&B pairs (MoFa(22)
+  // credits only those); 1 for every other schedule or without EP overlap.
+  std::vector<double> pair_share;
+  std::vector<RankDp> dp;           // per rank
+  MemoryReport memory;              // MoFa(4) MoFa(5) MoFa(6) with the schedule's in-flight counts
+  double model_flops = 0;           // per step, whole cluster (MoFa(15))
+  double hardware_flops = 0;        // recompute included
+  double tokens = 0;
+  bool priced = false;              // collectives carry α–β costs
+
+  [[nodiscard]] const PlanChunk& chunk(int rank, int local) const {
+    return chunks[static_cast<std::size_t>(rank * v + local)];
+  }
+  // The block of transformer layer `layer`'s type.
+  [[nodiscard]] const PlanBlock& layer_block(const ModelSpec& model, int layer) const {
+    return model.is_moe_layer(layer) ? moe : dense;
+  }
+};
+
+// Builds the plan. Expects specs the caller validated (the closed form and the scenario seal do);
+// throws std::invalid_argument from the cost functions it calls on specs they refuse.
+RankPlan build_rank_plan(const RankPlanInput& input);
+
+}  // namespace mofasim::model

@@ -1,0 +1,136 @@
+// Rank 0's groups and the α–β price of a collective on them (see rank_plan_groups.h).
+#include "model/rank_plan_groups.h"
+
+#include <algorithm>
+
+#include "sim/units/check.h"
+
+namespace mofasim::model {
+
+using topology::CollectiveKind;
+
+namespace {
+
+CollectiveKind to_topology(Collective c) {
+  switch (c) {
+    case Collective::kAllReduce: return CollectiveKind::kAllReduce;
+    case Collective::kReduceScatter: return CollectiveKind::kReduceScatter;
+    case Collective::kAllGather: return CollectiveKind::kAllGather;
+    case Collective::kAllToAll: return CollectiveKind::kAllToAll;
+    case Collective::kSendRecv: return CollectiveKind::kSendRecv;
+  }
+  MOFASIM_UNREACHABLE("unknown Collective");
+}
+
+}  // namespace
+
+CommCost comm_cost(const topology::CommGroup& group, CollectiveKind kind, double bytes) {
+  const topology::CollectiveCost c = group.cost(kind, topology::default_algorithm(kind), Bytes{bytes});
+  return {c.latency_seconds, c.bandwidth_seconds};
+}
+
+CommCost slowest_hop(const topology::Topology& topo, std::span<const int> members, bool ring,
+                                    double bytes) {
+  CommCost worst;
+  std::array<bool, topology::kLinkClassCount> priced{};
+  const int n = static_cast<int>(members.size());
+  const int hops = ring ? n : n - 1;
+  for (int i = 0; i < hops && n > 1; ++i) {
+    const std::array<int, 2> pair{members[static_cast<std::size_t>(i)],
+                                  members[static_cast<std::size_t>((i + 1) % n)]};
+    bool& seen = priced[static_cast<std::size_t>(topo.link_class(pair[0], pair[1]))];
+    if (seen) continue;
+    seen = true;
+    const topology::CommGroup g(topo, pair);
+    const CommCost c = comm_cost(g, CollectiveKind::kSendRecv, bytes);
+    if (c.latency + c.bandwidth > worst.latency + worst.bandwidth) worst = c;
+  }
+  return worst;
+}
+
+topology::TopologySpec CompactGroup::compact_spec(const topology::TopologySpec& spec, std::span<const int> gpus,
+                                                std::vector<int>& compact) {
+  const int per_node = spec.gpus_per_node;
+  const int per_nic = per_node / spec.nics();
+  const int per_supernode = spec.nodes_per_supernode == 0 ? spec.nodes() : spec.nodes_per_supernode;
+  // Each GPU's supernode, node in it, rail on the node and place on the rail, renumbered densely
+  // in ascending order; then the compact id on a cluster of supernodes × widest nodes, each of
+  // `rails` rails × per_nic GPUs.
+  struct Slot {
+    int supernode;
+    int node;
+    int rail;
+    int place;
+  };
+  std::vector<Slot> slots(gpus.size());
+  int widest = 1;  // most nodes in one supernode
+  int rails = 1;   // most rails used on one node
+  Slot at{.supernode = -1, .node = 0, .rail = 0, .place = 0};
+  int prev_node = -1;
+  int prev_supernode = -1;
+  int prev_rail = -1;
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    MOFASIM_CHECK(i == 0 || gpus[i] > gpus[i - 1], "group GPUs are ascending and distinct");
+    const int node = gpus[i] / per_node;
+    const int rail = (gpus[i] - node * per_node) / per_nic;
+    const int supernode = node / per_supernode;
+    if (supernode != prev_supernode) {
+      at = {.supernode = at.supernode + 1, .node = 0, .rail = 0, .place = 0};
+    } else if (node != prev_node) {
+      at = {.supernode = at.supernode, .node = at.node + 1, .rail = 0, .place = 0};
+    } else if (rail != prev_rail) {
+      at = {.supernode = at.supernode, .node = at.node, .rail = at.rail + 1, .place = 0};
+    } else {
+      ++at.place;
+    }
+    slots[i] = at;
+    widest = std::max(widest, at.node + 1);
+    rails = std::max(rails, at.rail + 1);
+    prev_node = node;
+    prev_supernode = supernode;
+    prev_rail = rail;
+  }
+  const int supernodes = at.supernode + 1;
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    const Slot& x = slots[i];
+    compact[i] = ((x.supernode * widest + x.node) * rails + x.rail) * per_nic + x.place;
+  }
+  topology::TopologySpec out = spec;
+  out.gpus_per_node = rails * per_nic;
+  out.nics_per_node = rails;
+  out.gpus = supernodes * widest * out.gpus_per_node;
+  out.nodes_per_supernode = supernodes > 1 ? widest : 0;
+  return out;
+}
+
+RankZeroGroups::Entry& RankZeroGroups::entry(std::vector<int> members) {
+  for (int i = 0; i < used_; ++i) {
+    if (entries_[static_cast<std::size_t>(i)]->members == members) return *entries_[static_cast<std::size_t>(i)];
+  }
+  MOFASIM_CHECK(used_ < static_cast<int>(entries_.size()), "more distinct groups than group kinds");
+  return entries_[static_cast<std::size_t>(used_++)].emplace(*spec_, std::move(members));
+}
+
+void price_block(PlanBlock& block, const LayerGroups& g, int etp) {
+  const auto comms = block.ops.comms();
+  for (std::size_t j = 0; j < comms.size(); ++j) {
+    const CommOp& c = comms[j];
+    const CollectiveKind kind = to_topology(c.collective);
+    switch (c.group) {
+      case CommGroup::kTp: block.comm[j] = comm_cost(*g.tp, kind, c.bytes); break;
+      case CommGroup::kEtp:
+        MOFASIM_CHECK(c.group_size == etp, "expert-TP collective with a group size other than etp");
+        block.comm[j] = comm_cost(*g.etp, kind, c.bytes);
+        break;
+      case CommGroup::kEp: block.comm[j] = comm_cost(*g.ep, kind, c.bytes); break;
+      case CommGroup::kCp:
+        // One ring step (every member sends its KV block to its successor at once): the same
+        // collective kind, and so the same α and link loads, as the replay's CP step.
+        block.comm[j] = comm_cost(*g.cp, CollectiveKind::kRingStep, c.bytes);
+        break;
+      case CommGroup::kPp: MOFASIM_UNREACHABLE("a layer carries no pipeline send/recv");
+    }
+  }
+}
+
+}  // namespace mofasim::model

@@ -1,0 +1,45 @@
+// Byte counts of the stack kernels (see stack_kernels.h for each derivation).
+#include "model/stack_kernels.h"
+
+namespace mofasim::model {
+namespace {
+
+constexpr double kAct = 2;      // bf16 activation bytes
+constexpr double kIndex = 8;    // int64 sort keys and indices
+
+OpCost memory_op(OpKind kind, double forward_bytes, double backward_bytes) {
+  OpCost op;
+  op.op = kind;
+  op.op_class = OpClass::kElementwise;
+  op.forward = {0, forward_bytes};
+  op.backward_input = {0, backward_bytes};
+  op.model_flops = false;
+  return op;
+}
+
+}  // namespace
+
+OpCost rope_kernel(KernelStack stack, double elements) {
+  const double passes = stack == KernelStack::kUnfused ? 9 : 2;
+  return memory_op(OpKind::kRope, passes * kAct * elements, passes * kAct * elements);
+}
+
+OpCost residual_kernel(OpKind kind, KernelStack stack, double elements, bool linear_bias) {
+  double forward = 3 * kAct * elements;
+  if (linear_bias && stack == KernelStack::kUnfused) forward += 2 * kAct * elements;
+  const double backward = linear_bias ? kAct * elements : 0;
+  return memory_op(kind, forward, backward);
+}
+
+OpCost moe_permute_kernel(double tokens, double routed, double hidden) {
+  const double sort = 2 * 2 * kIndex * routed;
+  const double gather = kAct * (tokens + routed) * hidden;
+  OpCost op = memory_op(OpKind::kMoePermute, sort + gather, gather);
+  op.routed_expert = true;
+  return op;
+}
+
+PhaseCost unfused_loss_extra_forward(double elements) { return {0, 30 * elements}; }
+PhaseCost unfused_loss_extra_backward(double elements) { return {0, 14 * elements}; }
+
+}  // namespace mofasim::model

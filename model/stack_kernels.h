@@ -1,0 +1,42 @@
+// The memory-bound kernels a Megatron-Core layer runs beyond MoFa Table 2 (ModelSpec::kernel_stack):
+// their HBM bytes per phase as Transformer Engine's fused kernels move them, or as an older eager
+// stack's separate PyTorch ops move them. All carry no FLOPs (Megatron's model FLOPs do not count
+// them) and are priced as memory-bound kernels by every compute model. Element counts are per GPU
+// and micro-batch; activations are bf16 (2 bytes).
+#pragma once
+
+#include "model/op_table.h"
+#include "model/spec.h"
+
+namespace mofasim::model {
+
+// RoPE on q and k: `elements` = tokens * (q heads + kv heads) * rotary dim.
+//   fused (TE fused_rope): read and write each element once, forward and backward: 4 B/element.
+//   unfused (t*cos + rotate_half(t)*sin): rotate_half reads and writes (2 passes), two multiplies
+//   read and write (4), the add reads two and writes one (3): 9 passes = 18 B/element, both ways.
+OpCost rope_kernel(KernelStack stack, double elements);
+
+// The residual add after a block (Megatron's bias-dropout-add), `elements` = tokens_sp * hidden.
+//   fused: reads the block output and the residual, writes the sum (6 B/element); with linear bias
+//   the bias is added in the same pass and its gradient costs one read of the output gradient
+//   (2 B/element) backward. Hidden dropout is taken as 0 (the schema has no field for it; LLaMA-
+//   style runs use 0); the residual's own gradient is the incoming gradient (no kernel).
+//   unfused: a separate bias add (read + write, 4 B/element) before the residual add (6).
+OpCost residual_kernel(OpKind kind, KernelStack stack, double elements, bool linear_bias);
+
+// MoE token permutation before dispatch (Megatron-Core moe_utils.permute): sort the `routed`
+// = tokens * top_k (token, expert) pairs by expert (int64 keys and indices, a radix sort taken as
+// two read+write passes: 32 B per pair), then gather each token's copies: read tokens * hidden,
+// write routed * hidden (bf16). Backward scatter-adds the copies back: read routed * hidden, write
+// tokens * hidden. The unfused stack runs the same kernels (torch.sort / index_select).
+OpCost moe_permute_kernel(double tokens, double routed, double hidden);
+
+// Extra HBM bytes of an unfused vocab-parallel cross-entropy over `elements` = tokens * vocab/t
+// logits, beyond the fused loss op of op_table (fp32 read logits + write softmax, 8 B forward and
+// 8 B backward). Megatron-LM's eager VocabParallelCrossEntropy forward: cast bf16 to fp32 (2+4),
+// max (4), subtract (4+4), exp (4+4), sum (4), divide (4+4) = 38 B, i.e. 30 B extra; backward:
+// softmax - one-hot (4+4), scale by the gradient (4+4), cast to bf16 (4+2) = 22 B, 14 extra.
+PhaseCost unfused_loss_extra_forward(double elements);
+PhaseCost unfused_loss_extra_backward(double elements);
+
+}  // namespace mofasim::model

@@ -1,0 +1,395 @@
+// Open-set row -> specs, or the reasons it cannot be expressed (see measured_open_mapping.h).
+#include "sim/analysis/measured_open_mapping.h"
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <regex>
+#include <stdexcept>
+
+#include "model/shape.h"
+#include "sim/analysis/measured_open_quantity.h"
+#include "sim/scenario/budgets.h"
+#include "sim/scenario/loader.h"
+
+namespace mofasim::analysis {
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+bool has(const std::string& text, const std::string& needle) { return lower(text).find(lower(needle)) != std::string::npos; }
+
+// A count written in a free-text column: its value when it has 1 to 9 digits, else nothing (a
+// user's text never overflows a conversion).
+std::optional<int> small_count(const std::string& digits) {
+  if (digits.empty() || digits.size() > 9) return std::nullopt;
+  return std::stoi(digits);
+}
+
+// ---- GPU -> preset and intra-node link ------------------------------------------------------
+
+// Intra-node bus bandwidth per GPU and direction (what nccl-tests reports as busBW), by link class.
+constexpr double kNvlink3BusBandwidth = 200e9;  // A100 SXM: nccl-tests#149, #178 (scenarios/llama2-70b-a100-1024.yaml)
+constexpr double kNvlink4BusBandwidth = 370e9;  // H100/H200: nccl-tests#212 (scenarios/small.yaml)
+constexpr double kNvlink5BusBandwidth = 740e9;  // B200: ../shared/data/kernels/collectives.csv, AWS p6-b200
+                                                // 8-GPU all_reduce at 4 GiB, 740.64 GB/s busBW
+constexpr double kPcieBusBandwidth = 30e9;      // A100 PCIe without NVLink: the row's own text
+                                                // (SimuMax a100_pcie.json, ~30 GB/s PCIe links)
+constexpr double kIntraLatency = 2e-6;          // assumption, as the shipped scenarios
+constexpr double kInterLatency = 5e-6;          // assumption, as the shipped scenarios
+
+struct GpuClass {
+  const char* match;                 // prefix of the gpu column
+  const char* family;
+  std::vector<const char*> presets;  // preset names tried in order (none: no preset can exist yet)
+  double nvlink_bus_bandwidth;
+  const char* no_preset_why;         // when presets is empty
+};
+
+const std::vector<GpuClass>& gpu_classes() {
+  // Order matters: "GB200" before "B200", the 96 GB H100 before the SXM5 part.
+  static const std::vector<GpuClass> kClasses = {
+      {"GB200", "GB200", {"gb200-nvl72", "gb200"}, kNvlink5BusBandwidth, ""},
+      {"B200", "B200", {"b200", "b200-sxm"}, kNvlink5BusBandwidth, ""},
+      {"H200", "H200", {"h200"}, kNvlink4BusBandwidth, ""},
+      {"H100-SXM-96GB", "H100-96GB", {}, kNvlink4BusBandwidth,
+       "no hardware preset for the 96 GB HBM2e H100 (Grand Teton, 500 W); h100-sxm is the 80 GB HBM3 700 W part"},
+      {"H100-SXM5-80GB", "H100-SXM5-80GB", {"h100-sxm"}, kNvlink4BusBandwidth, ""},
+      {"A100-PCIe", "A100-PCIe-80GB", {"a100-pcie-80gb", "a100-pcie"}, kPcieBusBandwidth, ""},
+      {"A100-SXM4-80GB", "A100-SXM4-80GB", {"a100-80gb"}, kNvlink3BusBandwidth, ""},
+  };
+  return kClasses;
+}
+
+// The preset's hardware, or nothing when no preset of that name ships. Loaded once per name.
+std::optional<model::HardwareSpec> load_preset(const std::string& name) {
+  static std::mutex mutex;
+  static std::map<std::string, std::optional<model::HardwareSpec>> cache;
+  const std::lock_guard<std::mutex> lock(mutex);
+  const auto it = cache.find(name);
+  if (it != cache.end()) return it->second;
+  std::optional<model::HardwareSpec> hw;
+  try {
+    hw = hardware_from_preset(name);
+  } catch (const std::exception&) {
+    hw.reset();  // an unknown preset name: the caller lists the row
+  }
+  cache.emplace(name, hw);
+  return hw;
+}
+
+// ---- interconnect -> inter-node line rate ------------------------------------------------------
+
+}  // namespace
+
+std::optional<double> open_inter_node_bytes_per_node(const std::string& text, int gpus_per_node) {
+  static const std::regex kPerGpu(R"((\d+)\s*Gb(ps|/s)?\s+per GPU)");
+  static const std::regex kNics(R"((\d+)\s*x\s*(?:[A-Za-z0-9-]+\s+){0,4}?(\d+)\s*Gb)");
+  std::smatch m;
+  if (std::regex_search(text, m, kPerGpu)) {
+    const auto gbit = small_count(m[1].str());
+    if (gbit && *gbit > 0) return *gbit * 1e9 / 8 * gpus_per_node;
+    return std::nullopt;
+  }
+  if (std::regex_search(text, m, kNics)) {
+    const auto nics = small_count(m[1].str());
+    const auto gbit = small_count(m[2].str());
+    if (nics && gbit && *nics > 0 && *gbit > 0) return static_cast<double>(*nics) * *gbit * 1e9 / 8;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+// ---- model family -> architecture ----------------------------------------------------------------
+
+// Layers before the first MoE layer, from the model text ("1 dense + 3 MoE", "dense_layers=1",
+// "first 3 layers dense", "first layer dense"), or nothing.
+std::optional<int> first_dense_layers(const std::string& model) {
+  static const std::regex kCount(R"((\d+) dense|dense_layers=(\d+)|first (\d+) layers dense)");
+  std::smatch m;
+  if (std::regex_search(model, m, kCount)) {
+    for (int g = 1; g <= 3; ++g) {
+      if (m[g].matched) return small_count(m[g].str());
+    }
+  }
+  if (model.find("first layer dense") != std::string::npos) return 1;
+  return std::nullopt;
+}
+
+// Fills the architecture of `c.model` from the row, or returns why it cannot.
+std::optional<std::string> set_architecture(const OpenRun& run, model::ModelSpec& m) {
+  const std::string name = lower(run.model);
+  m.name = run.model;
+  m.num_layers = run.layers;
+  m.hidden_size = run.hidden;
+  m.num_attention_heads = run.heads;
+  m.vocab_size = run.vocab;  // as the source gives it (padded where the source pads)
+  m.seq_length = run.seq;
+  m.ffn_hidden_size = run.ffn_hidden.value_or(0);
+  if (name.find("gpt-oss") != std::string::npos) {
+    return "gpt-oss alternates 128-token sliding-window and full attention; the schema has full attention only";
+  }
+  const bool gpt = name.starts_with("gpt3") || name.starts_with("gpt-3");
+  const bool mla = name.find("deepseek") != std::string::npos || name.find("kimi") != std::string::npos;
+  const bool llama = name.find("llama") != std::string::npos || name.find("internlm") != std::string::npos ||
+                     name.find("qwen3") != std::string::npos;
+  if (!gpt && !mla && !llama) return "model family of '" + run.model + "' not recognised (GPT, Llama, DeepSeek, Qwen3)";
+  if (gpt) {
+    // GPT-2/3 style: learned positions, GeLU MLP, LayerNorm, biases, tied embeddings.
+    m.mlp = model::MlpKind::kGelu;
+    m.norm = model::NormKind::kLayerNorm;
+    m.position = model::PositionKind::kLearned;
+    m.linear_bias = true;
+    m.untie_embeddings = false;
+  } else {
+    // Llama style (Llama 2/3, InternLM, Qwen3, DeepSeek): RoPE, SwiGLU, RMSNorm, no biases, untied.
+    m.mlp = model::MlpKind::kSwiglu;
+    m.norm = model::NormKind::kRmsNorm;
+    m.position = model::PositionKind::kRope;
+    m.linear_bias = false;
+    m.untie_embeddings = true;
+  }
+  if (mla) {
+    // DeepSeek-V2/V3 (and Kimi K2, DeepSeek-V3's architecture) MLA: the set's README §3.1 and the
+    // published configs (q_lora 1536, kv_lora 512, qk 128 + 64, v 128).
+    m.attention = model::AttentionKind::kMla;
+    m.num_kv_heads = run.heads;
+    m.mla = {.q_lora_rank = 1536, .kv_lora_rank = 512, .qk_nope_head_dim = 128, .qk_rope_head_dim = 64, .v_head_dim = 128};
+  } else {
+    if (!run.kv_heads) return "kv_heads is empty for a non-MLA model";
+    m.num_kv_heads = *run.kv_heads;
+    m.attention = *run.kv_heads == run.heads ? model::AttentionKind::kMha
+                  : *run.kv_heads == 1      ? model::AttentionKind::kMqa
+                                            : model::AttentionKind::kGqa;
+    if (run.hidden % run.heads != 0) return "hidden is not a multiple of heads and the CSV gives no head dim";
+    m.head_dim = run.hidden / run.heads;
+  }
+  if (run.is_moe()) {
+    if (!run.moe_topk || !run.moe_ffn_hidden) return "MoE row without moe_topk or moe_ffn_hidden";
+    int dense = 0;
+    if (mla) {
+      const auto k = first_dense_layers(run.model);
+      if (!k) return "the number of dense layers before the MoE layers is not in the model text";
+      dense = *k;
+    }
+    if (dense > 0 && !run.ffn_hidden) return "dense layers without ffn_hidden";
+    m.moe = {.num_experts = *run.moe_experts,
+             .top_k = *run.moe_topk,
+             .expert_ffn_hidden_size = *run.moe_ffn_hidden,
+             .num_shared_experts = run.shared_experts.value_or(0),
+             .shared_expert_ffn_hidden_size = *run.moe_ffn_hidden,  // README §2: each of moe_ffn_hidden
+             .first_k_dense_layers = dense,
+             // Every MoE source in the set forces balanced routing (capacity padding, fake balanced
+             // gate, forced balance): the busiest EP rank holds the mean.
+             .load_imbalance = 1.0};
+  }
+  return std::nullopt;
+}
+
+// ---- text columns -> features ----------------------------------------------------------------------
+
+struct Recompute {
+  std::optional<model::RecomputeKind> kind;
+  std::string why_not;
+};
+
+Recompute recompute_of(const std::string& text) {
+  const std::string t = lower(text);
+  if (t.starts_with("none")) return {model::RecomputeKind::kNone, ""};
+  if (t.starts_with("not stated")) return {std::nullopt, "recompute not stated by the source"};
+  if (t.find("per-layer") != std::string::npos) {
+    return {std::nullopt, "per-layer selective activation checkpointing (every k-th layer) is not in the schema"};
+  }
+  if (t.find("op-level") != std::string::npos || t.find("per-op") != std::string::npos) {
+    return {std::nullopt, "torchtitan per-op selective activation checkpointing is not in the schema"};
+  }
+  if (t.starts_with("selective")) return {model::RecomputeKind::kSelective, ""};  // Megatron selective
+  if (t.starts_with("full") || t.starts_with("activation checkpointing on")) return {model::RecomputeKind::kFull, ""};
+  return {std::nullopt, "recompute text not recognised: '" + text + "'"};
+}
+
+std::optional<std::string> precision_not_expressible(const std::string& text) {
+  if (has(text, "fp8")) {
+    return "FP8 training: the schema's compute_dtype fp8 runs every op at the FP8 peak, Transformer Engine / "
+           "torchao run only the linear layers in FP8";
+  }
+  if (!has(text, "bf16")) return "precision not recognised: '" + text + "'";
+  return std::nullopt;
+}
+
+struct Sharding {
+  bool distributed_optimizer = false;
+  bool overlapped = false;  // the optimizer overlaps its gradient reduce with the backward
+  std::string why_not{};
+};
+
+Sharding sharding_of(const std::string& text, int dp) {
+  if (has(text, "full shard") || has(text, "zero-3")) {
+    return {.why_not = "FSDP / ZeRO-3 parameter sharding: the schema has no ZeRO-3"};
+  }
+  static const std::regex kGroups(R"(within groups of (\d+))");
+  std::smatch m;
+  if (std::regex_search(text, m, kGroups) && small_count(m[1].str()).value_or(std::numeric_limits<int>::max()) < dp) {
+    return {.why_not = "ZeRO-1 within groups of " + m[1].str() +
+                       " ranks: the schema shards the optimizer over the whole DP group"};
+  }
+  if (has(text, "overlappeddistributedoptimizer")) return {.distributed_optimizer = true, .overlapped = true};
+  if (has(text, "distributed optimizer") || has(text, "distributedoptimizer") || has(text, "zero-1") ||
+      has(text, "distributed (fused) adam")) {
+    return {.distributed_optimizer = true};
+  }
+  if (lower(text).starts_with("none")) return {};
+  return {.why_not = "optimizer sharding not recognised: '" + text + "'"};
+}
+
+// What a source's training stack does by default, from the set's README (per source, not per row).
+struct Stack {
+  bool sequence_parallel = false;  // with tp > 1
+  bool dp_overlap = false;         // gradient reduce overlapped with the backward
+};
+
+Stack stack_of(const std::string& group) {
+  // O-SMXB/O-SMXA: Megatron-LM with sequence parallelism, TP-comm and P2P overlap off (README §3.1).
+  if (group == "O-SMXB" || group == "O-SMXA") return {.sequence_parallel = true};
+  // O-ILM: InternEvo's hybrid ZeRO overlaps the gradient reduce with the backward (configs/7B_sft.py
+  // overlap_sync_grad); tensor parallelism without sequence parallelism. Assumption where unstated.
+  if (group == "O-ILM") return {.dp_overlap = true};
+  // O-FA: PyTorch Lightning DDP, which overlaps bucketed all-reduces with the backward.
+  if (group == "O-FA") return {.dp_overlap = true};
+  // O-MBR / O-MLP: Megatron-Core recipes with sequence parallelism and overlapped gradient reduce.
+  if (group == "O-MBR" || group == "O-MLP") return {.sequence_parallel = true, .dp_overlap = true};
+  // O-MLL: Megatron-LLaMA; overlap comes only with its OverlappedDistributedOptimizer (sharding_of).
+  return {};
+}
+
+}  // namespace
+
+const std::vector<std::string>& open_fit_sources() {
+  static const std::vector<std::string> kFit = {"O-SMXB", "O-ILM", "O-AM", "O-MLP"};
+  return kFit;
+}
+
+std::string open_split(const std::string& source_group) {
+  const auto& fit = open_fit_sources();
+  return std::find(fit.begin(), fit.end(), source_group) != fit.end() ? "fit" : "test";
+}
+
+OpenCase map_open_run(const OpenRun& run) {
+  OpenCase out;
+  out.split = open_split(run.source_group());
+  out.gpu_family = run.gpu;
+  std::vector<std::string>& why = out.reasons;
+
+  // Device.
+  const GpuClass* gpu = nullptr;
+  for (const GpuClass& g : gpu_classes()) {
+    if (run.gpu.starts_with(g.match)) {
+      gpu = &g;
+      break;
+    }
+  }
+  std::optional<model::HardwareSpec> hardware;
+  if (gpu == nullptr) {
+    why.push_back("GPU '" + run.gpu + "' not recognised");
+  } else {
+    out.gpu_family = gpu->family;
+    for (const char* preset : gpu->presets) {
+      hardware = load_preset(preset);
+      if (hardware) break;
+    }
+    if (!hardware) {
+      why.push_back(gpu->presets.empty() ? std::string(gpu->no_preset_why)
+                                         : "no hardware preset for " + std::string(gpu->family) + " (tried '" +
+                                               gpu->presets.front() + "')");
+    }
+  }
+
+  // Network.
+  topology::TopologySpec topo{.gpus = run.gpus, .gpus_per_node = std::min(run.gpus, run.gpus_per_node)};
+  if (gpu != nullptr) {
+    const double intra = has(run.interconnect, "no nvlink") ? kPcieBusBandwidth : gpu->nvlink_bus_bandwidth;
+    topo.intra_node = {.bandwidth = intra, .latency = kIntraLatency};
+  }
+  const bool nvl72 = has(run.interconnect, "72-GPU NVLink");
+  if (run.gpus > run.gpus_per_node) {
+    const auto per_node = open_inter_node_bytes_per_node(run.interconnect, run.gpus_per_node);
+    if (!per_node) {
+      why.push_back("inter-node bandwidth not stated in the interconnect text");
+    } else {
+      const topology::LinkSpec scale_out{.bandwidth = *per_node / run.gpus_per_node, .latency = kInterLatency};
+      if (nvl72 && gpu != nullptr && 72 % run.gpus_per_node == 0) {
+        // GB200 NVL72: the 72-GPU NVLink domain is a supernode; trays talk over NVLink inside it.
+        topo.nodes_per_supernode = 72 / run.gpus_per_node;
+        topo.inter_node = {.bandwidth = gpu->nvlink_bus_bandwidth, .latency = kIntraLatency};
+        topo.inter_supernode = scale_out;
+      } else {
+        topo.inter_node = scale_out;
+      }
+    }
+  }
+
+  // Model and training features.
+  model::ModelSpec m;
+  m.attention_impl = model::AttentionImpl::kFused;  // every source runs flash / cuDNN fused attention
+  if (const auto bad = set_architecture(run, m)) why.push_back(*bad);
+  const Recompute recompute = recompute_of(run.recompute);
+  if (recompute.kind) {
+    out.recompute = *recompute.kind;
+  } else {
+    why.push_back(recompute.why_not);
+  }
+  if (const auto bad = precision_not_expressible(run.precision)) why.push_back(*bad);
+  const Sharding sharding = sharding_of(run.optimizer_sharding, run.dp);
+  if (!sharding.why_not.empty()) why.push_back(sharding.why_not);
+  if (const auto bad = quantity_not_comparable(run)) why.push_back(*bad);
+  // The scenario loader's budget (sim/scenario/budgets.h): micro-batches x layers x 2 passes x 32
+  // ops; a bigger step is refused there, so it is not simulated here either.
+  const double micro_batches = static_cast<double>(run.global_batch) / (static_cast<double>(run.dp) * run.micro_batch);
+  const double tasks = micro_batches * run.layers * 2 * 32;
+  if (tasks > scenario::kMaxTasksPerStep) {
+    why.push_back("an estimated " + std::to_string(static_cast<long long>(tasks)) +
+                  " simulator tasks per step exceed the scenario budget of 2e7");
+  }
+  if (!why.empty()) return out;
+
+  const Stack stack = stack_of(run.source_group());
+  MeasuredCase c;
+  c.model = m;
+  c.hardware = *hardware;
+  c.parallel = model::ParallelSpec{
+      .tp = run.tp,
+      .cp = run.cp,
+      .pp = run.pp,
+      .vpp = run.vpp,
+      .dp = run.dp,
+      .ep = run.ep,
+      .micro_batch = run.micro_batch,
+      .global_batch = run.global_batch,
+      .sequence_parallel = stack.sequence_parallel && run.tp > 1,
+      .schedule = run.vpp > 1 ? model::ScheduleKind::kInterleaved1F1B : model::ScheduleKind::k1F1B,
+  };
+  c.features = model::FeatureSpec{
+      .dp_overlap = {.enabled = stack.dp_overlap || sharding.overlapped},
+      .distributed_optimizer = sharding.distributed_optimizer,
+      .recompute = out.recompute,
+  };
+  c.topology = topo;
+  try {
+    model::validate_model(c.model);
+    model::validate_parallel(c.model, c.parallel);
+    c.topology.validate();
+  } catch (const std::invalid_argument& e) {
+    why.push_back(std::string("the schema rejects the layout: ") + e.what());
+    return out;
+  }
+  out.spec = std::move(c);
+  return out;
+}
+
+}  // namespace mofasim::analysis

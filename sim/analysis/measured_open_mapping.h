@@ -1,0 +1,51 @@
+// From an open-set row to the specs the step models consume, or to the reasons the schema cannot
+// express it yet. Nothing is approximated: a row whose GPU has no hardware preset, whose precision
+// is FP8, whose optimizer shards parameters (FSDP / ZeRO-3), whose recompute text names a policy
+// the schema lacks, whose model family or interconnect is not recognised, or whose FLOP convention
+// is not stated is listed with every reason that applies and not predicted.
+//
+// The readings, all in measured_open_mapping.cc with their sources:
+//   gpu          -> hardware preset (shipped presets as they are, no per-row knobs) and NVLink class
+//   interconnect -> topology: intra-node bus bandwidth by NVLink class (or PCIe), inter-node line rate
+//                   per node from the text ("4x 100 Gb RoCE per node", "400 Gb/s per GPU"), a
+//                   72-GPU NVLink domain as a supernode
+//   model        -> architecture family (GPT-style, Llama-style, DeepSeek MLA, Qwen3 MoE)
+//   recompute / precision / optimizer_sharding -> FeatureSpec fields
+//   the id's source group -> the stack's defaults (sequence parallelism, DP overlap) from the set's README
+// and the declared fit/test split by source (open_split).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/analysis/measured_open_reader.h"
+#include "sim/analysis/measured_specs.h"
+
+namespace mofasim::analysis {
+
+struct OpenCase {
+  std::optional<MeasuredCase> spec{};   // set exactly when reasons is empty
+  std::vector<std::string> reasons{};   // why the schema cannot express the row (one line each)
+  std::string gpu_family{};             // "A100-SXM4-80GB", "B200", ... (the row's text when unknown)
+  std::string split{};                  // open_split(source group)
+  model::RecomputeKind recompute = model::RecomputeKind::kNone;  // as read (for FLOP conventions)
+};
+
+// The row's case, or its reasons. Never throws for a row parse_open_runs_csv accepted.
+OpenCase map_open_run(const OpenRun& run);
+
+// Bytes/s one node gets across its NICs, from an interconnect text, or nothing when it gives no
+// rate. Reads "<n>x ... <r> Gb" (n NICs of r Gb/s per node, e.g. "4x 100 Gb RoCE per node",
+// "8x ConnectX-7 IB NDR 400 Gb/s per node", up to four words between) or "<r> Gb/s per GPU"
+// (times gpus_per_node). Line rate: no efficiency factor is applied.
+std::optional<double> open_inter_node_bytes_per_node(const std::string& text, int gpus_per_node);
+
+// The declared split of the open set, by source (deterministic; docs/validation-measured.md):
+// "fit" for the sources later model choices may be fitted on (the step-time sources the set's
+// README §6 recommends for timing fits, O-SMXB, O-AM and O-MLP, and the InternLM scaling sweep
+// O-ILM for communication), "test" for every other source (held out).
+std::string open_split(const std::string& source_group);
+const std::vector<std::string>& open_fit_sources();
+
+}  // namespace mofasim::analysis

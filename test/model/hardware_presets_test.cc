@@ -1,0 +1,78 @@
+// Every GPU preset loads through the scenario loader with the kernel model's parameters, each equal
+// to the number its comment sources (gemm.csv MAMF rows, hbm.csv, spec SM counts), and times a
+// layer under compute_model kernel.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "model/compute_time.h"
+#include "model/op_table.h"
+#include "sim/scenario/loader.h"
+#include "test/model/model_presets_for_test.h"
+
+namespace mofasim::model {
+namespace {
+
+HardwareSpec preset(const std::string& name) {
+  const std::string text = "name: preset-test\nmodel: {preset: gpt3-175b}\nhardware: {preset: " + name +
+                           "}\ntopology: {gpus: 8, gpus_per_node: 8, intra_node: {bandwidth: \"150 GB/s\"}, "
+                           "inter_node: {bandwidth: \"12.5 GB/s\"}}\nparallelism: {tp: 8, global_batch: 8}\n";
+  return scenario::load_scenario_from_string(text, "preset " + name).hardware;
+}
+
+struct Expected {
+  std::string name;
+  GpuFamily family;
+  int sms;
+  double ceiling_bf16;
+  double ceiling_fp8;
+  double hbm_fraction;
+};
+
+TEST(HardwarePresets, KernelParametersAreTheSourcedNumbers) {
+  const Expected all[] = {
+      {"a100-80gb", GpuFamily::kAmpere, 108, 271.2e12, 0, 0.91},
+      {"a100-pcie", GpuFamily::kAmpere, 108, 252.9e12, 0, 0.91},
+      {"h100-sxm", GpuFamily::kHopper, 132, 794.5e12, 1402.6e12, 0.80},
+      {"h800", GpuFamily::kHopper, 132, 794.5e12, 1402.6e12, 0.80},
+      {"h200", GpuFamily::kHopper, 132, 794.5e12, 1453.4e12, 0.80},
+      {"b200", GpuFamily::kBlackwell, 148, 1745e12, 3432.5e12, 0.72},
+      {"gb200", GpuFamily::kBlackwell, 148, 1822e12, 3615.6e12, 0.72},
+  };
+  for (const Expected& e : all) {
+    const HardwareSpec hw = preset(e.name);
+    EXPECT_EQ(hw.compute_model, ComputeModelKind::kKernel) << e.name;
+    EXPECT_EQ(hw.kernels.family, e.family) << e.name;
+    EXPECT_EQ(hw.kernels.sm_count, e.sms) << e.name;
+    EXPECT_EQ(hw.kernels.gemm_tile_m, 128) << e.name;
+    EXPECT_EQ(hw.kernels.gemm_tile_n, 256) << e.name;
+    EXPECT_DOUBLE_EQ(hw.kernels.gemm_ceiling_bf16, e.ceiling_bf16) << e.name;
+    EXPECT_DOUBLE_EQ(hw.kernels.gemm_ceiling_fp8, e.ceiling_fp8) << e.name;
+    EXPECT_DOUBLE_EQ(hw.kernels.hbm_fraction, e.hbm_fraction) << e.name;
+    EXPECT_DOUBLE_EQ(hw.kernels.host_launch_seconds, 5e-6) << e.name;
+  }
+  // The new presets' spec-sheet peaks: B200 2.25 / GB200 2.5 PFLOPS dense BF16, 8 TB/s HBM.
+  EXPECT_DOUBLE_EQ(preset("b200").peak_flops_bf16, 2250e12);
+  EXPECT_DOUBLE_EQ(preset("gb200").peak_flops_bf16, 2500e12);
+  EXPECT_DOUBLE_EQ(preset("gb200").hbm_bandwidth, 8000e9);
+  EXPECT_DOUBLE_EQ(preset("a100-pcie").hbm_bandwidth, 1935e9);
+}
+
+TEST(HardwarePresets, H100LayerQkvGemmUnderTheKernelModel) {
+  // LLaMA2-70B at tp 8: QKV forward 4096 x 1280 x 8192 on 132 SMs: 32 x 5 = 160 tiles = 2 waves,
+  // each 2*128*256*(8192 + 256) FLOPs per SM at 794.5e12/132 FLOP/s per SM: 368 us. Its HBM bytes
+  // (98.6 MB at 0.8 x 3.35 TB/s = 37 us) do not bind.
+  const HardwareSpec hw = preset("h100-sxm");
+  const LayerOps ops = ops_for_layer(testing::llama2_70b(), testing::parallel_spec({.tp = 8, .global_batch = 1}), 0);
+  int checked = 0;
+  for (const OpCost& op : ops.ops()) {
+    if (op.op != OpKind::kQkvProjection) continue;
+    ++checked;
+    EXPECT_NEAR(phase_seconds(op.forward, op.op_class, hw, FeatureSpec{}),
+                2 * 2.0 * 128 * 256 * (8192 + 256) / (794.5e12 / 132), 1e-12);
+  }
+  EXPECT_EQ(checked, 1);
+}
+
+}  // namespace
+}  // namespace mofasim::model

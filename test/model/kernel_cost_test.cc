@@ -1,0 +1,157 @@
+// The kernel compute model on hand-worked numbers: GEMM tiles and waves, the embedded attention
+// curves (they must reproduce their table rows), memory-bound kernels, the host launch floor and
+// the CUDA-graph switch.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "model/compute_time.h"
+#include "model/kernels/attention_cost.h"
+#include "model/kernels/gemm_cost.h"
+
+namespace mofasim::model {
+namespace {
+
+using kernels::GemmDevice;
+using kernels::gemm_time;
+using kernels::GpuFamily;
+
+// 100 SMs of 128x256 tiles, 1e12 FLOP/s per SM, 1 TB/s at half efficiency.
+constexpr GemmDevice kDevice{.sm_count = 100, .tile_m = 128, .tile_n = 256, .ceiling_flops = 100e12,
+                             .hbm_bandwidth = 1e12, .hbm_fraction = 0.5};
+
+TEST(GemmCost, OneWaveUnderTheCeilingWithTheTileFill) {
+  // 1024 x 2048 output: 8 x 8 = 64 tiles < 100 SMs; k = 4096 allows 4 splits but 100/64 = 1.
+  const auto t = gemm_time(kDevice, 1024, 2048, 4096, 1, 0);
+  EXPECT_EQ(t.tiles, 64);
+  EXPECT_EQ(t.split_k, 1);
+  EXPECT_EQ(t.waves, 1);
+  // One wave: 2 * 128 * 256 * (4096 + 256) FLOPs per SM at 1e12 FLOP/s = 285.2 us.
+  EXPECT_DOUBLE_EQ(t.seconds, 2.0 * 128 * 256 * (4096 + 256) / 1e12);
+  EXPECT_NEAR(t.seconds, 285.2e-6, 0.1e-6);
+}
+
+TEST(GemmCost, WavesRoundUpAcrossGroups) {
+  // 4 groups of 64 tiles = 256 tiles -> 3 waves of 100 SMs.
+  const auto t = gemm_time(kDevice, 1024, 2048, 4096, 4, 0);
+  EXPECT_EQ(t.tiles, 256);
+  EXPECT_EQ(t.waves, 3);
+  EXPECT_DOUBLE_EQ(t.seconds, 3 * 2.0 * 128 * 256 * (4096 + 256) / 1e12);
+  // Partial tiles count whole: 1025 rows need 9 tile rows (72 tiles, still one wave).
+  EXPECT_EQ(gemm_time(kDevice, 1025, 2048, 4096, 1, 0).tiles, 72);
+}
+
+TEST(GemmCost, ThinOutputSplitsTheReduction) {
+  // One 128 x 256 tile with k = 8192: split into min(100, 8192 / 1024 = 8) = 8 pieces of 1024.
+  const auto t = gemm_time(kDevice, 128, 256, 8192, 1, 0);
+  EXPECT_EQ(t.split_k, 8);
+  EXPECT_EQ(t.waves, 1);
+  EXPECT_DOUBLE_EQ(t.seconds, 2.0 * 128 * 256 * (1024 + 256) / 1e12);  // 83.9 us
+}
+
+TEST(GemmCost, MemoryBoundWhenBytesDominate) {
+  // 64 x 7168 x 16384 (a skinny GEMM): compute one wave of 28 tiles = 2*128*256*(16384/3 + 256)...
+  // bytes 2*(64*16384 + 16384*7168 + 64*7168) = 237,895,680 B at 0.5 TB/s = 475.8 us.
+  const double bytes = 2.0 * (64.0 * 16384 + 16384.0 * 7168 + 64.0 * 7168);
+  const auto t = gemm_time(kDevice, 64, 7168, 16384, 1, bytes);
+  EXPECT_DOUBLE_EQ(t.memory_seconds, bytes / 0.5e12);
+  EXPECT_GT(t.memory_seconds, t.compute_seconds);
+  EXPECT_DOUBLE_EQ(t.seconds, t.memory_seconds);
+}
+
+TEST(GemmCost, RejectsEmptyShapesAndMissingDeviceNumbers) {
+  EXPECT_THROW(gemm_time(kDevice, 0, 2048, 4096, 1, 0), std::invalid_argument);
+  EXPECT_THROW(gemm_time(kDevice, 1024, 2048, 4096, 0, 0), std::invalid_argument);
+  GemmDevice no_sms = kDevice;
+  no_sms.sm_count = 0;
+  try {
+    gemm_time(no_sms, 1024, 2048, 4096, 1, 0);
+    FAIL() << "expected invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "hardware.kernels.sm_count must be > 0, got 0.000000");
+  }
+}
+
+TEST(AttentionCurves, ReproduceTheirTableRows) {
+  // attention.csv: H100 cuDNN fwd causal hdim 128 seq 2048 = 484 TFLOPS of 989.4.
+  EXPECT_DOUBLE_EQ(kernels::attention_peak_fraction(GpuFamily::kHopper, 2048, 128, false), 484 / 989.4);
+  // H100 causal bwd hdim 64 seq 512: non-causal bwd 266 x (causal fwd 225 / non-causal fwd 335).
+  EXPECT_DOUBLE_EQ(kernels::attention_peak_fraction(GpuFamily::kHopper, 512, 64, true), 266.0 * 225 / 335 / 989.4);
+  // A100 FA2 fwd+bwd causal hdim 128 seq 16384 = 189 of 312, forward and backward alike.
+  EXPECT_DOUBLE_EQ(kernels::attention_peak_fraction(GpuFamily::kAmpere, 16384, 128, false), 189 / 312.0);
+  EXPECT_DOUBLE_EQ(kernels::attention_peak_fraction(GpuFamily::kAmpere, 16384, 128, true), 189 / 312.0);
+  // B200 TE causal bwd hdim 128 seq 32768 = 980.7 of 2250.
+  EXPECT_DOUBLE_EQ(kernels::attention_peak_fraction(GpuFamily::kBlackwell, 32768, 128, true), 980.7 / 2250);
+}
+
+TEST(AttentionCurves, InterpolateInLogSeqAndHeadDimAndClamp) {
+  // Halfway in log2 between 2048 and 4096 (seq 2896.3): (484 + 518) / 2.
+  EXPECT_NEAR(kernels::attention_peak_fraction(GpuFamily::kHopper, std::sqrt(2048.0 * 4096), 128, false),
+              (484 + 518) / 2.0 / 989.4, 1e-12);
+  // Head dim 96, halfway between the hdim-64 (334) and hdim-128 (484) curves at seq 2048.
+  EXPECT_NEAR(kernels::attention_peak_fraction(GpuFamily::kHopper, 2048, 96, false), (334 + 484) / 2.0 / 989.4, 1e-12);
+  // Head dim 160 on B200 at seq 4096: halfway between 1121.2 (hdim 128) and 934.4 (hdim 192).
+  EXPECT_NEAR(kernels::attention_peak_fraction(GpuFamily::kBlackwell, 4096, 160, false),
+              (1121.2 + 934.4) / 2 / 2250, 1e-12);
+  // Beyond the table: the end point, no extrapolation.
+  EXPECT_DOUBLE_EQ(kernels::attention_peak_fraction(GpuFamily::kAmpere, 131072, 128, false), 189 / 312.0);
+  EXPECT_DOUBLE_EQ(kernels::attention_peak_fraction(GpuFamily::kAmpere, 128, 32, false), 88 / 312.0);
+  EXPECT_THROW(kernels::attention_peak_fraction(GpuFamily::kUnspecified, 2048, 128, false), std::invalid_argument);
+  EXPECT_THROW(kernels::attention_peak_fraction(GpuFamily::kHopper, 0, 128, false), std::invalid_argument);
+}
+
+HardwareSpec kernel_gpu() {
+  HardwareSpec hw;
+  hw.peak_flops_bf16 = 1000e12;
+  hw.hbm_bandwidth = 1e12;
+  hw.compute_model = ComputeModelKind::kKernel;
+  hw.kernels = {.family = GpuFamily::kHopper, .sm_count = 100, .gemm_tile_m = 128, .gemm_tile_n = 256,
+                .gemm_ceiling_bf16 = 100e12, .gemm_ceiling_fp8 = 200e12, .hbm_fraction = 0.5,
+                .host_launch_seconds = 0};
+  return hw;
+}
+
+TEST(KernelComputeModel, GemmPhaseTakesItsShapeTime) {
+  const HardwareSpec hw = kernel_gpu();
+  const PhaseCost gemm{.flops = 2.0 * 1024 * 2048 * 4096, .hbm_bytes = 0,
+                       .shape = {.kind = KernelKind::kGemm, .m = 1024, .n = 2048, .k = 4096, .groups = 1}};
+  EXPECT_DOUBLE_EQ(phase_seconds(gemm, OpClass::kGemm, hw, FeatureSpec{}), 2.0 * 128 * 256 * (4096 + 256) / 1e12);
+  // The efficiency class does not matter; fp8 runs at its own ceiling (2e12 per SM).
+  FeatureSpec fp8;
+  fp8.compute_dtype = DType::kFp8;
+  EXPECT_DOUBLE_EQ(phase_seconds(gemm, OpClass::kSmallGemm, hw, fp8), 2.0 * 128 * 256 * (4096 + 256) / 2e12);
+}
+
+TEST(KernelComputeModel, AttentionUsesTheCurveAndTheFlashBackwardConvention) {
+  const HardwareSpec hw = kernel_gpu();
+  const KernelShape fwd{.kind = KernelKind::kAttention, .seq = 2048, .head_dim = 128};
+  KernelShape bwd = fwd;
+  bwd.backward = true;
+  // Forward: 1e12 FLOPs at 484/989.4 of the 1e15 BF16 peak.
+  EXPECT_DOUBLE_EQ(phase_seconds({1e12, 0, fwd}, OpClass::kAttention, hw, FeatureSpec{}),
+                   1e12 / (484 / 989.4 * 1e15));
+  // Backward: the op table's 2e12 FLOPs are 2.5e12 in the FlashAttention convention.
+  const double bwd_rate = kernels::attention_peak_fraction(GpuFamily::kHopper, 2048, 128, true) * 1e15;
+  EXPECT_DOUBLE_EQ(phase_seconds({2e12, 0, bwd}, OpClass::kAttention, hw, FeatureSpec{}), 2.5e12 / bwd_rate);
+}
+
+TEST(KernelComputeModel, MemoryBoundKernelsAndTheHostLaunchFloor) {
+  HardwareSpec hw = kernel_gpu();
+  // 1e8 B at 0.5 * 1 TB/s = 200 us.
+  EXPECT_DOUBLE_EQ(phase_seconds({0, 1e8}, OpClass::kElementwise, hw, FeatureSpec{}), 200e-6);
+  // A 2 us kernel under a 5 us eager launch takes 5 us; CUDA graphs remove the floor.
+  hw.kernels.host_launch_seconds = 5e-6;
+  EXPECT_DOUBLE_EQ(phase_seconds({0, 1e6}, OpClass::kElementwise, hw, FeatureSpec{}), 5e-6);
+  FeatureSpec graphs;
+  graphs.cuda_graphs = true;
+  EXPECT_DOUBLE_EQ(phase_seconds({0, 1e6}, OpClass::kElementwise, hw, graphs), 2e-6);
+  // A long kernel hides the launch.
+  EXPECT_DOUBLE_EQ(phase_seconds({0, 1e8}, OpClass::kElementwise, hw, FeatureSpec{}), 200e-6);
+  // No achieved-bandwidth fraction: a named error, not a division by zero.
+  hw.kernels.hbm_fraction = 0;
+  EXPECT_THROW(phase_seconds({0, 1e8}, OpClass::kElementwise, hw, FeatureSpec{}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace mofasim::model

@@ -1,0 +1,178 @@
+// Row -> scenario mapping of the open set on small CSV rows: the preset, link and feature each
+// text column becomes, and the reasons a row the schema cannot express is listed with.
+#include "sim/analysis/measured_open_mapping.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "test/validation/open_rows_for_test.h"
+
+namespace mofasim::analysis {
+namespace {
+
+using test::open_row;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+const MeasuredCase& spec_of(const OpenCase& c) {
+  if (!c.spec) ADD_FAILURE() << "not expressible: " << (c.reasons.empty() ? "" : c.reasons.front());
+  return *c.spec;
+}
+
+TEST(OpenMapping, AnInternLmRowBecomesTheA100PresetOnItsRoceCluster) {
+  const OpenCase c = map_open_run(open_row());
+  const MeasuredCase& s = spec_of(c);
+  EXPECT_EQ(c.gpu_family, "A100-SXM4-80GB");
+  EXPECT_EQ(c.split, "fit");
+  EXPECT_EQ(s.hardware.name, "A100-SXM4-80GB");
+  EXPECT_DOUBLE_EQ(s.hardware.peak_flops_bf16, 312e12);  // the shipped preset as it is
+  EXPECT_EQ(s.topology.gpus, 16);
+  EXPECT_EQ(s.topology.gpus_per_node, 8);
+  EXPECT_DOUBLE_EQ(s.topology.intra_node.bandwidth, 200e9);           // NVLink3 busBW
+  EXPECT_DOUBLE_EQ(s.topology.inter_node.bandwidth, 4 * 100e9 / 8 / 8);  // 4x 100 Gb per node, 8 GPUs: 6.25 GB/s
+  EXPECT_EQ(s.model.attention, model::AttentionKind::kMha);
+  EXPECT_EQ(s.model.head_dim, 128);
+  EXPECT_EQ(s.model.ffn_hidden_size, 11008);
+  EXPECT_EQ(s.model.mlp, model::MlpKind::kSwiglu);
+  EXPECT_EQ(s.model.norm, model::NormKind::kRmsNorm);
+  EXPECT_EQ(s.model.position, model::PositionKind::kRope);
+  EXPECT_TRUE(s.model.untie_embeddings);
+  EXPECT_EQ(s.model.attention_impl, model::AttentionImpl::kFused);
+  EXPECT_EQ(s.parallel.dp, 16);
+  EXPECT_EQ(s.parallel.microbatches(), 4);
+  EXPECT_EQ(s.parallel.schedule, model::ScheduleKind::k1F1B);
+  EXPECT_TRUE(s.features.distributed_optimizer);  // ZeRO-1 over all DP ranks
+  EXPECT_TRUE(s.features.dp_overlap.enabled);     // InternEvo overlaps the gradient reduce
+  EXPECT_EQ(s.features.recompute, model::RecomputeKind::kNone);
+  EXPECT_TRUE(c.reasons.empty());
+}
+
+TEST(OpenMapping, InterconnectTextsGiveTheLineRatePerNode) {
+  EXPECT_EQ(open_inter_node_bytes_per_node("inter-node 4x 200 Gbps RDMA per node (README)", 8), 100e9);
+  EXPECT_EQ(open_inter_node_bytes_per_node("compute fabric 8x ConnectX-7 IB NDR 400 Gb/s per node", 8), 400e9);
+  EXPECT_EQ(open_inter_node_bytes_per_node("8 GPUs per host fully connected with NVLink; RDMA backend 400 Gb/s per GPU", 8),
+            400e9);
+  EXPECT_EQ(open_inter_node_bytes_per_node("4x ConnectX-7 IB NDR 400 Gb/s per 4-GPU node", 4), 200e9);
+  // "8x A100-SXM4-80GB" counts GPUs, not NICs (GB, not Gb); the NICs come after.
+  EXPECT_EQ(open_inter_node_bytes_per_node("8x A100-SXM4-80GB per node (NVLink/NVSwitch); inter-node 4x 100 Gb RoCE", 8),
+            50e9);
+  EXPECT_FALSE(open_inter_node_bytes_per_node("OCI BM.GPU.H100.8: NVLink4/NVSwitch 900 GB/s; RoCEv2 cluster network", 8));
+  EXPECT_FALSE(open_inter_node_bytes_per_node("not stated (Meta A100 cluster); 8 GPUs/node assumed", 8));
+}
+
+TEST(OpenMapping, TextColumnsBecomeFeatures) {
+  EXPECT_EQ(spec_of(map_open_run(open_row({{"recompute", "full activation checkpointing (all layers)"}}))).features.recompute,
+            model::RecomputeKind::kFull);
+  EXPECT_EQ(spec_of(map_open_run(open_row({{"recompute", "selective (--recompute-granularity selective)"}})))
+                .features.recompute,
+            model::RecomputeKind::kSelective);
+  EXPECT_EQ(spec_of(map_open_run(open_row({{"recompute", "none (launcher passes --recompute-granularity full "
+                                                         "--recompute-num-layers 0)"}})))
+                .features.recompute,
+            model::RecomputeKind::kNone);
+  EXPECT_FALSE(spec_of(map_open_run(open_row({{"optimizer_sharding", "none (plain DDP, apex fused AdamW)"}})))
+                   .features.distributed_optimizer);
+  // ZeRO-1 within groups at least as large as DP is ZeRO-1 over the whole DP group.
+  EXPECT_TRUE(spec_of(map_open_run(open_row({{"gpus", "8"}, {"dp", "8"}, {"global_batch", "64"},
+                                             {"optimizer_sharding", "ZeRO-1 within groups of 8 ranks (zero1=8)"}})))
+                  .features.distributed_optimizer);
+  const MeasuredCase overlapped = spec_of(map_open_run(
+      open_row({{"id", "O-MLL-02"}, {"optimizer_sharding", "OverlappedDistributedOptimizer"}})));
+  EXPECT_TRUE(overlapped.features.distributed_optimizer);
+  EXPECT_TRUE(overlapped.features.dp_overlap.enabled);
+  EXPECT_FALSE(spec_of(map_open_run(open_row({{"id", "O-MLL-04"}, {"optimizer_sharding", "Megatron DistributedOptimizer"}})))
+                   .features.dp_overlap.enabled);
+}
+
+TEST(OpenMapping, TheSourcesStackSetsSequenceParallelismAndVppTheSchedule) {
+  const auto row = [](const std::string& id) {
+    return open_row({{"id", id}, {"tp", "2"}, {"pp", "2"}, {"vpp", "2"}, {"dp", "4"}, {"global_batch", "64"}});
+  };
+  const MeasuredCase megatron = spec_of(map_open_run(row("O-SMXB-01")));
+  EXPECT_TRUE(megatron.parallel.sequence_parallel);
+  EXPECT_EQ(megatron.parallel.schedule, model::ScheduleKind::kInterleaved1F1B);
+  EXPECT_EQ(megatron.parallel.vpp, 2);
+  EXPECT_FALSE(megatron.features.dp_overlap.enabled);  // SimuMax's runs overlap nothing
+  EXPECT_FALSE(spec_of(map_open_run(row("O-ILM-17"))).parallel.sequence_parallel);
+}
+
+TEST(OpenMapping, GptAndDeepSeekRowsGetTheirArchitecture) {
+  const MeasuredCase gpt = spec_of(map_open_run(open_row({{"id", "O-FA-01"}, {"model", "GPT3-125M (flash)"},
+                                                          {"hidden", "768"}, {"heads", "12"}, {"kv_heads", "12"},
+                                                          {"ffn_hidden", "3072"}})));
+  EXPECT_EQ(gpt.model.mlp, model::MlpKind::kGelu);
+  EXPECT_EQ(gpt.model.norm, model::NormKind::kLayerNorm);
+  EXPECT_EQ(gpt.model.position, model::PositionKind::kLearned);
+  EXPECT_TRUE(gpt.model.linear_bias);
+  EXPECT_FALSE(gpt.model.untie_embeddings);
+  EXPECT_EQ(gpt.model.head_dim, 64);
+  const MeasuredCase ds = spec_of(map_open_run(open_row(
+      {{"model", "DeepSeek-V2 (236B) shape trimmed to 4 layers (1 dense + 3 MoE), MLA"}, {"layers", "4"},
+       {"hidden", "5120"}, {"heads", "128"}, {"kv_heads", ""}, {"ffn_hidden", "12288"}, {"moe_experts", "160"},
+       {"moe_topk", "6"}, {"moe_ffn_hidden", "1536"}, {"shared_experts", "2"}, {"ep", "8"}})));
+  EXPECT_EQ(ds.model.attention, model::AttentionKind::kMla);
+  EXPECT_EQ(ds.model.mla.kv_lora_rank, 512);
+  EXPECT_EQ(ds.model.mla.q_lora_rank, 1536);
+  EXPECT_EQ(ds.model.moe.num_experts, 160);
+  EXPECT_EQ(ds.model.moe.top_k, 6);
+  EXPECT_EQ(ds.model.moe.num_shared_experts, 2);
+  EXPECT_EQ(ds.model.moe.shared_expert_ffn_hidden_size, 1536);
+  EXPECT_EQ(ds.model.moe.first_k_dense_layers, 1);
+  EXPECT_EQ(ds.parallel.ep, 8);
+  const auto k3 = map_open_run(open_row({{"model", "DeepSeek-V3 (671B, MLA; first 3 layers dense FFN 18432)"},
+                                         {"kv_heads", ""}, {"moe_experts", "256"}, {"moe_topk", "8"},
+                                         {"moe_ffn_hidden", "2048"}, {"shared_experts", "1"}}));
+  EXPECT_EQ(spec_of(k3).model.moe.first_k_dense_layers, 3);
+}
+
+TEST(OpenMapping, RowsTheSchemaCannotExpressAreListedWithEveryReason) {
+  const OpenCase fsdp_fp8 = map_open_run(open_row({{"id", "O-TT-10"}, {"precision", "fp8 (torchao float8 linears) + bf16"},
+                                                    {"optimizer_sharding", "FSDP2 full shard over 16 DP ranks"}}));
+  EXPECT_FALSE(fsdp_fp8.spec.has_value());
+  EXPECT_EQ(fsdp_fp8.split, "test");
+  EXPECT_THAT(fsdp_fp8.reasons,
+              ElementsAre(HasSubstr("FP8 training: the schema's compute_dtype fp8 runs every op at the FP8 peak"),
+                          "FSDP / ZeRO-3 parameter sharding: the schema has no ZeRO-3"));
+  const auto one_reason = [](const std::map<std::string, std::string>& change) {
+    const OpenCase c = map_open_run(open_row(change));
+    EXPECT_FALSE(c.spec.has_value());
+    return c.reasons.size() == 1 ? c.reasons.front() : "reasons: " + std::to_string(c.reasons.size());
+  };
+  EXPECT_EQ(one_reason({{"gpu", "MI300X"}}), "GPU 'MI300X' not recognised");
+  EXPECT_THAT(one_reason({{"gpu", "H100-SXM-96GB-HBM2e (Grand Teton, 500 W power limit)"}}),
+              HasSubstr("no hardware preset for the 96 GB HBM2e H100"));
+  EXPECT_EQ(one_reason({{"optimizer_sharding", "ZeRO-1 within groups of 8 ranks (zero1=8; within one node)"}}),
+            "ZeRO-1 within groups of 8 ranks: the schema shards the optimizer over the whole DP group");
+  EXPECT_EQ(one_reason({{"recompute", "not stated (Megatron-Bridge performance-recipe defaults)"}}),
+            "recompute not stated by the source");
+  EXPECT_EQ(one_reason({{"recompute", "per-op selective AC"}}),
+            "torchtitan per-op selective activation checkpointing is not in the schema");
+  EXPECT_EQ(one_reason({{"recompute", "selective per-layer AC (every 2nd layer assumed)"}}),
+            "per-layer selective activation checkpointing (every k-th layer) is not in the schema");
+  EXPECT_EQ(one_reason({{"recompute", "sometimes"}}), "recompute text not recognised: 'sometimes'");
+  EXPECT_EQ(one_reason({{"precision", "fp16"}}), "precision not recognised: 'fp16'");
+  EXPECT_EQ(one_reason({{"interconnect", "not stated"}}), "inter-node bandwidth not stated in the interconnect text");
+  EXPECT_EQ(one_reason({{"model", "Mamba-2.8B"}}), "model family of 'Mamba-2.8B' not recognised (GPT, Llama, DeepSeek, Qwen3)");
+  EXPECT_THAT(one_reason({{"model", "gpt-oss-20b (alternating 128-token sliding-window / full attention)"}}),
+              HasSubstr("sliding-window"));
+  EXPECT_EQ(one_reason({{"measured_quantity", "mfu"}}),
+            "measured_quantity mfu: the CSV does not give the peak the source divides by");
+  EXPECT_EQ(one_reason({{"measured_quantity", "tflops_per_gpu"}, {"flops_convention", "our own count (not published)"}}),
+            "tflops_per_gpu under a FLOP convention whose formula the row does not state (our own count)");
+  // 16,777,216 sequences on 16 GPUs of micro-batch 2: 524,288 micro-batches x 32 layers x 2 x 32.
+  EXPECT_EQ(one_reason({{"global_batch", "16777216"}}),
+            "an estimated 1073741824 simulator tasks per step exceed the scenario budget of 2e7");
+  EXPECT_THAT(one_reason({{"tp", "3"}, {"dp", "16"}, {"gpus", "48"}, {"global_batch", "96"}}),
+              HasSubstr("the schema rejects the layout: parallel.tp (3) must divide num_attention_heads (32)"));
+}
+
+TEST(OpenMapping, TheSplitIsDeclaredBySource) {
+  EXPECT_EQ(open_split("O-SMXB"), "fit");
+  EXPECT_EQ(open_split("O-ILM"), "fit");
+  EXPECT_EQ(open_split("O-AM"), "fit");
+  EXPECT_EQ(open_split("O-MLP"), "fit");
+  for (const char* held_out : {"O-SMXA", "O-TT", "O-MBR", "O-FA", "O-MLL", "O-NEW"}) EXPECT_EQ(open_split(held_out), "test");
+}
+
+}  // namespace
+}  // namespace mofasim::analysis

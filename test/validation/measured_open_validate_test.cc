@@ -1,0 +1,157 @@
+// The open-set comparison: each quantity against a hand-worked value, InternLM's FLOP convention on
+// a tiny model, and a whole run on a small file with a fixed predictor (groups, signs, CSV, JSON).
+#include "sim/analysis/measured_open_validate.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "sim/analysis/measured_open_quantity.h"
+#include "test/validation/open_rows_for_test.h"
+
+namespace mofasim::analysis {
+namespace {
+
+using test::open_csv;
+using test::open_row;
+using ::testing::HasSubstr;
+
+TEST(OpenQuantity, TokensPerSecondPerGpuIsTheStepTimeInverted) {
+  const OpenRun r = open_row();  // 128 sequences of 2048 tokens on 16 GPUs
+  // 128 * 2048 / (4 s * 16) = 4096 tokens/s/GPU.
+  EXPECT_DOUBLE_EQ(predicted_quantity(r, 4.0, model::RecomputeKind::kNone), 4096);
+  // Measured 3842 tokens/s/GPU: 262144 / (3842 * 16) = 4.26445 s.
+  EXPECT_NEAR(measured_step_seconds(r, model::RecomputeKind::kNone), 4.264445, 1e-6);
+  const OpenRun step = open_row({{"measured_quantity", "step_s"}, {"measured_value", "2.5"}});
+  EXPECT_DOUBLE_EQ(predicted_quantity(step, 4.0, model::RecomputeKind::kNone), 4.0);
+  EXPECT_DOUBLE_EQ(measured_step_seconds(step, model::RecomputeKind::kNone), 2.5);
+}
+
+TEST(OpenQuantity, InternLmFlopConventionOnATinyModel) {
+  // L = 2, h = 4, ffn 8 (r = 2), B = 1, s = 2, V = 10:
+  //   per layer (8 + 4*1.5*2)*B*s*h^2 + 4*B*s^2*h = 20*32 + 64 = 704
+  //   f = 3: 3 * 704 * 2 = 4224, + 6*B*s*h*V = 480 -> 4704;  f = 4: 5632 + 480 = 6112.
+  const OpenRun r = open_row({{"layers", "2"}, {"hidden", "4"}, {"heads", "1"}, {"kv_heads", "1"}, {"ffn_hidden", "8"},
+                              {"vocab", "10"}, {"seq", "2"}, {"gpus", "1"}, {"dp", "1"}, {"micro_batch", "1"},
+                              {"global_batch", "1"}, {"measured_quantity", "tflops_per_gpu"},
+                              {"flops_convention", "InternLM get_megatron_flops (Narayanan-style): ..."}});
+  ASSERT_EQ(recognised_flop_convention(r.flops_convention), FlopConvention::kInternLmMegatron);
+  EXPECT_DOUBLE_EQ(convention_flops_per_step(r, FlopConvention::kInternLmMegatron, model::RecomputeKind::kNone), 4704);
+  EXPECT_DOUBLE_EQ(convention_flops_per_step(r, FlopConvention::kInternLmMegatron, model::RecomputeKind::kFull), 6112);
+  // 4704 FLOPs in 1e-9 s on one GPU = 4.704e12 FLOP/s = 4.704 TFLOPS.
+  EXPECT_NEAR(predicted_quantity(r, 1e-9, model::RecomputeKind::kNone), 4.704, 1e-12);
+  EXPECT_FALSE(quantity_not_comparable(r).has_value());
+}
+
+TEST(OpenQuantity, InternLmFlopConventionReproducesAPublishedFigure) {
+  // O-ILM-33 (InternLM-7B, 8 A100s, activation checkpointing on): 3314 tokens/s/GPU, 64 sequences
+  // of 2048 per step, so step = 131072 / (3314 * 8) = 4.94387 s. mlp_ratio 8/3 (11008 is its
+  // rounding): 4 * ((8 + 16) * 64*2048*4096^2 + 4 * 64*2048^2*4096) * 32 + 6 * 64*2048*4096*103168
+  // = 7.6505e15 FLOPs; / (4.94387 s * 8) = 193.43 TFLOPS/GPU. InternLM published 193.
+  const OpenRun r = open_row({{"gpus", "8"}, {"dp", "8"}, {"micro_batch", "8"}, {"global_batch", "64"},
+                              {"measured_quantity", "tflops_per_gpu"}, {"measured_value", "193"},
+                              {"flops_convention", "InternLM get_megatron_flops (Narayanan-style)"}});
+  EXPECT_NEAR(predicted_quantity(r, 131072.0 / (3314 * 8), model::RecomputeKind::kFull), 193.43, 0.01);
+}
+
+class OpenRunFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = (std::filesystem::temp_directory_path() /
+             ("open_runs_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
+              ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".csv"))
+                .string();
+    std::ofstream(path_) << open_csv({
+        // Fit (O-ILM), tokens/s: 262144 tokens per step on 16 GPUs, measured 4096 tokens/s/GPU = 4 s.
+        {{"id", "O-ILM-01"}, {"measured_value", "4096"}},
+        // Test (O-FA), step_s 2.5 s on 8 GPUs.
+        {{"id", "O-FA-01"}, {"gpus", "8"}, {"dp", "8"}, {"global_batch", "64"}, {"measured_quantity", "step_s"},
+         {"measured_value", "2.5"}, {"model", "GPT3-125M (flash)"}, {"interconnect", "single node, NVLink"}},
+        // Not expressible: FP8.
+        {{"id", "O-MLP-01"}, {"precision", "fp8 (TE hybr)"}},
+        {{"id", "O-MLP-02"}, {"precision", "fp8 (TE hybr)"}},
+    });
+  }
+  void TearDown() override { std::filesystem::remove(path_); }
+  std::string path_;
+};
+
+// Every row takes 2 s: O-ILM-01 is 2x too fast (8192 vs 4096 tokens/s, +100% in its quantity,
+// -100% slower), O-FA-01 is 20% too fast (2 s vs 2.5 s).
+const StepPredictor kTwoSeconds = [](const MeasuredCase&) { return 2.0; };
+
+TEST_F(OpenRunFile, RowsAreComparedInTheirOwnQuantityAndGrouped) {
+  const OpenValidation v = run_open_validation({path_}, kTwoSeconds);
+  ASSERT_EQ(v.rows.size(), 4u);
+  EXPECT_EQ(v.predicted_count(), 2);
+  EXPECT_DOUBLE_EQ(v.rows[0].predicted_value, 8192);
+  EXPECT_DOUBLE_EQ(v.rows[0].error_percent(), 100);
+  EXPECT_DOUBLE_EQ(v.rows[0].slower_percent(), -100);
+  EXPECT_DOUBLE_EQ(v.rows[0].measured_step_s, 4);
+  EXPECT_DOUBLE_EQ(v.rows[1].error_percent(), -20);
+  EXPECT_DOUBLE_EQ(v.rows[1].slower_percent(), -20);
+  EXPECT_FALSE(v.rows[2].predicted());
+  auto find = [&](const std::string& grouping, const std::string& name) {
+    for (const auto& s : v.stats) {
+      if (s.grouping == grouping && s.name == name) return s.stats;
+    }
+    return ErrorStats{.count = -1};
+  };
+  EXPECT_EQ(find("all", "all").count, 2);
+  EXPECT_DOUBLE_EQ(find("all", "all").mape, 60);
+  EXPECT_DOUBLE_EQ(find("all", "all").median_ape, 60);
+  EXPECT_DOUBLE_EQ(find("all", "all").max_ape, 100);
+  EXPECT_DOUBLE_EQ(find("all", "all").mean_signed, -60);
+  EXPECT_EQ(find("split", "fit").count, 1);
+  EXPECT_DOUBLE_EQ(find("split", "fit").mape, 100);
+  EXPECT_EQ(find("split", "test").count, 1);
+  EXPECT_DOUBLE_EQ(find("split", "test").mape, 20);
+  EXPECT_EQ(find("source", "O-FA").count, 1);
+  EXPECT_EQ(find("source", "O-MLP").count, -1);  // no predicted row: no statistics
+  EXPECT_EQ(find("gpu", "A100-SXM4-80GB").count, 2);
+  EXPECT_EQ(find("kind", "dense").count, 2);
+  EXPECT_EQ(find("kind", "MoE").count, -1);
+  ASSERT_EQ(v.not_expressible.size(), 1u);
+  EXPECT_THAT(v.not_expressible[0].first, HasSubstr("FP8 training"));
+  EXPECT_THAT(v.not_expressible[0].second, ::testing::ElementsAre("O-MLP-01", "O-MLP-02"));
+
+  const std::string md = open_report_markdown(v);
+  EXPECT_THAT(md, HasSubstr("| all | 2 | 60.00 | 60.00 | 100.00 | -60.00 |"));
+  EXPECT_THAT(md, HasSubstr("| O-FA | 1 | 20.00 | 20.00 | 20.00 | -20.00 |"));
+  EXPECT_THAT(md, HasSubstr("Not expressible yet: 2 of 4 rows"));
+  EXPECT_THAT(md, HasSubstr("run only the linear layers in FP8 | 2 | O-MLP-01..02 |"));
+  std::ostringstream csv;
+  write_open_csv(csv, v);
+  EXPECT_THAT(csv.str(), HasSubstr("\nO-ILM-01,fit,O-ILM,A100-SXM4-80GB,dense,16,tokens_per_s_per_gpu,4096,8192,100.00,4,2,\n"));
+  EXPECT_THAT(csv.str(),
+              HasSubstr("\nO-MLP-01,fit,O-MLP,A100-SXM4-80GB,dense,16,tokens_per_s_per_gpu,3842,,,,,\"FP8 training: "));
+  const nlohmann::json j = open_json(v, "fixed");
+  EXPECT_EQ(j["predicted_rows"], 2);
+  EXPECT_EQ(j["rows"][2]["not_expressible"].size(), 1u);
+  EXPECT_EQ(j["not_expressible"][0]["ids"].size(), 2u);
+  EXPECT_DOUBLE_EQ(j["rows"][1]["error_percent"].get<double>(), -20);
+  const std::string svg = open_scatter_svg(v, "fixed");
+  EXPECT_EQ(svg.rfind("<svg", 0), 0u);
+  EXPECT_EQ(std::count(svg.begin(), svg.end(), '\n') > 10, true);
+}
+
+TEST_F(OpenRunFile, FilesOfTwoFormatsAreRefused) {
+  const std::string vtrain = path_ + ".vtrain.csv";
+  std::ofstream(vtrain) << "# GPUs,global batch\n1,1\n";
+  EXPECT_TRUE(measured_files_are_open_set({path_}));
+  EXPECT_FALSE(measured_files_are_open_set({vtrain}));
+  try {
+    (void)measured_files_are_open_set({path_, vtrain});
+    ADD_FAILURE() << "mixed formats accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()), "--measured: " + path_ + " is in the open-set format but " + vtrain +
+                                         " is not; give files of one format");
+  }
+  std::filesystem::remove(vtrain);
+}
+
+}  // namespace
+}  // namespace mofasim::analysis
