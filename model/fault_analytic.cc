@@ -54,7 +54,8 @@ double mttr_s(const std::vector<FailureClass>& classes) {
 }
 
 double downtime_per_failure_s(const FaultSpec& spec) {
-  return spec.fixed_downtime_s ? *spec.fixed_downtime_s : mttr_s(spec.classes);
+  // The checkpoint read-back is part of every recovery (0 unless the I/O model derived it).
+  return (spec.fixed_downtime_s ? *spec.fixed_downtime_s : mttr_s(spec.classes)) + spec.checkpoint.restore_time_s;
 }
 
 // MoFa(40): T_total = (T_init + T_eff + (N_steps / N) * t_save) / (1 - c * (D + N * T_step / 2)).

@@ -20,7 +20,8 @@ double mean_recovery_s(const RecoveryDistribution& r);
 // MoFa(41): MTTR = sum_i p_i * t_i with p_i = weight_i / sum(weights).
 double mttr_s(const std::vector<FailureClass>& classes);
 
-// D of MoFa(39): fixed_downtime_s if set, otherwise the MTTR of the class mix.
+// D of MoFa(39): fixed_downtime_s if set, otherwise the MTTR of the class mix; plus the checkpoint
+// restore time when the I/O model derived one.
 double downtime_per_failure_s(const FaultSpec& spec);
 
 struct FaultAnalyticResult {

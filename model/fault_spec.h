@@ -43,6 +43,10 @@ struct CheckpointPolicy {
   double save_time_s = 0;           // t_save: one blocking save, or the background write (async)
   CheckpointMode mode = CheckpointMode::kBlocking;
   double snapshot_time_s = 0;       // async only: the device-to-host snapshot stall
+  // Reading the last checkpoint back after a failure, added to every recovery. 0 when the scenario
+  // gives save_time (its class recovery times are taken to include the reload); the checkpoint
+  // I/O model (sim/fault/checkpoint_io.h) sets it from the storage tier's read path.
+  double restore_time_s = 0;
 };
 
 enum class FailureProcessKind {

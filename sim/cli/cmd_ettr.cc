@@ -15,6 +15,8 @@
 #include "sim/scenario/scenario_specs.h"
 #include "sim/cli/shard_options.h"
 #include "sim/cli/step_time.h"
+#include "sim/scenario/scenario_specs_checkpoint.h"
+#include "sim/units/format.h"
 #include "sim/fault/ettr_study.h"
 #include "sim/fault/trial_shards.h"
 #include "sim/scenario/loader.h"
@@ -59,6 +61,8 @@ int run_ettr(const Args& args) {
   const scenario::LoadedScenario loaded = load_checked(path, common.sets, true);
   const StepTimeChoice step = resolve_step_time(loaded, ettr.step_time);
   const model::FaultSpec spec = to_fault_spec(loaded);
+  std::optional<fault::CheckpointIoTimes> io;  // shown when the checkpoint times were simulated
+  if (loaded.proto.fault_tolerance().checkpoint().has_storage()) io = fault::simulate_checkpoint_io(checkpoint_io_spec(loaded));
   const model::RunSpec run{.step_time_s = step.seconds, .n_steps = scenario::training_steps(loaded.proto)};
   const fault::MonteCarloOptions mc_options = monte_carlo_options(ettr);
   // A shard names its run, so a merge of shards of another scenario or step time is refused.
@@ -96,11 +100,21 @@ int run_ettr(const Args& args) {
     j["memory_fit"] = to_json(fit);
     j["step_time_s"] = step.seconds;
     j["step_time_source"] = step.source;
+    if (io) {
+      j["checkpoint_io"] = {{"bytes", io->total_bytes}, {"save_s", io->save_s}, {"snapshot_s", io->snapshot_s},
+                            {"drain_s", io->drain_s}, {"restore_s", io->restore_s}};
+    }
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << "scenario   " << loaded.proto.name() << " (" << loaded.path << ")\n"
-              << "step time  " << step.seconds << " s (" << step.source << "), " << run.n_steps << " steps\n\n"
-              << fault::render_ettr_table(study);
+              << "step time  " << step.seconds << " s (" << step.source << "), " << run.n_steps << " steps\n";
+    if (io) {
+      std::cout << "checkpoint " << format_number("%.4g GB", io->total_bytes / 1e9) << " simulated over the storage tier: save "
+                << format_number("%.4g s", io->save_s) << ", async snapshot " << format_number("%.4g s", io->snapshot_s)
+                << " + drain " << format_number("%.4g s", io->drain_s) << ", restore "
+                << format_number("%.4g s", io->restore_s) << " (added to every recovery)\n";
+    }
+    std::cout << "\n" << fault::render_ettr_table(study);
   }
   return 0;
 }

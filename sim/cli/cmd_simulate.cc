@@ -13,6 +13,7 @@
 #include "sim/cli/memory_fit.h"
 #include "sim/cli/output_files.h"
 #include "sim/scenario/scenario_specs.h"
+#include "sim/executor/perturbation_costs.h"
 #include "sim/executor/simulate_step.h"
 #include "sim/executor/perfetto_links.h"
 #include "sim/executor/trace_filter.h"
@@ -165,6 +166,7 @@ int run_simulate(const Args& args) {
   executor::StepResult result;
   try {
     result = executor::simulate_step(input, options);
+    executor::add_perturbation_costs(input, options, result);  // perturbations: what each costs alone
   } catch (const executor::TraceFilterError& e) {
     throw option_error("trace-" + e.option(), e);
   }

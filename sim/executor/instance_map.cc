@@ -21,16 +21,24 @@ topology::GroupKind InstanceMap::group_kind(Scope scope) {
   MOFASIM_UNREACHABLE("rank scope has no group kind");
 }
 
-InstanceMap::InstanceMap(const topology::Placement& placement, int stages, Fidelity fidelity)
+InstanceMap::InstanceMap(const topology::Placement& placement, int stages, Fidelity fidelity,
+                         std::span<const int> extra)
     : placement_(&placement), fidelity_(fidelity), stages_(stages) {
   if (placement.sizes().pp != stages) {
     throw std::invalid_argument("instance map: placement has pp = " + std::to_string(placement.sizes().pp) +
                                 " but the workload has " + std::to_string(stages) + " stages");
   }
-  replicas_ = fidelity == Fidelity::kFolded ? 1 : placement.group_count(topology::GroupKind::kPp);
+  const bool folded = fidelity == Fidelity::kFolded;
+  replicas_ = folded ? 1 + static_cast<int>(extra.size()) : placement.group_count(topology::GroupKind::kPp);
   ranks_.resize(static_cast<std::size_t>(replicas_) * stages_);
   for (int g = 0; g < replicas_; ++g) {
-    const auto members = placement.members(topology::GroupKind::kPp, g);
+    const int pp_group = folded && g > 0 ? extra[static_cast<std::size_t>(g - 1)] : g;
+    if (folded && g > 0) {
+      const int previous = g == 1 ? 0 : extra[static_cast<std::size_t>(g - 2)];
+      MOFASIM_CHECK(pp_group < placement.group_count(topology::GroupKind::kPp) && pp_group > previous,
+                    "extra replicas must be ascending PP groups other than 0");
+    }
+    const auto members = placement.members(topology::GroupKind::kPp, pp_group);
     MOFASIM_CHECK(static_cast<int>(members.size()) == stages, "PP group size differs from stages");
     for (int s = 0; s < stages; ++s) ranks_[static_cast<std::size_t>(g) * stages_ + s] = members[static_cast<std::size_t>(s)];
   }

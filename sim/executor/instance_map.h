@@ -1,7 +1,8 @@
 // InstanceMap: how a template task of the one-replica Workload maps onto simulated ranks, without
 // materialising per-rank copies. A replica is one pipeline (PP group g: one rank per stage);
 // full fidelity simulates every replica, folded fidelity only replica 0 (the ranks of PP group 0),
-// whose groups are costed as the real groups they belong to.
+// whose groups are costed as the real groups they belong to, plus any `extra` PP groups a
+// perturbation makes different (simulated replica index i > 0 is PP group extra[i - 1]).
 //
 // For a task of scope S on stage s, instance i of replica g is inst_of(S, s, g): rank-scope tasks
 // have one instance per replica; group-scope tasks one per group of that kind that meets the
@@ -22,7 +23,7 @@ enum class Fidelity : std::uint8_t { kFull, kFolded };
 
 class InstanceMap {
  public:
-  InstanceMap(const topology::Placement& placement, int stages, Fidelity fidelity);
+  InstanceMap(const topology::Placement& placement, int stages, Fidelity fidelity, std::span<const int> extra = {});
 
   [[nodiscard]] Fidelity fidelity() const { return fidelity_; }
   [[nodiscard]] int replicas() const { return replicas_; }

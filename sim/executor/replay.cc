@@ -55,7 +55,8 @@ class Replayer {
  public:
   explicit Replayer(const ReplayInput& in)
       : w_(*in.workload), topo_(*in.topology), hw_(*in.hardware),
-        out_(InstanceMap(*in.placement, in.workload->stages(), in.fidelity)), map_(out_.map),
+        perturb_(in.perturbations),
+        out_(InstanceMap(*in.placement, in.workload->stages(), in.fidelity, in.extra_replicas)), map_(out_.map),
         queue_(sim::EventQueueOptions{.shuffle_ties_seed = in.shuffle_ties_seed}), fluid_(queue_),
         progress_(in.progress), watched_links_(in.watched_links),
         interference_alpha_(in.comm_interference_alpha) {}
@@ -116,7 +117,7 @@ class Replayer {
                    std::to_string(l.rail),
            // A level the cluster does not have (one node: no NIC spec) has capacity 0; no plan
            // crosses it (TopologySpec::validate requires the levels that exist).
-           .capacity = l.capacity.bytes_per_second > 0 ? l.capacity.bytes_per_second : 1e30}));
+           .capacity = l.capacity.bytes_per_second > 0 ? l.capacity.bytes_per_second * link_fraction(i) : 1e30}));
     }
     if (watched_links_ != nullptr) {
       for (const std::uint32_t l : *watched_links_) {
@@ -136,7 +137,8 @@ class Replayer {
       for (int g = 0; g < map_.replicas(); ++g) {
         const std::uint32_t slot = map_.slot(s, g);
         const std::string rank = std::to_string(map_.rank(s, g));
-        compute_[slot] = fluid_.add_resource({.name = "gpu" + rank + ".compute", .capacity = 1.0});
+        compute_[slot] = fluid_.add_resource({.name = "gpu" + rank + ".compute",
+                                              .capacity = 1.0 / compute_factor(map_.rank(s, g))});
         d2h_[slot] = fluid_.add_resource({.name = "gpu" + rank + ".d2h", .capacity = d2h_bw});
         h2d_[slot] = fluid_.add_resource({.name = "gpu" + rank + ".h2d", .capacity = h2d_bw});
         host_[slot] = fluid_.add_resource({.name = "gpu" + rank + ".host", .capacity = 1.0});
@@ -153,6 +155,11 @@ class Replayer {
     }
     group_plan_.assign(total, -1);
     p2p_plan_.assign(static_cast<std::size_t>(map_.stages()) * map_.stages() * map_.replicas(), -1);
+  }
+
+  [[nodiscard]] double compute_factor(int gpu) const { return perturb_ != nullptr ? perturb_->compute(gpu) : 1.0; }
+  [[nodiscard]] double link_fraction(std::size_t link) const {
+    return perturb_ != nullptr ? perturb_->link(static_cast<std::uint32_t>(link)) : 1.0;
   }
 
   // Distinct instances of task `u` that the members of instance `vi` of task `v` depend on.
@@ -383,6 +390,7 @@ class Replayer {
   const Workload& w_;
   const topology::Topology& topo_;
   const model::HardwareSpec& hw_;
+  const perturb::ResolvedPerturbations* perturb_;
   ReplayOutput out_;
   const InstanceMap& map_;
   sim::EventQueue queue_;

@@ -18,7 +18,10 @@
 // the same rank in both fidelities, so folding stays exact; the other members' compute is not
 // slowed. Folded fidelity loads only the real groups of replica 0: exact when no link carries
 // traffic of two groups of one kind at once (rail-optimised NICs, the default); simulate_step()
-// replays every rank instead when GPUs share NICs (folding_refusal, simulate_step.h).
+// replays every rank instead when GPUs share NICs (folding_refusal, simulate_step.h). With
+// perturbations, folded fidelity also simulates the replicas holding a perturbed GPU
+// (extra_replicas), or simulate_step() replays every rank where that would not be exact
+// (perturbed_folding.h).
 #pragma once
 
 #include <cstdint>
@@ -32,6 +35,7 @@
 #include "sim/executor/instance_map.h"
 #include "sim/executor/workload.h"
 #include "sim/executor/zeroed_array.h"
+#include "sim/perturb/perturbation.h"
 #include "topology/placement.h"
 #include "topology/topology.h"
 
@@ -47,6 +51,11 @@ struct ReplayInput {
   // at the same time is slowed by at least this factor (model::overlap_interference_alpha); the
   // task's own alpha applies when larger. 1 = overlap is free.
   double comm_interference_alpha = 1.0;
+  // Stragglers and degraded links (sim/perturb): a slow GPU's compute resource has capacity
+  // 1 / factor, a degraded link its capacity times the fraction. Null or empty: a healthy cluster.
+  const perturb::ResolvedPerturbations* perturbations = nullptr;
+  // Folded fidelity: PP groups simulated besides replica 0 (ascending); see InstanceMap.
+  std::vector<int> extra_replicas{};
   // Debug (style.md S9): permute same-time events with this seed; results must not change.
   std::optional<std::uint64_t> shuffle_ties_seed{};
   // If set: (instances finished, instances in all), every kProgressEvery instances and at the end.

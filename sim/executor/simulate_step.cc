@@ -10,6 +10,7 @@
 #include "schedules/factory.h"
 #include "schedules/task_graph.h"
 #include "sim/executor/analyze.h"
+#include "sim/executor/perturbed_folding.h"
 #include "sim/executor/plan_from_model.h"
 #include "sim/executor/replay.h"
 #include "sim/executor/timeline_writer.h"
@@ -36,6 +37,44 @@ void check_acyclic(const Workload& w) {
     throw std::runtime_error("step DAG has a cycle (" + std::to_string(c.waiting_count()) +
                              " tasks can never start): " + names);
   }
+}
+
+// Seconds of the critical path a perturbation can have stretched: compute on a slow GPU, and
+// collectives / p2p transfers that use a degraded link: a group with a member whose NVLink is
+// degraded and another member on its node, or a member whose NIC (or spine port) is degraded and
+// another member on another node.
+double perturbed_path_seconds(const Workload& w, const InstanceMap& map, const CriticalPath& cp,
+                              const perturb::ResolvedPerturbations& p, int gpus_per_node) {
+  auto in = [](const std::vector<int>& set, int gpu) { return std::binary_search(set.begin(), set.end(), gpu); };
+  auto crosses = [&](std::span<const int> ranks) {
+    for (int a : ranks) {
+      const bool nv = in(p.nvlink_gpus, a);
+      const bool out = in(p.scaleout_gpus, a);
+      if (!nv && !out) continue;
+      for (int b : ranks) {
+        if (b == a) continue;
+        const bool same_node = a / gpus_per_node == b / gpus_per_node;
+        if ((nv && same_node) || (out && !same_node)) return true;
+      }
+    }
+    return false;
+  };
+  double seconds = 0;
+  for (const CriticalStep& step : cp.steps) {
+    const TaskId t = step.task;
+    bool hit = false;
+    if (w.kind(t) == TaskKind::kCompute) {
+      hit = in(p.slow_gpus, map.rank(w.stage(t), static_cast<int>(step.inst)));
+    } else if (w.kind(t) == TaskKind::kP2p) {
+      const int replica = static_cast<int>(step.inst);
+      const int pair[2] = {map.rank(w.stage(t), replica), map.rank(w.peer_stage(t), replica)};
+      hit = crosses(pair);
+    } else if (w.kind(t) == TaskKind::kCollective) {
+      hit = crosses(map.group_ranks(w.scope(t), w.stage(t), step.inst));
+    }
+    if (hit) seconds += static_cast<double>(step.end_ns - step.start_ns) * 1e-9;
+  }
+  return seconds;
 }
 
 std::string folding_refusal(const topology::TopologySpec& t) {
@@ -76,12 +115,19 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
     for (const int s : traced_stages(trace_filter, stage_ranks)) traced_ranks.push_back(stage_ranks[static_cast<std::size_t>(s)]);
     if (!options.trace_path->ends_with(".json")) watched_links = traced_links(topo, traced_ranks, trace_filter.link_kinds);
   }
-  const std::string fold_refusal = options.fidelity == Fidelity::kFolded ? folding_refusal(topo_spec) : "";
+  in.perturbations.validate(in.topology);
+  const perturb::ResolvedPerturbations perturbed = perturb::resolve(in.perturbations, topo);
+  std::string fold_refusal = options.fidelity == Fidelity::kFolded ? folding_refusal(topo_spec) : "";
+  std::vector<int> extra_replicas;
+  if (options.fidelity == Fidelity::kFolded && fold_refusal.empty()) {
+    fold_refusal = perturbed_folding(w, placement, perturbed.affected_gpus, extra_replicas);
+  }
   const Fidelity fidelity = fold_refusal.empty() ? options.fidelity : Fidelity::kFull;
   const ReplayOutput r = replay({.workload = &w, .topology = &topo, .placement = &placement,
                                  .hardware = &in.hardware, .fidelity = fidelity,
                                  .comm_interference_alpha =
                                      model::overlap_interference_alpha(in.hardware, in.features.overlap_interference),
+                                 .perturbations = &perturbed, .extra_replicas = extra_replicas,
                                  .shuffle_ties_seed = options.shuffle_ties_seed, .progress = options.progress,
                                  .watched_links = &watched_links});
 
@@ -105,6 +151,7 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
     }
   }
   const CriticalPath cp = critical_path(times);
+  if (!perturbed.empty()) res.critical_path_perturbed_s = perturbed_path_seconds(w, r.map, cp, perturbed, topo.gpus_per_node());
   if (options.trace_path) write_trace(*options.trace_path, w, r, cp, trace_filter);
   if (options.critical_path_tasks) {
     res.critical_path_tasks.reserve(cp.steps.size());
@@ -184,7 +231,8 @@ StepResult simulate_step(const SimulationInput& in, const SimulateOptions& optio
   const PreparedStep step = prepare_step(in);
   return simulate_plan({.plan = &step.plan, .schedule = &step.schedule, .position_layers = step.position_layers,
                         .hardware = in.hardware, .parallel = in.parallel, .features = step.features,
-                        .topology = in.topology, .rank_order = in.rank_order},
+                        .topology = in.topology, .rank_order = in.rank_order,
+                        .perturbations = in.perturbations},
                        options);
 }
 

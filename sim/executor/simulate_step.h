@@ -17,6 +17,7 @@
 #include "sim/executor/step_plan.h"
 #include "sim/executor/step_result.h"
 #include "sim/executor/trace_filter.h"
+#include "sim/perturb/perturbation.h"
 #include "topology/topology_spec.h"
 
 namespace mofasim::executor {
@@ -28,6 +29,7 @@ struct SimulationInput {
   model::FeatureSpec features{};
   topology::TopologySpec topology{};
   std::string rank_order = "tp-cp-ep-dp-pp";  // Megatron's default (topology/rank_order.h)
+  perturb::PerturbationSpec perturbations{};   // stragglers and degraded links; empty = healthy
 };
 
 struct SimulateOptions {
@@ -70,6 +72,7 @@ struct PlanSimulation {
   topology::TopologySpec topology{};
   std::string rank_order = "tp-cp-ep-dp-pp";
   double load_imbalance = 1.0;
+  perturb::PerturbationSpec perturbations{};
 };
 StepResult simulate_plan(const PlanSimulation& input, const SimulateOptions& options);
 

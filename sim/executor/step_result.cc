@@ -48,6 +48,17 @@ nlohmann::json to_json(const StepResult& r) {
                     {"duration_s", t.duration_s}});
   }
   if (!r.critical_path_tasks.empty()) j["critical_path_tasks"] = path;
+  if (r.healthy_step_time_s) {
+    nlohmann::json each = nlohmann::json::array();
+    for (const PerturbationCost& c : r.perturbation_costs) {
+      each.push_back({{"name", c.name}, {"step_time_s", c.step_time_s}, {"cost_s", c.cost_s},
+                      {"critical_path_s", c.critical_path_s}, {"on_critical_path", c.critical_path_s > 0}});
+    }
+    j["perturbations"] = {{"healthy_step_time_s", *r.healthy_step_time_s},
+                          {"cost_s", r.step_time_s - *r.healthy_step_time_s},
+                          {"critical_path_s", r.critical_path_perturbed_s},
+                          {"each", each}};
+  }
   j["events"] = r.events;
   j["tasks"] = r.tasks;
   j["instances"] = r.instances;
@@ -98,6 +109,16 @@ std::string to_table(const StepResult& r) {
     path += std::string(category_name(static_cast<Category>(c))) + format_number(" %.1f%% ", 100 * v);
   }
   row("critical path", path);
+  if (r.healthy_step_time_s) {
+    const double healthy = *r.healthy_step_time_s;
+    row("perturbations", format_number("+%.6f s", r.step_time_s - healthy) + " over the healthy " +
+                             format_number("%.6f s", healthy) + format_number(" (%.1f%%)", healthy > 0 ? 100 * (r.step_time_s / healthy - 1) : 0.0));
+    for (const PerturbationCost& c : r.perturbation_costs) {
+      row("  " + c.name, format_number("+%.6f s alone", c.cost_s) +
+                             (c.critical_path_s > 0 ? format_number(", %.6f s of its critical path", c.critical_path_s)
+                                                    : std::string(", off the critical path")));
+    }
+  }
   row("events", std::to_string(r.events));
   return s;
 }

@@ -14,6 +14,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,15 @@ struct CriticalTask {
   double duration_s = 0;
 };
 
+// What one perturbation (sim/perturb) costs: the step simulated with it alone against the healthy
+// step, and how long the critical path of that run spends on the GPUs it touches.
+struct PerturbationCost {
+  std::string name;
+  double step_time_s = 0;       // the step with only this perturbation
+  double cost_s = 0;            // step_time_s - healthy step
+  double critical_path_s = 0;   // critical-path seconds on its GPUs (0: off the critical path)
+};
+
 struct StepResult {
   Fidelity fidelity = Fidelity::kFolded;  // the fidelity replayed (full when folding was refused)
   std::string fidelity_note{};            // why folded was asked for and full replayed; else empty
@@ -77,6 +87,11 @@ struct StepResult {
   // Share of the critical path's length per category: sums to 1.
   std::array<double, kCategoryCount> critical_path_share{};
   std::vector<CriticalTask> critical_path_tasks{};  // the critical path, first task first
+  // Perturbed runs only: critical-path seconds on perturbed GPUs, and (add_perturbation_costs)
+  // the healthy step and what each perturbation costs alone.
+  double critical_path_perturbed_s = 0;
+  std::optional<double> healthy_step_time_s{};
+  std::vector<PerturbationCost> perturbation_costs{};
   std::uint64_t events = 0;
   std::uint64_t tasks = 0;      // template tasks (one replica)
   std::uint64_t instances = 0;  // simulated task instances
@@ -85,7 +100,8 @@ struct StepResult {
 // Keys: step_time_s, tflops_per_gpu, mfu, hfu, tokens_per_s, breakdown{compute_s, ...},
 // peak_memory_bytes, memory[...], critical_path{category: share},
 // critical_path_tasks[{task, stage, rank, start_s, duration_s}], events, tasks, instances,
-// fidelity, gpus, critical_stage.
+// fidelity, gpus, critical_stage; perturbed runs add perturbations{healthy_step_time_s, cost_s,
+// critical_path_s, each[{name, step_time_s, cost_s, critical_path_s, on_critical_path}]}.
 nlohmann::json to_json(const StepResult& r);
 std::string to_table(const StepResult& r);
 

@@ -80,7 +80,9 @@ class TrialSimulator {
       ++r_.failures;
       gap_ = sampler_.next_gap_s(rng_);
       double elapsed = 0;
-      const bool ok = advance(sampler_.draw_recovery_s(cls, rng_), recovery_exposed_, elapsed);
+      // The checkpoint read-back (0 unless the I/O model derived it) follows every recovery.
+      const double recovery = sampler_.draw_recovery_s(cls, rng_) + spec_.checkpoint.restore_time_s;
+      const bool ok = advance(recovery, recovery_exposed_, elapsed);
       r_.downtime_s += elapsed;
       if (ok) return;
     }

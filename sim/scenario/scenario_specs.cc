@@ -6,6 +6,8 @@
 #include "schedules/factory.h"
 #include "sim/fault/failure_records.h"
 #include "sim/scenario/to_spec.h"
+#include "sim/scenario/perturbations.h"
+#include "sim/scenario/scenario_specs_checkpoint.h"
 
 namespace mofasim::cli {
 namespace {
@@ -82,6 +84,10 @@ model::FaultSpec to_fault_spec(const scenario::LoadedScenario& loaded) {
       .mode = ft.checkpoint().mode() == proto::ASYNC ? model::CheckpointMode::kAsync : model::CheckpointMode::kBlocking,
       .snapshot_time_s = ft.checkpoint().snapshot_time(),
   };
+  // With a storage tier the save, snapshot and restore times are simulated, not given.
+  if (ft.checkpoint().has_storage()) {
+    apply_checkpoint_io(fault::simulate_checkpoint_io(checkpoint_io_spec(loaded)), spec.checkpoint);
+  }
   spec.init_time_s = ft.init_time();
   spec.failures_during_save = ft.failures_during_save();
   spec.failures_during_recovery = ft.failures_during_recovery();
@@ -144,7 +150,8 @@ executor::SimulationInput simulation_input(const scenario::LoadedScenario& loade
                                    .parallel = loaded.parallel,
                                    .features = loaded.features,
                                    .topology = topo,
-                                   .rank_order = loaded.proto.parallelism().rank_order()};
+                                   .rank_order = loaded.proto.parallelism().rank_order(),
+                                   .perturbations = scenario::to_perturbation_spec(loaded.proto)};
 }
 
 model::AnalyticInput analytic_input(const scenario::LoadedScenario& loaded) {

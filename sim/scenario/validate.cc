@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/scenario/perturbations.h"
 #include "model/spec.h"
 #include "sim/scenario/units.h"
 #include "sim/scenario/validate_memory_fields.h"
@@ -27,7 +28,7 @@ std::string num(double v) {
 
 std::string num(std::int64_t v) { return std::to_string(v); }
 
-constexpr std::array<std::string_view, 53> kRules = {
+constexpr std::array<std::string_view, 57> kRules = {
     "model: num_layers, hidden_size, num_attention_heads, vocab_size and seq_length are required and >= 1; "
     "ffn_hidden_size is required unless every layer is MoE (moe given and first_k_dense_layers = 0)",
     "model: num_kv_heads (if given) divides num_attention_heads",
@@ -79,7 +80,9 @@ constexpr std::array<std::string_view, 53> kRules = {
     "fault_tolerance.failure_classes: recovery is required unless distribution is empirical, which needs "
     "samples (and samples need empirical)",
     "fault_tolerance.failure_classes: lognormal needs sigma > 0",
-    "fault_tolerance.checkpoint: interval_steps >= 1 and save_time are required",
+    "fault_tolerance.checkpoint: interval_steps >= 1 is required; save_time is required unless storage is given, "
+    "and given with storage neither save_time nor snapshot_time is allowed (storage.write_bandwidth is required)",
+    "hardware: disk_write_bandwidth and disk_read_bandwidth only with fault_tolerance.checkpoint.storage",
     "fault_tolerance.checkpoint: async needs snapshot_time <= save_time",
     "fault_tolerance: process empirical needs failure_records; weibull_shape > 0",
     "fault_tolerance: step_time (if given) > 0",
@@ -89,6 +92,9 @@ constexpr std::array<std::string_view, 53> kRules = {
     "step_time is given) at most 1e8",
     "every number: finite and not negative (checked while reading the YAML)",
     "every unit field: a number with a unit (see Units)",
+    "perturbations.slow: one of ranks, fraction, nodes or supernodes, each inside the cluster; slowdown >= 1 is required",
+    "perturbations.degraded_links: level and bandwidth_fraction in (0, 1] are required; nvlink takes gpu, nic and spine "
+    "take node (and nic); spine needs more than one supernode",
 };
 
 class Validator {
@@ -104,6 +110,7 @@ class Validator {
     check_optimizations();
     check_fault_tolerance();
     check_training();
+    check_perturbations(s_, sources_, diagnostics_);
   }
 
  private:
@@ -525,9 +532,22 @@ class Validator {
       const proto::Checkpoint& c = f.checkpoint();
       const std::string q = p + ".checkpoint";
       if (require(c, q, "interval_steps")) at_least(true, c.interval_steps(), 1, q + ".interval_steps");
-      const bool save_ok = require(c, q, "save_time");
-      if (save_ok && c.mode() == proto::ASYNC && c.snapshot_time() > c.save_time()) {
-        fail(q + ".snapshot_time", num(c.snapshot_time()) + " s exceeds save_time = " + num(c.save_time()) + " s");
+      if (c.has_storage()) {  // times come from the checkpoint I/O model
+        if (c.has_save_time()) fail(q + ".save_time", "give save_time or storage, not both (storage simulates it)");
+        if (c.has_snapshot_time()) fail(q + ".snapshot_time", "give snapshot_time or storage, not both (storage simulates it)");
+        require(c.storage(), q + ".storage", "write_bandwidth");
+      } else {
+        const bool save_ok = require(c, q, "save_time", "required unless storage is given");
+        if (save_ok && c.mode() == proto::ASYNC && c.snapshot_time() > c.save_time()) {
+          fail(q + ".snapshot_time", num(c.snapshot_time()) + " s exceeds save_time = " + num(c.save_time()) + " s");
+        }
+        // The per-node storage bandwidths are inputs of the I/O model only: refused rather than ignored.
+        for (const char* disk : {"disk_write_bandwidth", "disk_read_bandwidth"}) {
+          if (s_.hardware().GetReflection()->HasField(s_.hardware(), s_.hardware().GetDescriptor()->FindFieldByName(disk))) {
+            fail(std::string("hardware.") + disk, "changes nothing while fault_tolerance.checkpoint.save_time is given; "
+                                                  "give checkpoint.storage to simulate the checkpoint I/O, or remove it");
+          }
+        }
       }
     }
     if (f.process() == proto::EMPIRICAL_PROCESS) require(f, p, "failure_records", "required by process empirical");

@@ -73,6 +73,18 @@ TEST(Trial, BlockingFailureRollsBackToLastCheckpoint) {
   EXPECT_DOUBLE_EQ(t.downtime_s, 50);
 }
 
+TEST(Trial, CheckpointRestoreJoinsEveryRecovery) {
+  // As above with a 20 s checkpoint restore (the I/O model's read-back): recovery 50 + 20 s, so
+  // the repeated segment starts at 320 and ends at 430.
+  const FaultSpec spec{.node_failure_rate_per_day = 1, .failure_units = 1, .fixed_downtime_s = 50.0,
+                       .checkpoint = {.interval_steps = 10, .save_time_s = 10, .restore_time_s = 20},
+                       .process = every(250)};
+  const TrialResult t = one_trial(spec, {.step_time_s = 10, .n_steps = 30});
+  EXPECT_DOUBLE_EQ(t.wall_s, 430);
+  EXPECT_EQ(t.failures, 1);
+  EXPECT_DOUBLE_EQ(t.downtime_s, 70);
+}
+
 TEST(Trial, SavesCanBeFailureFree) {
   // As above with saves not exposed and a gap of 205 s: exposed time counts only steps, so the
   // failure is 5 s into segment 3's steps, at wall 220 + 5 = 225. Recovery to 275, segment 3 to 385.

@@ -310,6 +310,24 @@ inline std::vector<BadInput> bad_inputs() {
        "--set:1:17: training.tokens: out of range: '1e400'"},
       {"BareNumberForBandwidth", base(), {"topology.intra_node.bandwidth=300"}, "memory",
        "--set:1:31: topology.intra_node.bandwidth: expected a bandwidth with a unit, such as \"400 GB/s\", got '300'"},
+      // perturbations (issue 17): stragglers and degraded links, checked against the topology
+      {"PerturbationRankOutsideCluster", base_with("training", "training: {steps: 100}\nperturbations: {slow: [{ranks: [3, 8], slowdown: 1.5}]}"), {}, "simulate",
+       "bad.yaml:7:36: perturbations.slow[0].ranks[1]: rank 8 is outside the cluster (0..7)"},
+      {"PerturbationSlowdownMissing", base_with("training", "training: {steps: 100}\nperturbations: {slow: [{ranks: [3]}]}"), {}, "simulate",
+       "bad.yaml:7:24: perturbations.slow[0].slowdown: missing (compute time multiplier >= 1)"},
+      {"PerturbationSlowdownBelowOne", base_with("training", "training: {steps: 100}\nperturbations: {slow: [{ranks: [1], slowdown: 0.5}]}"), {}, "memory",
+       "bad.yaml:7:47: perturbations.slow[0].slowdown: must be >= 1 (compute time multiplier), got 0.5"},
+      {"PerturbationNicOnOneNode", base_with("training", "training: {steps: 100}\nperturbations: {degraded_links: [{level: nic, node: 0, bandwidth_fraction: 0.5}]}"), {}, "ettr",
+       "bad.yaml:7:53: perturbations.degraded_links[0].node: the cluster has one node, so no scale-out link to degrade"},
+      {"PerturbationLinkLevelMissing", base_with("training", "training: {steps: 100}\nperturbations: {degraded_links: [{node: 0, bandwidth_fraction: 0.5}]}"), {}, "simulate",
+       "bad.yaml:7:34: perturbations.degraded_links[0].level: missing (nvlink, nic or spine)"},
+      // checkpoint I/O (issue 17): simulated from a storage tier, or given; never both, never ignored
+      {"CheckpointSaveTimeAndStorage", base_with("fault", "fault_tolerance: {node_failure_rate_per_day: 0.005, checkpoint: {interval_steps: 100, save_time: \"1 s\", storage: {write_bandwidth: \"1 GB/s\"}}}"), {}, "ettr",
+       "bad.yaml:5:98: fault_tolerance.checkpoint.save_time: give save_time or storage, not both (storage simulates it)"},
+      {"CheckpointStorageWithoutWriteBandwidth", base_with("fault", "fault_tolerance: {node_failure_rate_per_day: 0.005, checkpoint: {interval_steps: 100, storage: {read_bandwidth: \"1 GB/s\"}}}"), {}, "memory",
+       "bad.yaml:5:96: fault_tolerance.checkpoint.storage.write_bandwidth: missing (required), e.g. \"400 GB/s\""},
+      {"DiskWriteBandwidthIgnoredWithSaveTime", base_with("hardware", "hardware: {peak_bf16: \"989 TFLOPS\", gpu_memory: \"80 GiB\", hbm_bandwidth: \"3.35 TB/s\", disk_write_bandwidth: \"2 GB/s\"}"), {}, "simulate",
+       "bad.yaml:2:109: hardware.disk_write_bandwidth: changes nothing while fault_tolerance.checkpoint.save_time is given; give checkpoint.storage to simulate the checkpoint I/O, or remove it"},
   };
 }
 

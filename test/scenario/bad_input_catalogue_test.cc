@@ -37,7 +37,7 @@ TEST(BadInputErrors, AtMostTwentyLinesThenACount) {
   ASSERT_EQ(errors.size(), 21U);
   EXPECT_EQ(errors[0],
             "bad.yaml:7:1: (top level): unknown field 'unknown_0'; expected one of name, description, "
-            "model, hardware, topology, parallelism, optimizations, fault_tolerance, training");
+            "model, hardware, topology, parallelism, optimizations, fault_tolerance, training, perturbations");
   EXPECT_EQ(errors[20], "... and 5 more errors");
 }
 
@@ -49,7 +49,7 @@ TEST(BadInputErrors, ARunawayKeyIsShownClippedAndFound) {
   ASSERT_EQ(errors.size(), 1U);
   EXPECT_EQ(errors[0], "bad.yaml:7:1: (top level): unknown field '" + std::string(60, 'k') +
                            "...'; expected one of name, description, model, hardware, topology, parallelism, "
-                           "optimizations, fault_tolerance, training");
+                           "optimizations, fault_tolerance, training, perturbations");
 }
 
 TEST(BadInputErrors, ValidUtf8IsAccepted) {

@@ -96,7 +96,7 @@ TEST(BadInputFiles, AFileOfManyUnknownKeysEndsWithACount) {
   const Outcome run = run_limited({"memory", "keys.yaml"});
   expect_refused(run,
                  "keys.yaml:1:1: (top level): unknown field 'unknown_key_0'; expected one of name, description, "
-                 "model, hardware, topology, parallelism, optimizations, fault_tolerance, training");
+                 "model, hardware, topology, parallelism, optimizations, fault_tolerance, training, perturbations");
   EXPECT_EQ(run.last_line, "... and 59980 more errors");
   fs::remove(scratch() / "keys.yaml");
 }
