@@ -279,10 +279,12 @@ double Generator::expert_forward_seconds(const LayerPlan& lp) {
 // ZeRO-3 / FSDP: the layer's parameter all-gathers (dense over DP, experts over expert DP) on the
 // DP stream, waited for by the layer's pass. FSDP and Megatron-FSDP prefetch one unit ahead and
 // hold at most two gathered units (the one computing, the next), so the gather may start once the
-// pass two before it on this stage has ended (at once for the step's first two).
+// pass two before it on this stage has ended (at once for the step's first two), and after the
+// previous gather (one all-gather stream).
 void Generator::emit_fsdp_gather(const LayerPlan& lp, const Labels& l) {
   if (!fsdp_gathers(lp)) return;
   const TaskId after = fsdp_pass_end_[static_cast<std::size_t>(l.stage)][0];
+  TaskId& previous = fsdp_last_gather_[static_cast<std::size_t>(l.stage)];
   for (const bool expert : {false, true}) {
     const double bytes = expert ? lp.fsdp_expert_gather_bytes : lp.fsdp_gather_bytes;
     if (bytes <= 0) continue;
@@ -290,6 +292,8 @@ void Generator::emit_fsdp_gather(const LayerPlan& lp, const Labels& l) {
                     .scope = expert ? Scope::kExpertDp : Scope::kDp, .collective = Collective::kAllGather};
     const TaskId g = add_comm(l, op, bytes);
     if (after != kNone) w_.add_edge(after, g);
+    if (previous != kNone) w_.add_edge(previous, g);
+    previous = g;
     units_.push_back(g);
     deps_.push_back(g);
   }

@@ -133,6 +133,7 @@ class Generator {
   // layer's parameter all-gather waits for the older one (two gathered layers at a time: the one
   // computing and the one prefetched).
   std::vector<std::array<TaskId, 2>> fsdp_pass_end_;
+  std::vector<TaskId> fsdp_last_gather_;  // per stage: gathers run one after another (FSDP's stream)
 
   // Emission state of the op being generated.
   std::vector<TaskId> deps_;
