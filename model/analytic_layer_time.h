@@ -15,17 +15,19 @@ struct PassTime {
   double cp = 0;
   double ep = 0;
   double a2a = 0;  // all-to-all seconds inside `ep` (what EP overlap pairs)
-  [[nodiscard]] double total() const { return compute + tp + cp + ep; }
+  double dp = 0;   // ZeRO-3 / FSDP: the layer's parameter all-gather left exposed by the prefetch
+  [[nodiscard]] double total() const { return compute + tp + cp + ep + dp; }
   PassTime& operator+=(const PassTime& o) {
     compute += o.compute;
     tp += o.tp;
     cp += o.cp;
     ep += o.ep;
     a2a += o.a2a;
+    dp += o.dp;
     return *this;
   }
   friend PassTime operator*(double k, PassTime t) {
-    return {k * t.compute, k * t.tp, k * t.cp, k * t.ep, k * t.a2a};
+    return {k * t.compute, k * t.tp, k * t.cp, k * t.ep, k * t.a2a, k * t.dp};
   }
 };
 

@@ -89,6 +89,20 @@ BlockTimes time_blocks(const RankPlan& plan, const ModelSpec& model, const Layer
     bt.dense_kept = plan.dense.present ? time_block(plan.dense, kx, true) : LayerTime{};
     bt.moe_kept = plan.moe.present ? time_block(plan.moe, kx, true) : LayerTime{};
   }
+  // ZeRO-3 / FSDP (MoFa has no term for it): each layer's parameters are all-gathered before its
+  // forward and again before its backward, prefetched one layer ahead as FSDP and Megatron-FSDP
+  // do, so a layer's gather runs under the previous layer's pass and only what exceeds a pass is
+  // exposed. Layers of one type follow each other, so the pass hiding it is one of the same type.
+  auto fsdp = [&](const PlanBlock& block, LayerTime& t) {
+    const double gather = comm_seconds(block.fsdp_gather, x.inv_mub);
+    if (gather <= 0) return;
+    t.f.dp = std::max(0.0, gather - t.f.total());
+    t.b.dp = std::max(0.0, gather - t.backward().total());
+  };
+  fsdp(plan.dense, bt.dense);
+  fsdp(plan.moe, bt.moe);
+  fsdp(plan.dense, bt.dense_kept);
+  fsdp(plan.moe, bt.moe_kept);
   bt.emb = time_block(plan.embedding, x, false);
   bt.head = time_block(plan.head, x, false);
   if (model.mtp_depth > 0) {
@@ -393,6 +407,7 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
   pipeline_term(plan_, k, f, chunk_times, t_pp, blocks.moe_pair_delta,
                 {.rank = busiest, .busy = busiest_busy, .sum = rank_sum, .pair = rank_pair}, out, last_end);
   optimizer_term(plan_, chunk_times, last_end, x, out);
+  bd.dp_exposed += mb_per_chunk * (rank_sum.f.dp + rank_b.dp);  // ZeRO-3's per-layer gathers
 
   const double gpus = input_.parallel.gpus();
   const double peak = peak_flops(hw, f.compute_dtype);

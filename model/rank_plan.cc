@@ -188,6 +188,22 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
     return CommCost{whole.latency * buckets, whole.bandwidth};
   };
   const bool distributed = feat.distributed_optimizer;
+  // ZeRO-3 / FSDP: each transformer layer is one FSDP unit, all-gathered whole (one collective per
+  // group, the unit's flat parameter buffer) before its forward and before its backward.
+  const bool zero3 = dp_sharding(feat) == DpSharding::kOptimGradsParams;
+  if (zero3) {
+    for (PlanBlock* b : {&plan.dense, &plan.moe}) {
+      if (!b->present) continue;
+      if (shards.dense_dp > 1) b->fsdp_gather_bytes = b->dense_params * bpp.weight;
+      if (shards.expert_dp > 1) b->fsdp_expert_gather_bytes = b->expert_params * bpp.weight;
+      // one collective per unit (FSDP's flat buffer): no dp_bucket_bytes split
+      auto whole = [](const topology::CommGroup* g, double bytes) {
+        return g == nullptr || bytes <= 0 || g->size() == 1 ? CommCost{}
+                                                            : comm_cost(*g, CollectiveKind::kAllGather, bytes);
+      };
+      b->fsdp_gather = whole(dense_dp, b->fsdp_gather_bytes) + whole(expert_dp, b->fsdp_expert_gather_bytes);
+    }
+  }
   plan.dp.assign(static_cast<std::size_t>(p), RankDp{});
   for (int r = 0; r < p; ++r) {
     const GpuParams& gp = plan.memory.stages[static_cast<std::size_t>(r)].params;
@@ -197,12 +213,12 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
     d.dense_grad_bytes = dense * bpp.grad;
     d.expert_grad_bytes = expert * bpp.grad;
     if (distributed) {  // MoFa(25) MoFa(26): RS of gradients + AG of parameters
-      if (shards.dense_dp > 1) d.dense_param_bytes = dense * bpp.weight;
-      if (shards.expert_dp > 1) d.expert_param_bytes = expert * bpp.weight;
+      if (shards.dense_dp > 1 && !zero3) d.dense_param_bytes = dense * bpp.weight;
+      if (shards.expert_dp > 1 && !zero3) d.expert_param_bytes = expert * bpp.weight;
       d.grad = bucketed(dense_dp, CollectiveKind::kReduceScatter, d.dense_grad_bytes) +
                bucketed(expert_dp, CollectiveKind::kReduceScatter, d.expert_grad_bytes);
-      d.params = bucketed(dense_dp, CollectiveKind::kAllGather, dense * bpp.weight) +
-                 bucketed(expert_dp, CollectiveKind::kAllGather, expert * bpp.weight);
+      d.params = bucketed(dense_dp, CollectiveKind::kAllGather, d.dense_param_bytes) +
+                 bucketed(expert_dp, CollectiveKind::kAllGather, d.expert_param_bytes);
     } else {
       d.grad = bucketed(dense_dp, CollectiveKind::kAllReduce, d.dense_grad_bytes) +
                bucketed(expert_dp, CollectiveKind::kAllReduce, d.expert_grad_bytes);

@@ -52,6 +52,13 @@ struct PlanBlock {
   // expert DP). Layers always; embedding and head with RankPlanInput::simulation_detail.
   double dense_params = 0;
   double expert_params = 0;
+  // ZeRO-3 / FSDP (DpSharding::kOptimGradsParams): the block's parameters all-gathered before each
+  // forward and again before each backward of every micro-batch (one FSDP unit per transformer
+  // layer), dense over the dense DP group and routed experts over the expert-DP group; 0 otherwise
+  // and for the embedding and head. Bytes per GPU (its weight shard times the group), and priced.
+  double fsdp_gather_bytes = 0;
+  double fsdp_expert_gather_bytes = 0;
+  CommCost fsdp_gather;
   bool present = false;      // the model has a block of this type
 };
 
@@ -73,7 +80,9 @@ struct PlanChunk {
 struct RankDp {
   double dense_grad_bytes = 0;   // gradients the dense group reduces (all-reduce, or reduce-scatter)
   double expert_grad_bytes = 0;
-  double dense_param_bytes = 0;  // distributed optimizer: parameters all-gathered (group > 1), else 0
+  // distributed optimizer (ZeRO-1/2): parameters all-gathered after the update (group > 1), else 0;
+  // 0 under ZeRO-3, whose parameters stay sharded and are gathered per layer (PlanBlock::fsdp_*)
+  double dense_param_bytes = 0;
   double expert_param_bytes = 0;
   CommCost grad;                 // priced: dense + expert gradient reduction, bucketed
   CommCost params;               // priced: dense + expert parameter all-gather, bucketed

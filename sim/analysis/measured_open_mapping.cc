@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "model/shape.h"
+#include "model/stage_layout.h"
 #include "sim/analysis/measured_open_quantity.h"
 #include "sim/scenario/budgets.h"
 #include "sim/scenario/loader.h"
@@ -225,13 +226,16 @@ std::optional<std::string> precision_not_expressible(const std::string& text) {
 
 struct Sharding {
   bool distributed_optimizer = false;
+  model::DpSharding level = model::DpSharding::kNone;  // kOptim with the distributed optimizer
   bool overlapped = false;  // the optimizer overlaps its gradient reduce with the backward
   std::string why_not{};
 };
 
 Sharding sharding_of(const std::string& text, int dp) {
+  // FSDP2's full shard (reshard after forward, its default) is ZeRO-3: parameters, gradients and
+  // optimizer state sharded over the DP group, each layer gathered for its forward and backward.
   if (has(text, "full shard") || has(text, "zero-3")) {
-    return {.why_not = "FSDP / ZeRO-3 parameter sharding: the schema has no ZeRO-3"};
+    return {.distributed_optimizer = true, .level = model::DpSharding::kOptimGradsParams};
   }
   static const std::regex kGroups(R"(within groups of (\d+))");
   std::smatch m;
@@ -377,12 +381,15 @@ OpenCase map_open_run(const OpenRun& run) {
   c.features = model::FeatureSpec{
       .dp_overlap = {.enabled = stack.dp_overlap || sharding.overlapped},
       .distributed_optimizer = sharding.distributed_optimizer,
+      .dp_sharding = sharding.distributed_optimizer ? std::max(sharding.level, model::DpSharding::kOptim)
+                                                    : model::DpSharding::kNone,
       .recompute = out.recompute,
   };
   c.topology = topo;
   try {
     model::validate_model(c.model);
     model::validate_parallel(c.model, c.parallel);
+    (void)model::chunk_layers(c.model, c.parallel);  // an uneven split needs the run's stage_layers
     c.topology.validate();
   } catch (const std::invalid_argument& e) {
     why.push_back(std::string("the schema rejects the layout: ") + e.what());

@@ -23,6 +23,8 @@ Generator::Generator(const GenerateInput& in)
   offload_d2h_.assign(chunk_slots * m_, {});
   layer_last_grad_.assign(chunk_slots, {});
   gather_before_forward_.assign(chunk_slots, kNone);
+  fsdp_pass_end_.assign(static_cast<std::size_t>(sched_.stages()), {kNone, kNone});
+  fsdp_last_gather_.assign(static_cast<std::size_t>(sched_.stages()), kNone);
 }
 
 // The passes in order: the early parameter all-gathers (what the forwards wait for), the

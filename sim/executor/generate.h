@@ -24,6 +24,9 @@
 //                            backward when off; with the distributed optimizer the parameter
 //                            all-gather runs at the start of the step under the forward (on) or
 //                            after the update (off).
+//   ZeRO-3      each layer's parameter all-gather on the DP stream before its forward and its
+//                            backward, one after another, issued once the pass two before it on the
+//                            stage has ended (FSDP's one-unit prefetch); no gather after the update.
 //   Optimizer   (MoFa(13) MoFa(25) MoFa(26) MoFa(27) MoFa(28))  GPU update on the compute stream, or per
 //                            bucket D2H, CPU update, H2D on the copy engines and host.
 //   Recompute   (MoFa(29) MoFa(30) MoFa(31) MoFa(32))  a recompute task (selective: the flagged ops; full: the forward

@@ -276,11 +276,45 @@ double Generator::expert_forward_seconds(const LayerPlan& lp) {
   return s;
 }
 
+// ZeRO-3 / FSDP: the layer's parameter all-gathers (dense over DP, experts over expert DP) on the
+// DP stream, waited for by the layer's pass. FSDP and Megatron-FSDP prefetch one unit ahead and
+// hold at most two gathered units (the one computing, the next), so the gather may start once the
+// pass two before it on this stage has ended (at once for the step's first two), and after the
+// previous gather (one all-gather stream).
+void Generator::emit_fsdp_gather(const LayerPlan& lp, const Labels& l) {
+  if (!fsdp_gathers(lp)) return;
+  const TaskId after = fsdp_pass_end_[static_cast<std::size_t>(l.stage)][0];
+  TaskId& previous = fsdp_last_gather_[static_cast<std::size_t>(l.stage)];
+  for (const bool expert : {false, true}) {
+    const double bytes = expert ? lp.fsdp_expert_gather_bytes : lp.fsdp_gather_bytes;
+    if (bytes <= 0) continue;
+    const PlanOp op{.name = expert ? "fsdp_expert_param_all_gather" : "fsdp_param_all_gather", .is_comm = true,
+                    .scope = expert ? Scope::kExpertDp : Scope::kDp, .collective = Collective::kAllGather};
+    const TaskId g = add_comm(l, op, bytes);
+    if (after != kNone) w_.add_edge(after, g);
+    if (previous != kNone) w_.add_edge(previous, g);
+    previous = g;
+    units_.push_back(g);
+    deps_.push_back(g);
+  }
+}
+
+// Records the end of a ZeRO-3 layer pass for the gathers that follow it.
+void Generator::end_fsdp_pass(const LayerPlan& lp, const Labels& l) {
+  if (!fsdp_gathers(lp) || span_.last == kNone) return;
+  auto& ends = fsdp_pass_end_[static_cast<std::size_t>(l.stage)];
+  ends = {ends[1], span_.last};
+}
+
+bool Generator::fsdp_gathers(const LayerPlan& lp) { return lp.fsdp_gather_bytes + lp.fsdp_expert_gather_bytes > 0; }
+
 // MoFa(7): one layer's forward, its compute and communication as DAG tasks; with offload (MoFa(33)
 // MoFa(34) MoFa(35)) its stored activation goes D2H after it.
 void Generator::emit_layer_forward(const LayerPlan& lp, const Labels& l) {
   span_ = {};
+  emit_fsdp_gather(lp, l);
   emit_program(lp.forward, l, Category::kCompute, false, 0);
+  end_fsdp_pass(lp, l);
   const double stored = stored_bytes(lp);
   if (span_.first == kNone) return;
   w_.add_alloc(span_.first, stored);
@@ -304,6 +338,7 @@ void Generator::emit_layer_backward(const LayerPlan& lp, const Labels& l, bool f
   const double stored = stored_bytes(lp);
   const double total = lp.activation_bytes - (memfine_applies(lp) ? lp.expert_activation_bytes : 0.0);
   span_ = {};
+  emit_fsdp_gather(lp, l);
   if (offloads(lp)) {
     const auto& d2hs = offload_d2h_[mb_slot(l.stage, l.chunk, l.microbatch)];
     MOFASIM_CHECK(offload_index < d2hs.size(), "offload copy missing for a layer's backward");
@@ -367,6 +402,7 @@ void Generator::emit_layer_backward(const LayerPlan& lp, const Labels& l, bool f
     emit_program(lp.weight_grad, wl, Category::kCompute, false, 0);
   }
   if (span_.last != kNone) w_.add_free(span_.last, std::max(0.0, total - wgrad));
+  end_fsdp_pass(lp, l);
 }
 
 Span Generator::merge(Span a, Span b) {

@@ -7,6 +7,7 @@
 // lookup tables its P2P and gradient tasks are found through.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -86,6 +87,9 @@ class Generator {
   void emit_layer_forward(const LayerPlan& lp, const Labels& l);
   void emit_layer_backward(const LayerPlan& lp, const Labels& l, bool full, TaskId prefetch_after,
                            std::size_t offload_index);
+  void emit_fsdp_gather(const LayerPlan& lp, const Labels& l);
+  void end_fsdp_pass(const LayerPlan& lp, const Labels& l);
+  static bool fsdp_gathers(const LayerPlan& lp);
   static Span merge(Span a, Span b);
   void emit_layer_weight_grad(const LayerPlan& lp, const Labels& l);
 
@@ -125,6 +129,11 @@ class Generator {
   std::vector<std::vector<TaskId>> offload_d2h_;
   std::vector<std::vector<TaskId>> layer_last_grad_;
   std::vector<TaskId> gather_before_forward_;
+  // ZeRO-3 / FSDP, per stage: the last task of the two latest layer passes emitted there; a
+  // layer's parameter all-gather waits for the older one (two gathered layers at a time: the one
+  // computing and the one prefetched).
+  std::vector<std::array<TaskId, 2>> fsdp_pass_end_;
+  std::vector<TaskId> fsdp_last_gather_;  // per stage: gathers run one after another (FSDP's stream)
 
   // Emission state of the op being generated.
   std::vector<TaskId> deps_;

@@ -121,6 +121,8 @@ LayerPlan layer(const model::PlanBlock& block, double grad_bytes_per_param, cons
   lp.expert_activation_bytes = std::max(0.0, t.routed_activation_bytes - t.routed_input_bytes);
   lp.dense_grad_bytes = block.dense_params * grad_bytes_per_param;
   lp.expert_grad_bytes = block.expert_params * grad_bytes_per_param;
+  lp.fsdp_gather_bytes = block.fsdp_gather_bytes;
+  lp.fsdp_expert_gather_bytes = block.fsdp_expert_gather_bytes;
   return lp;
 }
 

@@ -65,6 +65,10 @@ struct LayerPlan {
   // Gradient bytes this layer contributes to the dense and expert DP reductions (per GPU).
   double dense_grad_bytes = 0;
   double expert_grad_bytes = 0;
+  // ZeRO-3 / FSDP: parameter bytes all-gathered (DP, expert DP) before each forward and backward
+  // of this layer (model::PlanBlock::fsdp_gather_bytes); 0 otherwise.
+  double fsdp_gather_bytes = 0;
+  double fsdp_expert_gather_bytes = 0;
 };
 
 // Per pipeline rank (stage): static memory and optimizer costs (model/'s memory model).
