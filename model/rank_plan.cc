@@ -38,9 +38,6 @@ void price_ops(PlanBlock& block, const HardwareSpec& hw, const FeatureSpec& f) {
 // last to first, the embedding. Dense gradients the blocks do not carry ride in the last bucket.
 void count_gradient_buckets(const RankPlan& plan, const ModelSpec& model, int r, double grad_bytes_per_param,
                             double cap, RankDp& d) {
-  std::vector<const PlanChunk*> order;
-  for (int k = 0; k < plan.v; ++k) order.push_back(&plan.chunk(r, k));
-  std::sort(order.begin(), order.end(), [](const PlanChunk* a, const PlanChunk* b) { return a->chunk > b->chunk; });
   GradientBuckets dense(cap);
   GradientBuckets expert(cap);
   double carried = 0;
@@ -51,7 +48,18 @@ void count_gradient_buckets(const RankPlan& plan, const ModelSpec& model, int r,
     if (dense_bytes > 0) dense.add(dense_bytes);
     if (expert_bytes > 0) expert.add(expert_bytes);
   };
-  for (const PlanChunk* c : order) {
+  // The rank's v chunks by descending pipeline position (v is small: pick the next one each time;
+  // the key tells DualPipe's two copies of one middle chunk apart).
+  const int v = plan.v;
+  int below = plan.p * v * v;
+  for (int n = 0; n < v; ++n) {
+    int next = -1;
+    for (int k = 0; k < v; ++k) {
+      const int key = plan.chunk(r, k).chunk * v + k;
+      if (key < below && key > next) next = key;
+    }
+    below = next;
+    const PlanChunk* c = &plan.chunk(r, next % v);
     if (c->head) add(plan.head);
     for (int l = c->first_layer + c->num_layers - 1; l >= c->first_layer; --l) add(plan.layer_block(model, l));
     if (c->embedding) add(plan.embedding);
@@ -112,7 +120,7 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
   plan.embedding.ops = ops_for_embedding(model, par);
   plan.head.ops = ops_for_head(model, par);
   {
-    const ModelParams mp = model_params(model);
+    const ModelParams mp = edge_params(model);
     plan.embedding.dense_params = (mp.embedding + mp.position_embedding) / par.tp;
     const double head_weight =
         (mp.head > 0 || par.pp > 1) ? model.vocab_size * static_cast<double>(model.hidden_size) : 0.0;
