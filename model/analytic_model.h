@@ -32,7 +32,7 @@
 //     (schedules/factory.h; DualPipe's F&B pair with the EP overlap credit) + 2(p−1) exposed hops.
 //   * Optimizer (13)–(14): per pipeline rank, DP reduction (all-reduce of gradients, or
 //     reduce-scatter of gradients + all-gather of parameters with the distributed optimizer
-//     (25)–(26)), in dp_bucket_bytes buckets, plus the update (GPU Adam as a memory-bound pass
+//     (25)–(26)), one α per gradient bucket of whole layers (model::GradientBuckets), plus the update (GPU Adam as a memory-bound pass
 //     over the optimizer bytes, or D2H + CPU update + H2D (27)–(28)). Each rank starts its own
 //     when its last pass ends; the step ends with the last rank (14). Interleaved 1F1B takes rank
 //     r's end as Σ_{j<r}(T_B,j + hop) before rank 0's (the drain), ZB-H1 and DualPipe the pipeline's.

@@ -73,14 +73,19 @@ MtpParams mtp_params(const ModelSpec& model) {
   return p;
 }
 
-ModelParams model_params(const ModelSpec& model) {
-  validate_model(model);
+ModelParams edge_params(const ModelSpec& model) {
   const double h = model.hidden_size;
   ModelParams p;
   p.embedding = static_cast<double>(model.vocab_size) * h;
   p.position_embedding = model.position == PositionKind::kLearned ? static_cast<double>(model.seq_length) * h : 0;
   p.head = model.untie_embeddings ? p.embedding : 0;
   p.final_norm = h * norm_vectors(model.norm);
+  return p;
+}
+
+ModelParams model_params(const ModelSpec& model) {
+  validate_model(model);
+  ModelParams p = edge_params(model);
   for (int i = 0; i < model.num_layers; ++i) {
     const LayerParams lp = layer_params(model, i);
     p.layers += lp.total();

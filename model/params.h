@@ -66,6 +66,9 @@ struct ModelParams {
   [[nodiscard]] double total_with_mtp() const { return total() + mtp + mtp_extra; }
 };
 ModelParams model_params(const ModelSpec& model);
+// The embedding, position embedding, head and final norm of model_params alone (layers and MTP
+// left 0), without its per-layer walk; expects a validated model.
+ModelParams edge_params(const ModelSpec& model);
 
 // Parameters held by one GPU, grouped by the data-parallel group their optimizer state is sharded
 // over: dense (attention DP) and expert (expert DP).

@@ -1,9 +1,11 @@
 // The priced per-rank plan (see rank_plan.h).
 #include "model/rank_plan.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "model/compute_time.h"
 #include "model/flops.h"
@@ -29,6 +31,42 @@ void price_ops(PlanBlock& block, const HardwareSpec& hw, const FeatureSpec& f) {
       block.op_seconds[static_cast<std::size_t>(ph)][i] = phase_seconds(ops[i].phase(kPhases[ph]), ops[i].op_class, hw, f);
     }
   }
+}
+
+// Rank r's gradient buckets per DP group (GradientBuckets), in the order its backward finishes the
+// blocks: chunks from the last pipeline position to the first; in each, the head, the layers from
+// last to first, the embedding. Dense gradients the blocks do not carry ride in the last bucket.
+void count_gradient_buckets(const RankPlan& plan, const ModelSpec& model, int r, double grad_bytes_per_param,
+                            double cap, RankDp& d) {
+  GradientBuckets dense(cap);
+  GradientBuckets expert(cap);
+  double carried = 0;
+  auto add = [&](const PlanBlock& b) {
+    const double dense_bytes = b.dense_params * grad_bytes_per_param;
+    const double expert_bytes = b.expert_params * grad_bytes_per_param;
+    carried += dense_bytes;
+    if (dense_bytes > 0) dense.add(dense_bytes);
+    if (expert_bytes > 0) expert.add(expert_bytes);
+  };
+  // The rank's v chunks by descending pipeline position (v is small: pick the next one each time;
+  // the key tells DualPipe's two copies of one middle chunk apart).
+  const int v = plan.v;
+  int below = plan.p * v * v;
+  for (int n = 0; n < v; ++n) {
+    int next = -1;
+    for (int k = 0; k < v; ++k) {
+      const int key = plan.chunk(r, k).chunk * v + k;
+      if (key < below && key > next) next = key;
+    }
+    below = next;
+    const PlanChunk* c = &plan.chunk(r, next % v);
+    if (c->head) add(plan.head);
+    for (int l = c->first_layer + c->num_layers - 1; l >= c->first_layer; --l) add(plan.layer_block(model, l));
+    if (c->embedding) add(plan.embedding);
+  }
+  if (d.dense_grad_bytes - carried > 0) dense.add_to_last(d.dense_grad_bytes - carried);
+  d.dense_grad_buckets = dense.count();
+  d.expert_grad_buckets = expert.count();
 }
 
 }  // namespace
@@ -78,11 +116,11 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
   }
   // Embedding and head parameters join the dense DP group: the embedding with chunk 0, the head
   // (its own weight when untied, the tied copy on the last stage when pp > 1) with the last chunk.
-  // Only the simulation's gradient buckets need them per block (model_params walks every layer).
+  // Both step models' gradient buckets need them per block (GradientBuckets).
   plan.embedding.ops = ops_for_embedding(model, par);
   plan.head.ops = ops_for_head(model, par);
-  if (in.simulation_detail) {
-    const ModelParams mp = model_params(model);
+  {
+    const ModelParams mp = edge_params(model);
     plan.embedding.dense_params = (mp.embedding + mp.position_embedding) / par.tp;
     const double head_weight =
         (mp.head > 0 || par.pp > 1) ? model.vocab_size * static_cast<double>(model.hidden_size) : 0.0;
@@ -179,13 +217,11 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
     dense_dp = &groups->communicator(groups->members(par.cp > 1 ? GroupKind::kDpCp : GroupKind::kDp));
     expert_dp = &groups->communicator(groups->members(GroupKind::kExpertDp));
   }
-  const double bucket = feat.dp_bucket_bytes > 0 ? feat.dp_bucket_bytes : 0;
-  // A collective in dp_bucket_bytes buckets: each bucket pays α, the bytes pay β once.
-  auto bucketed = [&](const topology::CommGroup* group, CollectiveKind kind, double bytes) {
+  // A collective issued `calls` times over `bytes` in all: each call pays α, the bytes pay β once.
+  auto bucketed = [&](const topology::CommGroup* group, CollectiveKind kind, double bytes, int calls) {
     if (group == nullptr || bytes <= 0 || group->size() == 1) return CommCost{};
-    const double buckets = bucket > 0 ? std::ceil(bytes / bucket) : 1;
     const CommCost whole = comm_cost(*group, kind, bytes);
-    return CommCost{whole.latency * buckets, whole.bandwidth};
+    return CommCost{whole.latency * std::max(calls, 1), whole.bandwidth};
   };
   const bool distributed = feat.distributed_optimizer;
   // ZeRO-3 / FSDP: each transformer layer is one FSDP unit, all-gathered whole (one collective per
@@ -212,16 +248,24 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
     RankDp& d = plan.dp[static_cast<std::size_t>(r)];
     d.dense_grad_bytes = dense * bpp.grad;
     d.expert_grad_bytes = expert * bpp.grad;
+    count_gradient_buckets(plan, model, r, bpp.grad, feat.dp_bucket_bytes, d);
+    // The distributed optimizer's parameter all-gathers, as the step simulation issues them: one
+    // per chunk ahead of its forward with DP overlap, one per gradient bucket after its CPU update,
+    // else one after the GPU update.
+    d.param_gathers = feat.dp_overlap.enabled                            ? v
+                      : feat.optimizer_placement == OptimizerPlacement::kCpu ? d.dense_grad_buckets + d.expert_grad_buckets
+                                                                         : 1;
     if (distributed) {  // MoFa(25) MoFa(26): RS of gradients + AG of parameters
       if (shards.dense_dp > 1 && !zero3) d.dense_param_bytes = dense * bpp.weight;
       if (shards.expert_dp > 1 && !zero3) d.expert_param_bytes = expert * bpp.weight;
-      d.grad = bucketed(dense_dp, CollectiveKind::kReduceScatter, d.dense_grad_bytes) +
-               bucketed(expert_dp, CollectiveKind::kReduceScatter, d.expert_grad_bytes);
-      d.params = bucketed(dense_dp, CollectiveKind::kAllGather, d.dense_param_bytes) +
-                 bucketed(expert_dp, CollectiveKind::kAllGather, d.expert_param_bytes);
+      d.grad = bucketed(dense_dp, CollectiveKind::kReduceScatter, d.dense_grad_bytes, d.dense_grad_buckets) +
+               bucketed(expert_dp, CollectiveKind::kReduceScatter, d.expert_grad_bytes, d.expert_grad_buckets);
+      // ZeRO-3 gathers per layer (above), not after the update: no gather bytes, no gather cost.
+      d.params = bucketed(dense_dp, CollectiveKind::kAllGather, zero3 ? 0.0 : dense * bpp.weight, d.param_gathers) +
+                 bucketed(expert_dp, CollectiveKind::kAllGather, zero3 ? 0.0 : expert * bpp.weight, d.param_gathers);
     } else {
-      d.grad = bucketed(dense_dp, CollectiveKind::kAllReduce, d.dense_grad_bytes) +
-               bucketed(expert_dp, CollectiveKind::kAllReduce, d.expert_grad_bytes);
+      d.grad = bucketed(dense_dp, CollectiveKind::kAllReduce, d.dense_grad_bytes, d.dense_grad_buckets) +
+               bucketed(expert_dp, CollectiveKind::kAllReduce, d.expert_grad_bytes, d.expert_grad_buckets);
     }
     d.updated_params = distributed ? dense / shards.dense_dp + expert / shards.expert_dp : dense + expert;
     // Adam reads the gradient, reads and writes master weights and moments, writes the weight.

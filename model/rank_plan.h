@@ -49,7 +49,7 @@ struct PlanBlock {
   // RankPlanInput::simulation_detail (the closed form re-prices per rate knob set instead).
   std::array<std::array<double, kMaxOps>, kPhaseCount> op_seconds{};
   // Parameters of the block on one GPU, by the DP group that reduces their gradients (dense DP,
-  // expert DP). Layers always; embedding and head with RankPlanInput::simulation_detail.
+  // expert DP): they fill the gradient buckets (GradientBuckets).
   double dense_params = 0;
   double expert_params = 0;
   // ZeRO-3 / FSDP (DpSharding::kOptimGradsParams): the block's parameters all-gathered before each
@@ -75,6 +75,33 @@ struct PlanChunk {
   bool head = false;       // the last chunk: head + loss (and the MTP modules)
 };
 
+// Megatron DDP's gradient buckets: the gradients of whole blocks (a transformer layer, the
+// embedding, the head) join the open bucket in the order the backward finishes them, and the
+// bucket closes once it holds `cap` bytes or more (cap <= 0: a single bucket). A block is never
+// split, so a layer larger than the cap is a bucket of its own. The plan counts a rank's buckets
+// with it (each bucket pays its collective's α in the closed form) and the DAG generator emits one
+// reduction per bucket with it, so both step models charge the same number of α.
+class GradientBuckets {
+ public:
+  explicit GradientBuckets(double cap) : cap_(cap) {}
+  // Adds one block's gradient bytes; true when they close the open bucket.
+  bool add(double bytes) {
+    open_ += bytes;
+    if (cap_ <= 0 || open_ < cap_) return false;
+    open_ = 0;
+    ++closed_;
+    return true;
+  }
+  // Bytes that ride in the last bucket without closing it (the open one, or a new one).
+  void add_to_last(double bytes) { open_ += bytes; }
+  [[nodiscard]] int count() const { return closed_ + (open_ > 0 ? 1 : 0); }
+
+ private:
+  double cap_;
+  double open_ = 0;
+  int closed_ = 0;
+};
+
 // One pipeline rank's DP reduction and optimizer update (MoFa(13) MoFa(24) MoFa(25) MoFa(26)
 // MoFa(27) MoFa(28)), per group: dense over DP (dp*cp with CP), experts over expert DP.
 struct RankDp {
@@ -84,8 +111,11 @@ struct RankDp {
   // 0 under ZeRO-3, whose parameters stay sharded and are gathered per layer (PlanBlock::fsdp_*)
   double dense_param_bytes = 0;
   double expert_param_bytes = 0;
-  CommCost grad;                 // priced: dense + expert gradient reduction, bucketed
-  CommCost params;               // priced: dense + expert parameter all-gather, bucketed
+  int dense_grad_buckets = 0;    // GradientBuckets over the rank's blocks in backward order
+  int expert_grad_buckets = 0;
+  int param_gathers = 0;         // all-gathers of each group's parameters (see build_rank_plan)
+  CommCost grad;                 // priced: dense + expert gradient reduction, α per bucket
+  CommCost params;               // priced: dense + expert parameter all-gather, α per gather
   double updated_params = 0;     // parameters whose optimizer state this GPU updates (1/d sharded)
   double update_bytes = 0;       // HBM bytes of the GPU Adam update (MoFa(13) MoFa(26))
   double d2h_bytes = 0;          // CPU optimizer: gradients to host (MoFa(28))
@@ -106,8 +136,7 @@ struct RankPlanInput {
   // memory report, its order DualPipe's overlapped pairs. Without it the plan asks the schedules
   // module for the same (schedules::stage_inflight_microbatches, build_schedule on step_shape).
   const schedules::Schedule* schedule = nullptr;
-  // Fill what only the step simulation reads: PlanBlock::op_seconds, the embedding's and head's
-  // parameters, RankDp::gpu_update_seconds. The closed form re-prices per knob set instead, and
+  // Fill what only the step simulation reads: PlanBlock::op_seconds, RankDp::gpu_update_seconds. The closed form re-prices per knob set instead, and
   // its prepare path (the tuner's) stays free of the per-layer parameter walk.
   bool simulation_detail = false;
 };

@@ -5,14 +5,16 @@
 #include <algorithm>
 #include <vector>
 
+#include "model/rank_plan.h"
+
 namespace mofasim::executor::detail {
 
 // Gradient buckets of one stage in the order the backward finishes them: chunks in reverse
-// position order, layers in reverse.
+// position order, layers in reverse; model::GradientBuckets closes them, as the plan counts them.
 std::vector<Generator::Bucket> Generator::buckets(int stage, bool expert) const {
   std::vector<Bucket> out;
   Bucket cur;
-  const double cap = std::max(1.0, f_.dp_bucket_bytes);
+  model::GradientBuckets fill(f_.dp_bucket_bytes);
   std::vector<int> chunks(static_cast<std::size_t>(sched_.chunks()));
   for (int c = 0; c < sched_.chunks(); ++c) chunks[static_cast<std::size_t>(c)] = c;
   std::sort(chunks.begin(), chunks.end(), [&](int a, int b) {
@@ -36,7 +38,7 @@ std::vector<Generator::Bucket> Generator::buckets(int stage, bool expert) const 
       if (bytes <= 0) continue;
       cur.bytes += bytes;
       if (g < grads.size() && grads[g] != kNone) cur.ready.push_back(grads[g]);
-      if (cur.bytes >= cap) {
+      if (fill.add(bytes)) {
         out.push_back(std::move(cur));
         cur = {};
       }

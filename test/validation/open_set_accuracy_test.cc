@@ -37,7 +37,13 @@ struct Bound {
 
 // Measured on this commit's model (percent, in each row's own quantity).
 constexpr Bound kSimulated[] = {{"fit", 19, 42.23, 34.87}, {"test", 9, 40.03, 39.01}};
-constexpr Bound kAnalytic[] = {{"fit", 19, 16.63, 16.22}, {"test", 9, 28.20, 28.71}};
+// The analytic bounds were raised (from fit 16.63 / 16.22, test 28.20 / 28.71; the closed form
+// measured 15.13 / 14.33 and 22.20 / 19.99 just before) when it stopped paying the DP ring's
+// latency once per ceil(bytes / dp_bucket_bytes) piece of the gradient and began paying it per
+// bucket of whole layers, as the step simulation does (model::GradientBuckets). That excess latency
+// (5.6 s at InternLM-7B on 1,024 A100s) had offset the model's too-fast compute on these rows;
+// the simulated figures, which never paid it, are unchanged.
+constexpr Bound kAnalytic[] = {{"fit", 19, 26.36, 24.96}, {"test", 9, 30.26, 25.43}};
 
 ErrorStats a100_stats(const OpenValidation& v, const std::string& split) {
   std::vector<double> ape;
