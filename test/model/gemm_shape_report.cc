@@ -132,12 +132,13 @@ int main(int argc, char** argv) {
                                                      .tile_n = hw.kernels.gemm_tile_n,
                                                      .ceiling_flops = ceiling,
                                                      .hbm_bandwidth = hw.hbm_bandwidth,
-                                                     .hbm_fraction = hw.kernels.hbm_fraction};
+                                                     .hbm_fraction = hw.kernels.hbm_fraction,
+                                                     .grouped_fraction = hw.kernels.grouped_gemm_fraction};
     const double seconds = mofasim::model::kernels::gemm_time(device, m, n, k, groups, bytes).seconds;
     const double predicted = 2 * m * n * k * groups / seconds / 1e12;
     const double error = predicted / std::stod(f[5]) - 1;
     const bool in_fit = fitted_on(gpu) && index % 2 == 0;
-    Errors& e = (in_fit ? fit : held_out)[gpu + " " + (fp8 ? std::string("fp8") : dtype)];
+    Errors& e = (in_fit ? fit : held_out)[gpu + " " + (fp8 ? std::string("fp8") : dtype) + (groups > 1 ? " grouped" : "")];
     e.abs.push_back(std::fabs(error));
     e.signed_.push_back(error);
     e.measured_over_predicted.push_back(1 / (1 + error));
