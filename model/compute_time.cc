@@ -47,7 +47,8 @@ double kernel_seconds(const PhaseCost& work, const HardwareSpec& hw, const Featu
                                      .tile_n = kn.gemm_tile_n,
                                      .ceiling_flops = gemm_ceiling(hw, features.compute_dtype) * features.compute_scale,
                                      .hbm_bandwidth = hw.hbm_bandwidth,
-                                     .hbm_fraction = kn.hbm_fraction};
+                                     .hbm_fraction = kn.hbm_fraction,
+                                     .grouped_fraction = kn.grouped_gemm_fraction};
     return kernels::gemm_time(device, sh.m, sh.n, sh.k, sh.groups, work.hbm_bytes).seconds;
   }
   if (sh.kind == KernelKind::kAttention) {

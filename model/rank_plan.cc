@@ -268,8 +268,19 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
                bucketed(expert_dp, CollectiveKind::kAllReduce, d.expert_grad_bytes, d.expert_grad_buckets);
     }
     d.updated_params = distributed ? dense / shards.dense_dp + expert / shards.expert_dp : dense + expert;
-    // Adam reads the gradient, reads and writes master weights and moments, writes the weight.
-    d.update_bytes = d.updated_params * (bpp.grad + 2 * bpp.optimizer() + bpp.weight);
+    // Megatron's optimizer step (megatron/core/optimizer: clip_grads.py, optimizer.py,
+    // distrib_optimizer.py), per parameter of this GPU's shard unless said otherwise:
+    // - Adam (multi_tensor_adam) reads the gradient, reads and writes master weights and moments;
+    //   the copy to the model's parameters then reads the master weight again and writes the
+    //   weight (master = 0 without master weights: the update writes the weight in place);
+    // - gradient clipping's norm (multi_tensor_l2norm) reads the gradient once (the scaling pass
+    //   runs only when the norm exceeds the threshold, so it is left out);
+    // - zero_grad_buffer clears the whole local gradient buffer (every parameter of the rank, not
+    //   only the shard) for the next step.
+    d.adam_bytes = d.updated_params * (bpp.grad + 2 * bpp.optimizer() + bpp.master + bpp.weight);
+    d.clip_norm_bytes = d.updated_params * bpp.grad;
+    d.zero_grad_bytes = (dense + expert) * bpp.grad;
+    d.update_bytes = d.adam_bytes + d.clip_norm_bytes + d.zero_grad_bytes;
     d.d2h_bytes = d.updated_params * bpp.grad;    // MoFa(27) MoFa(28)
     d.h2d_bytes = d.updated_params * bpp.weight;
     if (in.simulation_detail) {

@@ -117,7 +117,12 @@ struct RankDp {
   CommCost grad;                 // priced: dense + expert gradient reduction, α per bucket
   CommCost params;               // priced: dense + expert parameter all-gather, α per gather
   double updated_params = 0;     // parameters whose optimizer state this GPU updates (1/d sharded)
-  double update_bytes = 0;       // HBM bytes of the GPU Adam update (MoFa(13) MoFa(26))
+  // HBM bytes of the GPU optimizer step (MoFa(13) MoFa(26)), the sum of the kernels Megatron runs
+  // each step (priced as one memory-bound pass by both step models):
+  double adam_bytes = 0;         //   multi-tensor Adam on this GPU's shard + the main -> model param copy
+  double clip_norm_bytes = 0;    //   the gradient-clipping norm pass (multi_tensor_l2norm) over the shard
+  double zero_grad_bytes = 0;    //   zeroing the whole local gradient buffer before the next step
+  double update_bytes = 0;       //   adam_bytes + clip_norm_bytes + zero_grad_bytes
   double d2h_bytes = 0;          // CPU optimizer: gradients to host (MoFa(28))
   double h2d_bytes = 0;          // CPU optimizer: updated parameters back
   double gpu_update_seconds = 0;  // at the specs' rates, with RankPlanInput::simulation_detail

@@ -113,6 +113,7 @@ struct KernelSpec {
   double hbm_fraction = 0;        // achieved fraction of hbm_bandwidth for memory-bound kernels
   double host_launch_seconds = 0; // host cost of one eager kernel launch: a kernel takes at least
                                   // this long unless FeatureSpec::cuda_graphs
+  double grouped_gemm_fraction = 1;  // grouped (MoE expert) GEMMs run at this fraction of the ceiling
 };
 
 struct EfficiencySpec {

@@ -32,7 +32,9 @@ GemmTime gemm_time(const GemmDevice& device, double m, double n, double k, int g
     t.split_k = std::clamp(std::floor(sms / t.tiles), 1.0, most_splits);
   }
   t.waves = std::ceil(t.tiles * t.split_k / sms);
-  const double per_sm_flops = device.ceiling_flops / sms;
+  require_positive(device.grouped_fraction, "hardware.kernels.grouped_gemm_fraction");
+  const double ceiling = groups > 1 ? device.ceiling_flops * device.grouped_fraction : device.ceiling_flops;
+  const double per_sm_flops = ceiling / sms;
   t.compute_seconds = t.waves * 2.0 * device.tile_m * device.tile_n * (k / t.split_k + kTileFillK) / per_sm_flops;
   if (hbm_bytes > 0) {
     require_positive(device.hbm_bandwidth, "hardware.hbm_bandwidth");

@@ -11,6 +11,7 @@
 //   split = tiles < sms ? clamp(floor(sms / tiles), 1, floor(k / kMinSplitK)) : 1
 //   waves = ceil(tiles * split / sms)
 //   t_compute = waves * 2 * tile_m * tile_n * (k / split + kTileFillK) / (ceiling / sms)
+//               (ceiling x grouped_fraction when groups > 1)
 //   t_memory = bytes / (hbm_fraction * hbm_bandwidth)
 //   t = max(t_compute, t_memory)
 #pragma once
@@ -33,6 +34,10 @@ struct GemmDevice {
   double ceiling_flops = 0;  // best-shape GEMM throughput of the whole GPU for the dtype, FLOP/s
   double hbm_bandwidth = 0;  // bytes/s
   double hbm_fraction = 0;   // achieved fraction of hbm_bandwidth
+  // A grouped GEMM (groups > 1) computes at grouped_fraction x ceiling_flops: Transformer Engine's
+  // grouped GEMMs reach less of the best shape than one dense GEMM of the same tiles (measured
+  // per GPU, hardware.kernels.grouped_gemm_fraction).
+  double grouped_fraction = 1;
 };
 
 struct GemmTime {

@@ -296,6 +296,7 @@ class Validator {
     at_least_one(k.gemm_tile_n(), p + ".gemm_tile_n");
     require(k, p, "gemm_ceiling_bf16", why);
     unit_fraction(k.hbm_fraction(), p + ".hbm_fraction");
+    unit_fraction(k.grouped_gemm_fraction(), p + ".grouped_gemm_fraction");
     if (s_.optimizations().compute_dtype() == proto::FP8) {
       require(k, p, "gemm_ceiling_fp8", "required by compute_model kernel with compute_dtype fp8");
     }

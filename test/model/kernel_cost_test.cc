@@ -42,6 +42,19 @@ TEST(GemmCost, WavesRoundUpAcrossGroups) {
   EXPECT_EQ(gemm_time(kDevice, 1025, 2048, 4096, 1, 0).tiles, 72);
 }
 
+TEST(GemmCost, GroupedGemmRunsAtItsFractionOfTheCeiling) {
+  // The 4 x 64-tile grouped GEMM above (3 waves) at grouped_fraction 0.8: 0.8e12 FLOP/s per SM,
+  // 3 * 2 * 128 * 256 * 4352 / 0.8e12 = 1069.5 us; one dense GEMM keeps the full ceiling.
+  GemmDevice grouped = kDevice;
+  grouped.grouped_fraction = 0.8;
+  const auto t = gemm_time(grouped, 1024, 2048, 4096, 4, 0);
+  EXPECT_DOUBLE_EQ(t.seconds, 3 * 2.0 * 128 * 256 * (4096 + 256) / 0.8e12);
+  EXPECT_NEAR(t.seconds, 1069.5e-6, 0.1e-6);
+  EXPECT_DOUBLE_EQ(gemm_time(grouped, 1024, 2048, 4096, 1, 0).seconds, 2.0 * 128 * 256 * (4096 + 256) / 1e12);
+  grouped.grouped_fraction = 0;
+  EXPECT_THROW(gemm_time(grouped, 1024, 2048, 4096, 4, 0), std::invalid_argument);
+}
+
 TEST(GemmCost, ThinOutputSplitsTheReduction) {
   // One 128 x 256 tile with k = 8192: split into min(100, 8192 / 1024 = 8) = 8 pieces of 1024.
   const auto t = gemm_time(kDevice, 128, 256, 8192, 1, 0);

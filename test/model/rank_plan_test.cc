@@ -60,7 +60,9 @@ TEST(RankPlan, DualPipeStagesHoldTheirChunkAndTheMirrorOne) {
 TEST(RankPlan, DistributedOptimizerTrafficAndUpdatePerRank) {
   // One stage holds 2 × 244 + 40 + 32 + 8 = 568 parameters. dp 4, bf16 weights, fp32 gradients,
   // fp32 master and Adam moments: reduce-scatter 568 × 4 B, all-gather 568 × 2 B, and each GPU
-  // updates 568 / 4 = 142 of them, reading and writing 4 + 2 × (4 + 8) + 2 = 30 B each.
+  // updates 568 / 4 = 142 of them: Adam reads and writes 4 + 2 × (4 + 8) = 28 B each, the copy to
+  // the bf16 parameters reads 4 and writes 2 B (34 B in all), the clipping norm reads the 4 B
+  // gradient; zeroing the gradient buffer writes all 568 × 4 B.
   const ParallelSpec par = testing::parallel_spec({.dp = 4, .global_batch = 4});
   FeatureSpec f;
   f.distributed_optimizer = true;
@@ -70,7 +72,10 @@ TEST(RankPlan, DistributedOptimizerTrafficAndUpdatePerRank) {
   EXPECT_DOUBLE_EQ(d.dense_param_bytes, 1136);
   EXPECT_DOUBLE_EQ(d.expert_param_bytes, 0);
   EXPECT_DOUBLE_EQ(d.updated_params, 142);
-  EXPECT_DOUBLE_EQ(d.update_bytes, 4260);
+  EXPECT_DOUBLE_EQ(d.adam_bytes, 142 * 34.0);
+  EXPECT_DOUBLE_EQ(d.clip_norm_bytes, 142 * 4.0);
+  EXPECT_DOUBLE_EQ(d.zero_grad_bytes, 568 * 4.0);
+  EXPECT_DOUBLE_EQ(d.update_bytes, 4828 + 568 + 2272);
   EXPECT_DOUBLE_EQ(d.d2h_bytes, 568);  // 142 × 4 B (CPU optimizer: gradients to host)
   EXPECT_DOUBLE_EQ(d.h2d_bytes, 284);
   EXPECT_DOUBLE_EQ(plan.embedding.dense_params, 72);

@@ -302,6 +302,13 @@ std::vector<BadCase> cases() {
        {"bad.yaml:2:223: hardware.kernels.hbm_fraction: must be in (0, 1], got 1.5",
         "bad.yaml:2:144: hardware.kernels.gemm_ceiling_fp8: missing (required by compute_model kernel with compute_dtype fp8), "
         "e.g. \"989 TFLOPS\""}},
+      {"KernelModelGroupedGemmFraction",
+       Lines{.hardware = R"(hardware: {peak_bf16: "989 TFLOPS", peak_fp8: "1979 TFLOPS", gpu_memory: "80 GiB", )"
+                         R"(hbm_bandwidth: "3.35 TB/s", compute_model: kernel, kernels: {family: hopper, sm_count: 132, )"
+                         R"(gemm_ceiling_bf16: "794 TFLOPS", hbm_fraction: 0.8, grouped_gemm_fraction: 0}})"}
+           .text(),
+       {},
+       {"bad.yaml:2:251: hardware.kernels.grouped_gemm_fraction: must be in (0, 1], got 0"}},
   };
 }
 
