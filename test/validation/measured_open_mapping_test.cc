@@ -131,7 +131,7 @@ TEST(OpenMapping, RowsTheSchemaCannotExpressAreListedWithEveryReason) {
   EXPECT_FALSE(fsdp_fp8.spec.has_value());
   EXPECT_EQ(fsdp_fp8.split, "test");
   EXPECT_THAT(fsdp_fp8.reasons,
-              ElementsAre(HasSubstr("FP8 training: the schema's compute_dtype fp8 runs every op at the FP8 peak"),
+              ElementsAre("FP8 training on a GPU preset without an FP8 peak",
                           "FSDP / ZeRO-3 parameter sharding: the schema has no ZeRO-3"));
   const auto one_reason = [](const std::map<std::string, std::string>& change) {
     const OpenCase c = map_open_run(open_row(change));
