@@ -127,7 +127,7 @@ TEST_F(OpenRunFile, RowsAreComparedInTheirOwnQuantityAndGrouped) {
   write_open_csv(csv, v);
   EXPECT_THAT(csv.str(), HasSubstr("\nO-ILM-01,fit,O-ILM,A100-SXM4-80GB,dense,16,tokens_per_s_per_gpu,4096,8192,100.00,4,2,\n"));
   EXPECT_THAT(csv.str(),
-              HasSubstr("\nO-MLP-01,fit,O-MLP,A100-SXM4-80GB,dense,16,tokens_per_s_per_gpu,3842,,,,,\"FP8 training on a GPU preset without an FP8 peak"));
+              HasSubstr("\nO-MLP-01,fit,O-MLP,A100-SXM4-80GB,dense,16,tokens_per_s_per_gpu,3842,,,,,FP8 training on a GPU preset without an FP8 peak\n"));
   const nlohmann::json j = open_json(v, "fixed");
   EXPECT_EQ(j["predicted_rows"], 2);
   EXPECT_EQ(j["rows"][2]["not_expressible"].size(), 1u);
