@@ -166,6 +166,24 @@ TEST(OpenMapping, RowsTheSchemaCannotExpressAreListedWithEveryReason) {
               HasSubstr("the schema rejects the layout: parallel.tp (3) must divide num_attention_heads (32)"));
 }
 
+TEST(OpenMapping, Fp8PrecisionTextBecomesTheRecipe) {
+  const auto fp8_of = [](const std::string& gpu, const std::string& precision) {
+    return spec_of(map_open_run(open_row({{"gpu", gpu}, {"precision", precision}}))).features.fp8;
+  };
+  const model::Fp8Spec te = fp8_of("H100-SXM5-80GB", "fp8 (TE hybrid E4M3/E5M2, FP8 weights) with bf16 master/optimizer path");
+  EXPECT_TRUE(te.enabled);
+  EXPECT_EQ(te.recipe, model::Fp8Recipe::kDelayed);  // TE's and Megatron's default
+  EXPECT_TRUE(te.fprop && te.dgrad && te.wgrad);
+  EXPECT_FALSE(te.output_layer);
+  EXPECT_EQ(fp8_of("B200 (DGX B200)", "FP8 current scaling (FP8-CS)").recipe, model::Fp8Recipe::kCurrent);
+  EXPECT_EQ(fp8_of("B200 (DGX B200)", "MXFP8").recipe, model::Fp8Recipe::kMxfp8);
+  EXPECT_EQ(fp8_of("B200 (DGX B200)", "FP8 (implied)").recipe, model::Fp8Recipe::kDelayed);
+  EXPECT_FALSE(fp8_of("H100-SXM5-80GB", "bf16").enabled);
+  const OpenCase mx_on_hopper = map_open_run(open_row({{"gpu", "H100-SXM5-80GB"}, {"precision", "MXFP8"}}));
+  EXPECT_FALSE(mx_on_hopper.spec.has_value());
+  EXPECT_THAT(mx_on_hopper.reasons, ElementsAre("MXFP8 on a GPU that is not Blackwell"));
+}
+
 TEST(OpenMapping, TheSplitIsDeclaredBySource) {
   EXPECT_EQ(open_split("O-SMXB"), "fit");
   EXPECT_EQ(open_split("O-ILM"), "fit");
