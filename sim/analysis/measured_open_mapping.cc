@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "model/shape.h"
+#include "model/stage_layout.h"
 #include "sim/analysis/measured_open_quantity.h"
 #include "sim/scenario/budgets.h"
 #include "sim/scenario/loader.h"
@@ -411,6 +412,7 @@ OpenCase map_open_run(const OpenRun& run) {
   try {
     model::validate_model(c.model);
     model::validate_parallel(c.model, c.parallel);
+    (void)model::chunk_layers(c.model, c.parallel);  // layers split evenly over the pp*vpp chunks
     c.topology.validate();
   } catch (const std::invalid_argument& e) {
     why.push_back(std::string("the schema rejects the layout: ") + e.what());

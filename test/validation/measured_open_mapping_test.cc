@@ -184,6 +184,14 @@ TEST(OpenMapping, Fp8PrecisionTextBecomesTheRecipe) {
   EXPECT_THAT(mx_on_hopper.reasons, ElementsAre("MXFP8 on a GPU that is not Blackwell"));
 }
 
+TEST(OpenMapping, LayersThatDoNotSplitOverTheChunksAreAReason) {
+  // 30 layers over pp 2 x vpp 2 = 4 chunks: refused here, not by the simulator later.
+  const OpenCase uneven = map_open_run(open_row({{"layers", "30"}, {"pp", "2"}, {"vpp", "2"}, {"dp", "8"}}));
+  EXPECT_FALSE(uneven.spec.has_value());
+  EXPECT_THAT(uneven.reasons, ElementsAre("the schema rejects the layout: parallel: pp*vpp = 4 chunks do not divide 30 "
+                                          "layers evenly; list parallel.stage_layers"));
+}
+
 TEST(OpenMapping, TheSplitIsDeclaredBySource) {
   EXPECT_EQ(open_split("O-SMXB"), "fit");
   EXPECT_EQ(open_split("O-ILM"), "fit");
