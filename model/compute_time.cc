@@ -51,6 +51,12 @@ DType phase_dtype(const PhaseCost& work, const FeatureSpec& features) {
   return runs_in_fp8(work, features.fp8) ? DType::kFp8 : features.compute_dtype;
 }
 
+// The recipe's factor on the FP8 rate for a phase Fp8Spec runs in FP8; 1 otherwise (and for the
+// legacy compute_dtype fp8, which runs every op at the FP8 rate).
+double recipe_factor(DType dtype, const FeatureSpec& features) {
+  return dtype == DType::kFp8 && features.fp8.enabled ? fp8_recipe_gemm_factor(features.fp8.recipe) : 1;
+}
+
 // ComputeModelKind::kKernel: the device time of one kernel from its shape (compute_time.h).
 double kernel_seconds(const PhaseCost& work, const HardwareSpec& hw, const FeatureSpec& features) {
   const KernelSpec& kn = hw.kernels;
@@ -64,7 +70,7 @@ double kernel_seconds(const PhaseCost& work, const HardwareSpec& hw, const Featu
   const KernelShape& sh = work.shape;
   if (sh.kind == KernelKind::kGemm) {
     const DType dtype = phase_dtype(work, features);
-    const double recipe = dtype == DType::kFp8 && features.fp8.enabled ? fp8_recipe_gemm_factor(features.fp8.recipe) : 1;
+    const double recipe = recipe_factor(dtype, features);
     const kernels::GemmDevice device{.sm_count = kn.sm_count,
                                      .tile_m = kn.gemm_tile_m,
                                      .tile_n = kn.gemm_tile_n,
@@ -80,8 +86,11 @@ double kernel_seconds(const PhaseCost& work, const HardwareSpec& hw, const Featu
     const double flops = sh.backward ? kFlashBackwardFlopsPerOpFlop * work.flops : work.flops;
     return std::max(flops / rate, memory);
   }
-  // FLOPs without a kernel shape (none in the op table today): the best-shape GEMM rate.
-  const double ceiling = gemm_ceiling(hw, features.compute_dtype) * features.compute_scale;
+  // FLOPs without a kernel shape (a part of an op: selective recompute of a module): the best-shape
+  // GEMM rate of the phase's dtype.
+  const DType dtype = phase_dtype(work, features);
+  const double recipe = recipe_factor(dtype, features);
+  const double ceiling = gemm_ceiling(hw, dtype) * features.compute_scale * recipe;
   require_positive(ceiling, "hardware.kernels.gemm_ceiling (of the compute dtype)");
   return std::max(work.flops / ceiling, memory);
 }
@@ -148,7 +157,7 @@ double phase_seconds(const PhaseCost& work, OpClass op_class, const HardwareSpec
     const double eta = class_efficiency(hw, op_class);
     require_positive(eta, "hardware.efficiency (of the op class)");
     const DType dtype = phase_dtype(work, features);
-    const double recipe = dtype == DType::kFp8 && features.fp8.enabled ? fp8_recipe_gemm_factor(features.fp8.recipe) : 1;
+    const double recipe = recipe_factor(dtype, features);
     const double peak = peak_flops(hw, dtype) * recipe;
     switch (hw.compute_model) {
       case ComputeModelKind::kFixedEfficiency:  // MoFa(1) with MoFa(17)

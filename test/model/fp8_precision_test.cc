@@ -81,6 +81,16 @@ TEST(Fp8Precision, BaselinesAndTheGemmsThatStayBf16) {
   EXPECT_DOUBLE_EQ(phase_seconds(gemm_phase(Fp8Gemm::kFprop), OpClass::kGemm, hw, no_wgrad), kTileFlops / 2e12 + 3 * kX / 0.5e12);
 }
 
+TEST(Fp8Precision, ShapelessPartOfAnFp8GemmRunsAtTheFp8CeilingTimesTheRecipe) {
+  // Selective recompute of a part of an op keeps its FP8 slot but no kernel shape: the best-shape
+  // rate of its dtype, and no quantise kernel (it has no operand shape to quantise).
+  const HardwareSpec hw = kernel_gpu();
+  const PhaseCost part{.flops = 4e9, .hbm_bytes = 0, .fp8 = Fp8Gemm::kFprop};
+  EXPECT_DOUBLE_EQ(phase_seconds(part, OpClass::kGemm, hw, fp8_features(Fp8Recipe::kDelayed)), 4e9 / 200e12);
+  EXPECT_DOUBLE_EQ(phase_seconds(part, OpClass::kGemm, hw, fp8_features(Fp8Recipe::kMxfp8)), 4e9 / (200e12 * 6.812 / 7.161));
+  EXPECT_DOUBLE_EQ(phase_seconds(part, OpClass::kGemm, hw, FeatureSpec{}), 4e9 / 100e12);
+}
+
 TEST(Fp8Precision, RecipeFactorsAreTheTableRatios) {
   EXPECT_DOUBLE_EQ(fp8_recipe_gemm_factor(Fp8Recipe::kDelayed), 1.0);
   EXPECT_DOUBLE_EQ(fp8_recipe_gemm_factor(Fp8Recipe::kCurrent), 1.0);
