@@ -7,6 +7,7 @@
 
 #include "model/kernels/attention_cost.h"
 #include "model/kernels/gemm_cost.h"
+#include "model/stack_kernels.h"
 #include "sim/units/check.h"
 
 namespace mofasim::model {
@@ -30,6 +31,32 @@ double gemm_ceiling(const HardwareSpec& hw, DType dtype) {
   MOFASIM_UNREACHABLE("unknown DType");
 }
 
+// Whether `work` is a GEMM phase Fp8Spec runs in FP8.
+bool runs_in_fp8(const PhaseCost& work, const Fp8Spec& fp8) {
+  if (!fp8.enabled) return false;
+  switch (work.fp8) {
+    case Fp8Gemm::kNone: return false;
+    case Fp8Gemm::kFprop: return fp8.fprop;
+    case Fp8Gemm::kDgrad: return fp8.dgrad;
+    case Fp8Gemm::kWgrad: return fp8.wgrad;
+    case Fp8Gemm::kHeadFprop: return fp8.output_layer && fp8.fprop;
+    case Fp8Gemm::kHeadDgrad: return fp8.output_layer && fp8.dgrad;
+    case Fp8Gemm::kHeadWgrad: return fp8.output_layer && fp8.wgrad;
+  }
+  MOFASIM_UNREACHABLE("unknown Fp8Gemm");
+}
+
+// The dtype a phase's GEMM runs in: FP8 where Fp8Spec says so, else the compute dtype.
+DType phase_dtype(const PhaseCost& work, const FeatureSpec& features) {
+  return runs_in_fp8(work, features.fp8) ? DType::kFp8 : features.compute_dtype;
+}
+
+// The recipe's factor on the FP8 rate for a phase Fp8Spec runs in FP8; 1 otherwise (and for the
+// legacy compute_dtype fp8, which runs every op at the FP8 rate).
+double recipe_factor(DType dtype, const FeatureSpec& features) {
+  return dtype == DType::kFp8 && features.fp8.enabled ? fp8_recipe_gemm_factor(features.fp8.recipe) : 1;
+}
+
 // ComputeModelKind::kKernel: the device time of one kernel from its shape (compute_time.h).
 double kernel_seconds(const PhaseCost& work, const HardwareSpec& hw, const FeatureSpec& features) {
   const KernelSpec& kn = hw.kernels;
@@ -42,10 +69,12 @@ double kernel_seconds(const PhaseCost& work, const HardwareSpec& hw, const Featu
   if (work.flops <= 0) return memory;
   const KernelShape& sh = work.shape;
   if (sh.kind == KernelKind::kGemm) {
+    const DType dtype = phase_dtype(work, features);
+    const double recipe = recipe_factor(dtype, features);
     const kernels::GemmDevice device{.sm_count = kn.sm_count,
                                      .tile_m = kn.gemm_tile_m,
                                      .tile_n = kn.gemm_tile_n,
-                                     .ceiling_flops = gemm_ceiling(hw, features.compute_dtype) * features.compute_scale,
+                                     .ceiling_flops = gemm_ceiling(hw, dtype) * features.compute_scale * recipe,
                                      .hbm_bandwidth = hw.hbm_bandwidth,
                                      .hbm_fraction = kn.hbm_fraction,
                                      .grouped_fraction = kn.grouped_gemm_fraction};
@@ -58,13 +87,33 @@ double kernel_seconds(const PhaseCost& work, const HardwareSpec& hw, const Featu
     const double flops = sh.backward ? kFlashBackwardFlopsPerOpFlop * work.flops : work.flops;
     return std::max(flops / rate, memory);
   }
-  // FLOPs without a kernel shape (none in the op table today): the best-shape GEMM rate.
-  const double ceiling = gemm_ceiling(hw, features.compute_dtype) * features.compute_scale;
+  // FLOPs without a kernel shape (a part of an op: selective recompute of a module): the best-shape
+  // GEMM rate of the phase's dtype.
+  const DType dtype = phase_dtype(work, features);
+  const double recipe = recipe_factor(dtype, features);
+  const double ceiling = gemm_ceiling(hw, dtype) * features.compute_scale * recipe;
   require_positive(ceiling, "hardware.kernels.gemm_ceiling (of the compute dtype)");
   return std::max(work.flops / ceiling, memory);
 }
 
 }  // namespace
+
+double fp8_recipe_gemm_factor(Fp8Recipe recipe) {
+  switch (recipe) {
+    // Per-tensor scaled FP8 GEMMs attain the best-shape FP8 ceiling: H200-NVL, TE's 5B-layer GEMMs
+    // with pre-quantised inputs, FP8 CurrentScaling 1.90x BF16 (fp8.csv) against the MAMF ratio
+    // 1.83x (fp8.csv, H200-SXM). Delayed scaling runs the same kernels.
+    case Fp8Recipe::kDelayed:
+    case Fp8Recipe::kCurrent: return 1.0;
+    // Block-scaled GEMMs (1x128 / 128x128 scales applied in the main loop) are slower: H200-NVL,
+    // same layer, autocast: CurrentScaling 20.285 ms vs Block Scaling 22.882 ms (fp8.csv): 0.8865.
+    case Fp8Recipe::kBlockwise: return 20.285 / 22.882;
+    // MXFP8 on B300, same layer, pre-quantised inputs: CurrentScaling 6.812 ms vs MXFP8 7.161 ms
+    // (fp8.csv): 0.9513.
+    case Fp8Recipe::kMxfp8: return 6.812 / 7.161;
+  }
+  MOFASIM_UNREACHABLE("unknown Fp8Recipe");
+}
 
 double peak_flops(const HardwareSpec& hw, DType dtype) {
   switch (dtype) {
@@ -108,7 +157,9 @@ double phase_seconds(const PhaseCost& work, OpClass op_class, const HardwareSpec
   } else {
     const double eta = class_efficiency(hw, op_class);
     require_positive(eta, "hardware.efficiency (of the op class)");
-    const double peak = peak_flops(hw, features.compute_dtype);
+    const DType dtype = phase_dtype(work, features);
+    const double recipe = recipe_factor(dtype, features);
+    const double peak = peak_flops(hw, dtype) * recipe;
     switch (hw.compute_model) {
       case ComputeModelKind::kFixedEfficiency:  // MoFa(1) with MoFa(17)
         seconds = work.flops / (eta * peak * features.compute_scale);
@@ -126,6 +177,18 @@ double phase_seconds(const PhaseCost& work, OpClass op_class, const HardwareSpec
         break;
       }
       case ComputeModelKind::kKernel: MOFASIM_UNREACHABLE("handled above");
+    }
+  }
+  // The quantise kernels feeding an FP8 GEMM phase: memory-bound kernels of their own.
+  const double quantise_bytes = runs_in_fp8(work, features.fp8) ? fp8_quantise_bytes(features.fp8, work) : 0;
+  if (quantise_bytes > 0) {
+    if (hw.compute_model == ComputeModelKind::kKernel) {
+      double q = quantise_bytes / (hw.kernels.hbm_fraction * hw.hbm_bandwidth);
+      if (!features.cuda_graphs) q = std::max(q, hw.kernels.host_launch_seconds);
+      seconds += q;
+    } else {
+      require_positive(hw.efficiency.memory * hw.hbm_bandwidth, "hardware.hbm_bandwidth * efficiency.memory");
+      seconds += quantise_bytes / (hw.efficiency.memory * hw.hbm_bandwidth);
     }
   }
   // A host-bound op phase waits for the host to issue it (the asynchronous launch queue is empty).

@@ -28,6 +28,13 @@ namespace mofasim::model {
 // Throws std::invalid_argument when the peak is not positive (e.g. fp8 on a device without it).
 double peak_flops(const HardwareSpec& hw, DType dtype);
 
+// Throughput of an FP8 GEMM under `recipe` relative to the per-tensor-scaled FP8 ceiling
+// (hardware.kernels.gemm_ceiling_fp8 / peak_fp8); each value's fp8.csv rows are named in the .cc.
+// Under FeatureSpec::fp8 the GEMM phases Fp8Spec names run at that ceiling times this factor, plus
+// their quantise kernels (stack_kernels.h: fp8_quantise_bytes) as memory-bound kernels; every other
+// op runs in compute_dtype (bf16).
+double fp8_recipe_gemm_factor(Fp8Recipe recipe);
+
 // The efficiency eta the hardware spec gives an op class (memory efficiency for elementwise).
 double class_efficiency(const HardwareSpec& hw, OpClass op_class);
 

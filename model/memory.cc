@@ -277,6 +277,12 @@ StaticMemory static_memory(const GpuParams& params, const FeatureSpec& features,
   } else {
     m.optimizer_states = optimizer;
   }
+  if (features.fp8.enabled) {
+    double per_param = 2;  // the FP8 weight and its transpose
+    if (features.fp8.recipe == Fp8Recipe::kMxfp8) per_param += 2.0 / 32;
+    if (features.fp8.recipe == Fp8Recipe::kBlockwise) per_param += 2.0 * 4 / 128;
+    m.fp8_weights = (params.dense_sharded + params.expert) * per_param;
+  }
   return m;
 }
 

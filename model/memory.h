@@ -78,7 +78,12 @@ struct StaticMemory {
   // (the one computing and the one prefetched, as FSDP does) and one layer's gradients. Filled by
   // memory_report (it needs the layers), 0 from static_memory.
   double unsharded = 0;
-  [[nodiscard]] double total() const { return weights + grads + optimizer_states + unsharded; }
+  // precision fp8 (FeatureSpec::fp8): Transformer Engine's FP8 copy of each weight and its
+  // transpose (1 + 1 B per parameter; mxfp8 and blockwise add their scales: 2 x 1/32 and 2 x 4/128 B),
+  // cached for the step. Counted over the TP-sharded and expert parameters (the embedding and an
+  // untied head are among them: their copies are an over-count of 2 B per parameter).
+  double fp8_weights = 0;
+  [[nodiscard]] double total() const { return weights + grads + optimizer_states + unsharded + fp8_weights; }
 };
 StaticMemory static_memory(const GpuParams& params, const FeatureSpec& features, const ShardGroups& shards);
 

@@ -52,6 +52,25 @@ Ctx make_ctx(const ModelSpec& model, const ParallelSpec& parallel) {
 
 double gemm_bytes(double m, double n, double k) { return kAct * (m * k + k * n + m * n); }
 
+}  // namespace
+
+bool is_fp8_linear(OpKind op) {
+  switch (op) {
+    case OpKind::kQkvProjection:
+    case OpKind::kOutputProjection:
+    case OpKind::kMlpLinear1:
+    case OpKind::kMlpLinear2:
+    case OpKind::kSharedLinear1:
+    case OpKind::kSharedLinear2:
+    case OpKind::kExpertLinear1:
+    case OpKind::kExpertLinear2:
+    case OpKind::kMtpProjection: return true;
+    default: return false;
+  }
+}
+
+namespace {
+
 // A GEMM op: forward, B and W each 2*m*n*k per instance; stores its input (m x k) unless told otherwise.
 // Kernel shapes: forward Y = X W (m x n, reduce k); B: dX = dY W^T (m x k, reduce n); W: dW = X^T dY
 // (k x n, reduce m).
@@ -68,6 +87,15 @@ OpCost gemm_op(OpKind kind, double m, double n, double k, int instances, double 
             .backward_weight = {flops, bytes, shape(k, n, m)},
             .gemm = {.m = m, .n = n, .k = k, .instances = instances},
             .activation_bytes = stored_input};
+  if (is_fp8_linear(kind)) {
+    op.forward.fp8 = Fp8Gemm::kFprop;
+    op.backward_input.fp8 = Fp8Gemm::kDgrad;
+    op.backward_weight.fp8 = Fp8Gemm::kWgrad;
+  } else if (kind == OpKind::kHead) {
+    op.forward.fp8 = Fp8Gemm::kHeadFprop;
+    op.backward_input.fp8 = Fp8Gemm::kHeadDgrad;
+    op.backward_weight.fp8 = Fp8Gemm::kHeadWgrad;
+  }
   return op;
 }
 

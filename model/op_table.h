@@ -77,6 +77,9 @@ enum class OpKind {
 };
 const char* op_name(OpKind op);
 
+// True for the ops Transformer Engine runs as FP8-capable linear layers (see Fp8Gemm).
+bool is_fp8_linear(OpKind op);
+
 enum class OpClass { kGemm, kAttention, kElementwise, kSmallGemm };
 enum class Phase { kForward, kBackwardInput, kBackwardWeight };
 
@@ -96,10 +99,17 @@ struct KernelShape {
   bool backward = false;
 };
 
+// Which GEMM of a Transformer Engine linear layer a phase is (FeatureSpec::fp8 decides whether it
+// runs in FP8): the forward (fprop), input gradient (dgrad) or weight gradient (wgrad) of QKV, the
+// output projection, MLP / shared / routed-expert fc1 and fc2 and the MTP projection. The output
+// head is kHead* (BF16 unless Fp8Spec::output_layer); attention, router and the rest are kNone.
+enum class Fp8Gemm { kNone, kFprop, kDgrad, kWgrad, kHeadFprop, kHeadDgrad, kHeadWgrad };
+
 struct PhaseCost {
   double flops = 0;
   double hbm_bytes = 0;
   KernelShape shape{};  // not summed: a sum of phases has no single kernel shape
+  Fp8Gemm fp8 = Fp8Gemm::kNone;  // not summed either
   friend PhaseCost operator+(PhaseCost x, PhaseCost y) { return {x.flops + y.flops, x.hbm_bytes + y.hbm_bytes}; }
 };
 

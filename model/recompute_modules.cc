@@ -141,7 +141,11 @@ double hardware_flops_per_step(const ModelSpec& model, const ParallelSpec& paral
 PhaseCost selective_recompute_cost(const OpCost& op) {
   if (!op.recomputed_by_selective) return {};
   const double f = op.selective_recompute_fraction;
-  return {op.forward.flops * f, op.forward.hbm_bytes * f};
+  // The whole op re-runs its forward kernels as they are (shape and FP8 quantise kernels included:
+  // the closed form prices it as its forward time). A part of the op has no single kernel shape; its
+  // FP8 slot goes with it (the re-run GEMM runs in the same dtype).
+  if (f == 1) return op.forward;
+  return {.flops = op.forward.flops * f, .hbm_bytes = op.forward.hbm_bytes * f, .fp8 = op.forward.fp8};
 }
 
 const char* recompute_module_name(RecomputeModule m) {

@@ -32,6 +32,21 @@ enum class AttentionImpl { kFused, kUnfused };
 //   cross-entropy), so they move more HBM bytes.
 enum class KernelStack { kMofaTable2, kTransformerEngine, kUnfused };
 using GpuFamily = kernels::GpuFamily;
+// Transformer Engine's FP8 scaling recipes (Megatron --fp8-recipe); see FeatureSpec::fp8.
+enum class Fp8Recipe { kDelayed, kCurrent, kBlockwise, kMxfp8 };
+// FP8 training as Transformer Engine runs it: the linear layers' GEMMs (QKV, output projection,
+// MLP / expert fc1 and fc2, MTP projection) in FP8 in the phases named here; attention, norms,
+// softmax, router and (unless output_layer) the output head stay BF16. Each FP8 GEMM operand is
+// quantised by a memory-bound cast (stack_kernels.h: fp8_quantise_bytes), and each FP8 weight is
+// kept as an FP8 copy plus its transpose (memory.h).
+struct Fp8Spec {
+  bool enabled = false;
+  Fp8Recipe recipe = Fp8Recipe::kDelayed;
+  bool fprop = true;
+  bool dgrad = true;
+  bool wgrad = true;
+  bool output_layer = false;
+};
 
 inline double dtype_bytes(DType t) {
   switch (t) {
@@ -230,6 +245,7 @@ struct FeatureSpec {
   bool master_weights = true;                   // master copy of 16-bit params
   DType master_dtype = DType::kFp32;            // its dtype, --main-params-dtype
   DType compute_dtype = DType::kBf16;
+  Fp8Spec fp8{};  // precision fp8 (compute_dtype stays bf16: only the named GEMMs run in FP8)
   RecomputeKind recompute = RecomputeKind::kNone;  // MoFa(29) MoFa(30) MoFa(31) MoFa(32)
   RecomputeModules recompute_modules = recompute_bit(RecomputeModule::kCoreAttn);  // selective: Megatron's default
   RecomputeMethod recompute_method = RecomputeMethod::kUniform;  // full

@@ -39,6 +39,28 @@ OpCost moe_permute_kernel(double tokens, double routed, double hidden) {
   return op;
 }
 
+double fp8_quantise_bytes(const Fp8Spec& fp8, const PhaseCost& work) {
+  if (!fp8.enabled || work.shape.kind != KernelKind::kGemm) return 0;
+  const KernelShape& sh = work.shape;
+  const bool head = work.fp8 == Fp8Gemm::kHeadFprop || work.fp8 == Fp8Gemm::kHeadDgrad;
+  if (head && !fp8.output_layer) return 0;
+  double elements = 0;
+  int copies = 0;
+  if (work.fp8 == Fp8Gemm::kFprop || work.fp8 == Fp8Gemm::kHeadFprop) {
+    elements = sh.m * sh.k * sh.groups;  // X, m x k
+    copies = (fp8.fprop ? 1 : 0) + (fp8.wgrad ? 1 : 0);
+  } else if (work.fp8 == Fp8Gemm::kDgrad || work.fp8 == Fp8Gemm::kHeadDgrad) {
+    elements = sh.m * sh.k * sh.groups;  // dY, m x n of the forward = m x (the dgrad's reduction)
+    copies = (fp8.dgrad ? 1 : 0) + (fp8.wgrad ? 1 : 0);
+  }
+  if (copies == 0) return 0;
+  double per_element = kAct + copies * 1.0;
+  if (fp8.recipe == Fp8Recipe::kCurrent) per_element += kAct;
+  if (fp8.recipe == Fp8Recipe::kBlockwise) per_element += copies * 4.0 / 128;
+  if (fp8.recipe == Fp8Recipe::kMxfp8) per_element += copies * 1.0 / 32;
+  return per_element * elements;
+}
+
 PhaseCost unfused_loss_extra_forward(double elements) { return {0, 30 * elements}; }
 PhaseCost unfused_loss_extra_backward(double elements) { return {0, 14 * elements}; }
 

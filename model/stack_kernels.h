@@ -39,4 +39,19 @@ OpCost moe_permute_kernel(double tokens, double routed, double hidden);
 PhaseCost unfused_loss_extra_forward(double elements);
 PhaseCost unfused_loss_extra_backward(double elements);
 
+// HBM bytes of the Transformer Engine quantise kernels that feed one FP8 GEMM phase (`work` with
+// a kGemm shape and an Fp8Gemm slot; 0 for any other phase or when fp8 is off). Each kernel reads
+// the bf16 tensor (2 B/element) and writes one FP8 copy (1 B/element) per consumer: the forward
+// quantises the input X (m x k) for fprop and, transposed, for wgrad; dgrad quantises the output
+// gradient dY (m x n) for dgrad and, transposed, for wgrad (Hopper FP8 GEMMs take only the TN
+// layout, so the transposes are real copies; TE's fused cast_transpose writes both in one pass).
+// wgrad reuses both and quantises nothing. Per recipe:
+//   delayed:   the scale comes from the amax history: one fused pass (2 + 1 per copy) B/element.
+//   current:   the scale comes from this tensor's amax: one more read first (+2 B/element).
+//   blockwise: one fused pass, plus a 4-byte fp32 scale per 128 elements per copy.
+//   mxfp8:     one fused pass, plus a 1-byte E8M0 scale per 32 elements per copy.
+// The FP8 weight copy and its transpose are cast once per step (TE's is_first_microbatch), not per
+// micro-batch, and are not charged here.
+double fp8_quantise_bytes(const Fp8Spec& fp8, const PhaseCost& work);
+
 }  // namespace mofasim::model

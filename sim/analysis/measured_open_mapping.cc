@@ -215,13 +215,32 @@ Recompute recompute_of(const std::string& text) {
   return {std::nullopt, "recompute text not recognised: '" + text + "'"};
 }
 
-std::optional<std::string> precision_not_expressible(const std::string& text) {
-  if (has(text, "fp8")) {
-    return "FP8 training: the schema's compute_dtype fp8 runs every op at the FP8 peak, Transformer Engine / "
-           "torchao run only the linear layers in FP8";
+// The precision text as Megatron / Transformer Engine fields: bf16, or fp8 with its recipe. The
+// recipe is read from the text alone (no per-row choice): MXFP8 where it says so; current scaling
+// where it says current, tensorwise or dynamic (torchao's float8 linears scale each tensor from its
+// own amax); otherwise TE's and Megatron's default, delayed scaling. Rows whose text names MXFP8
+// only as a side value ("value in parentheses = MXFP8") are read as the default recipe.
+struct Precision {
+  model::Fp8Spec fp8{};
+  std::string why_not{};
+};
+
+Precision precision_of(const std::string& text) {
+  Precision p;
+  if (!has(text, "fp8")) {
+    if (!has(text, "bf16")) p.why_not = "precision not recognised: '" + text + "'";
+    return p;
   }
-  if (!has(text, "bf16")) return "precision not recognised: '" + text + "'";
-  return std::nullopt;
+  p.fp8.enabled = true;
+  const std::string t = lower(text);
+  if (t.starts_with("mxfp8")) {
+    p.fp8.recipe = model::Fp8Recipe::kMxfp8;
+  } else if (has(text, "current scaling") || has(text, "tensorwise") || has(text, "dynamic scaling")) {
+    p.fp8.recipe = model::Fp8Recipe::kCurrent;
+  } else {
+    p.fp8.recipe = model::Fp8Recipe::kDelayed;
+  }
+  return p;
 }
 
 struct Sharding {
@@ -348,7 +367,15 @@ OpenCase map_open_run(const OpenRun& run) {
   } else {
     why.push_back(recompute.why_not);
   }
-  if (const auto bad = precision_not_expressible(run.precision)) why.push_back(*bad);
+  const Precision precision = precision_of(run.precision);
+  if (!precision.why_not.empty()) why.push_back(precision.why_not);
+  if (hardware && precision.fp8.enabled && !(hardware->peak_flops_fp8 > 0)) {
+    why.push_back("FP8 training on a GPU preset without an FP8 peak");
+  }
+  if (hardware && precision.fp8.recipe == model::Fp8Recipe::kMxfp8 && precision.fp8.enabled &&
+      hardware->kernels.family != model::GpuFamily::kBlackwell) {
+    why.push_back("MXFP8 on a GPU that is not Blackwell");
+  }
   const Sharding sharding = sharding_of(run.optimizer_sharding, run.dp);
   if (!sharding.why_not.empty()) why.push_back(sharding.why_not);
   if (const auto bad = quantity_not_comparable(run)) why.push_back(*bad);
@@ -385,6 +412,7 @@ OpenCase map_open_run(const OpenRun& run) {
                                                     : model::DpSharding::kNone,
       .recompute = out.recompute,
   };
+  c.features.fp8 = precision.fp8;
   c.topology = topo;
   try {
     model::validate_model(c.model);

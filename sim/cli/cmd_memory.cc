@@ -58,6 +58,7 @@ int run_memory(const Args& args) {
                         {"optimizer_bytes", st.static_bytes.optimizer_states},
                         {"host_optimizer_bytes", st.static_bytes.host_bytes},
                         {"unsharded_bytes", st.static_bytes.unsharded},
+                        {"fp8_weights_bytes", st.static_bytes.fp8_weights},
                         {"static_bytes", st.static_bytes.total()},
                         {"inflight_microbatches", inflight[static_cast<std::size_t>(st.rank)]},
                         {"activation_bytes", st.activation_bytes},
@@ -89,6 +90,11 @@ int run_memory(const Args& args) {
                   format_bytes(st.activation_bytes).c_str(), format_bytes(st.peak_bytes).c_str(),
                   st.fits() ? "fits" : ("OUT OF MEMORY by " + format_bytes(st.excess_bytes)).c_str());
     std::cout << line;
+  }
+  if (s.features.fp8.enabled) {
+    // The table's columns do not show them: the peak includes each stage's FP8 weight copies.
+    std::cout << "\nprecision fp8: peak includes the FP8 weight copies and transposes (stage 0: "
+              << format_bytes(report.stages.front().static_bytes.fp8_weights) << ")\n";
   }
   if (!report.fits()) {
     const model::StageMemory& w = report.stages[static_cast<std::size_t>(report.worst_rank)];

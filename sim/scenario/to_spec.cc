@@ -272,6 +272,19 @@ model::FeatureSpec to_feature_spec(const proto::Optimizations& o) {
   spec.exp_avg_sq_dtype = dtype(opt.has_exp_avg_sq_dtype() ? opt.exp_avg_sq_dtype() : opt.state_dtype());
   spec.master_weights = opt.master_weights();
   spec.compute_dtype = dtype(o.compute_dtype());
+  if (o.precision() == proto::FP8) {
+    spec.fp8.enabled = true;
+    switch (o.fp8_recipe()) {
+      case proto::FP8_CURRENT: spec.fp8.recipe = model::Fp8Recipe::kCurrent; break;
+      case proto::FP8_BLOCKWISE: spec.fp8.recipe = model::Fp8Recipe::kBlockwise; break;
+      case proto::FP8_MXFP8: spec.fp8.recipe = model::Fp8Recipe::kMxfp8; break;
+      default: spec.fp8.recipe = model::Fp8Recipe::kDelayed; break;
+    }
+    spec.fp8.fprop = o.fp8_fprop();
+    spec.fp8.dgrad = o.fp8_dgrad();
+    spec.fp8.wgrad = o.fp8_wgrad();
+    spec.fp8.output_layer = o.fp8_output_layer();
+  }
   // recompute: selective / full is recompute_granularity with Megatron's defaults (modules
   // [core_attn]; uniform, 1 layer per group).
   if (o.has_recompute_granularity()) {

@@ -300,6 +300,9 @@ class Validator {
     if (s_.optimizations().compute_dtype() == proto::FP8) {
       require(k, p, "gemm_ceiling_fp8", "required by compute_model kernel with compute_dtype fp8");
     }
+    if (s_.optimizations().precision() == proto::FP8) {
+      require(k, p, "gemm_ceiling_fp8", "required by compute_model kernel with precision fp8");
+    }
   }
 
   // ---- topology ---------------------------------------------------------------------------
@@ -502,10 +505,39 @@ class Validator {
       require(h, "hardware", "d2h_bandwidth", why);
     }
     if (o.compute_dtype() == proto::FP8 && has_hw) require(h, "hardware", "peak_fp8", "required by compute_dtype fp8");
+    check_precision(o, p, has_hw);
     if (o.memfine().enabled() && !(s_.has_model() && s_.model().has_moe())) {
       fail(p + ".memfine.enabled", "MemFine needs a MoE model (model.moe)");
     }
     check_memory_fields(s_, [this](const std::string& path, const std::string& message) { fail(path, message); });
+  }
+
+  // precision / fp8_*: bf16 or fp8 only; the fp8 fields only with precision fp8; mxfp8 only on
+  // Blackwell (its 1x32 block scales are applied by Blackwell's tensor cores).
+  void check_precision(const proto::Optimizations& o, const std::string& p, bool has_hw) {
+    if (o.has_precision() && o.precision() != proto::BF16 && o.precision() != proto::FP8) {
+      fail(p + ".precision", "must be bf16 or fp8 (fp16 / fp32 training: compute_dtype and optimizer.params_dtype)");
+    }
+    const bool fp8 = o.precision() == proto::FP8;
+    if (!fp8) {
+      for (const char* f : {"fp8_recipe", "fp8_fprop", "fp8_dgrad", "fp8_wgrad", "fp8_output_layer"}) {
+        const auto* field = o.GetDescriptor()->FindFieldByName(f);
+        if (o.GetReflection()->HasField(o, field)) fail(p + "." + f, "needs precision: fp8");
+      }
+      return;
+    }
+    if (o.compute_dtype() == proto::FP8) {
+      fail(p + ".compute_dtype", "fp8 runs every op at the FP8 peak; with precision fp8 leave it bf16 (only the linear layers' GEMMs run in FP8)");
+    }
+    if (!has_hw) return;
+    const proto::Hardware& h = s_.hardware();
+    require(h, "hardware", "peak_fp8", "required by precision fp8");
+    if (o.fp8_recipe() == proto::FP8_MXFP8 && h.kernels().family() != proto::BLACKWELL) {
+      fail(p + ".fp8_recipe", std::string("mxfp8 needs a Blackwell GPU (hardware.kernels.family blackwell), got ") +
+                                  (h.kernels().family() == proto::HOPPER   ? "hopper"
+                                   : h.kernels().family() == proto::AMPERE ? "ampere"
+                                                                           : "no family"));
+    }
   }
 
   // ---- fault tolerance --------------------------------------------------------------------

@@ -101,6 +101,24 @@ TEST(StepModelsAgree, FullRecomputeRerunsTransformerLayersOnly) {
   expect_field_agrees(r, "step_time_s");
 }
 
+// FP8 training prices each linear GEMM phase, its quantise kernels and the BF16 rest through the
+// op table, so the closed form and the replay agree as they do in BF16 (one GPU: no communication),
+// the MLP recomputed by selective recompute included.
+TEST(StepModelsAgree, Fp8LinearsArePricedTheSameOnBothSides) {
+  for (const std::string& optimizations :
+       {std::string("{ optimizer: { placement: gpu, distributed: false }, precision: fp8 }"),
+        std::string("{ optimizer: { placement: gpu, distributed: false }, precision: fp8, fp8_recipe: current, "
+                    "recompute_granularity: selective, recompute_modules: [mlp] }")}) {
+    std::string text = yaml("tiny-llama", "20 us", "tp: 1, pp: 1, dp: 1, global_batch: 16", optimizations);
+    text.replace(text.find("gpus: 4, gpus_per_node: 4"), 25, "gpus: 1, gpus_per_node: 1");
+    text.replace(text.find(R"(peak_bf16: "1 TFLOPS")"), 21, R"(peak_bf16: "1 TFLOPS", peak_fp8: "2 TFLOPS")");
+    const ValidationReport r = validate(text);
+    SCOPED_TRACE(optimizations);
+    expect_field_agrees(r, "compute_s");
+    expect_field_agrees(r, "step_time_s");
+  }
+}
+
 // DualPipe with EP overlap (MoFa(22)): only the F&B pairs the order runs overlap their all-to-all;
 // the warm-up and cool-down passes run alone and expose it. The closed form credited every
 // micro-batch (exposed EP 6.9e-18 s against 0.039 s simulated, step -5.2%); it now counts the

@@ -283,6 +283,22 @@ std::vector<BadCase> cases() {
        {"bad.yaml:5:71: fault_tolerance.failure_classes[0].samples: missing (required by distribution empirical)"}},
       {"Fp8NeedsPeakFp8", Lines{.extra = "optimizations: {compute_dtype: fp8}"}.text(), {},
        {"bad.yaml:2:11: hardware.peak_fp8: missing (required by compute_dtype fp8), e.g. \"989 TFLOPS\""}},
+      {"PrecisionFp8NeedsPeakFp8", Lines{.extra = "optimizations: {precision: fp8}"}.text(), {},
+       {"bad.yaml:2:11: hardware.peak_fp8: missing (required by precision fp8), e.g. \"989 TFLOPS\""}},
+      {"PrecisionIsBf16OrFp8", Lines{.extra = "optimizations: {precision: fp16}"}.text(), {},
+       {"bad.yaml:5:28: optimizations.precision: must be bf16 or fp8 (fp16 / fp32 training: compute_dtype and "
+        "optimizer.params_dtype)"}},
+      {"Fp8RecipeNeedsPrecisionFp8", Lines{.extra = "optimizations: {fp8_recipe: current}"}.text(), {},
+       {"bad.yaml:5:29: optimizations.fp8_recipe: needs precision: fp8"}},
+      {"Mxfp8NeedsBlackwell",
+       Lines{.hardware = R"(hardware: {peak_bf16: "989 TFLOPS", peak_fp8: "1979 TFLOPS", gpu_memory: "80 GiB", )"
+                         R"(hbm_bandwidth: "3.35 TB/s", compute_model: kernel, kernels: {family: hopper, sm_count: 132, )"
+                         R"(gemm_ceiling_bf16: "794 TFLOPS", gemm_ceiling_fp8: "1402 TFLOPS", hbm_fraction: 0.9}})",
+             .extra = "optimizations: {precision: fp8, fp8_recipe: mxfp8}"}
+           .text(),
+       {},
+       {"bad.yaml:5:45: optimizations.fp8_recipe: mxfp8 needs a Blackwell GPU (hardware.kernels.family blackwell), "
+        "got hopper"}},
       {"KernelModelNeedsKernelParams",
        Lines{.hardware = R"(hardware: {peak_bf16: "989 TFLOPS", gpu_memory: "80 GiB", hbm_bandwidth: "3.35 TB/s", )"
                          R"(compute_model: kernel})"}

@@ -135,6 +135,25 @@ TEST(Loader, AttentionKindFollowsHeadCounts) {
             model::AttentionKind::kMqa);
 }
 
+TEST(Loader, PrecisionFp8BecomesTheTransformerEngineSpec) {
+  const std::string hw = R"(hardware: {peak_bf16: "989 TFLOPS", peak_fp8: "1979 TFLOPS", gpu_memory: "80 GiB", )"
+                         R"(hbm_bandwidth: "3.35 TB/s"})";
+  const LoadedScenario te = load(Lines{.hardware = hw, .extra = "optimizations: {precision: fp8}"}.text());
+  EXPECT_TRUE(te.features.fp8.enabled);
+  EXPECT_EQ(te.features.fp8.recipe, model::Fp8Recipe::kDelayed);  // Megatron's and TE's default
+  EXPECT_TRUE(te.features.fp8.fprop && te.features.fp8.dgrad && te.features.fp8.wgrad);
+  EXPECT_FALSE(te.features.fp8.output_layer);
+  EXPECT_EQ(te.features.compute_dtype, model::DType::kBf16);  // the rest stays BF16
+  const LoadedScenario cs = load(Lines{.hardware = hw,
+                                       .extra = "optimizations: {precision: fp8, fp8_recipe: current, fp8_wgrad: false, "
+                                                "fp8_output_layer: true}"}
+                                     .text());
+  EXPECT_EQ(cs.features.fp8.recipe, model::Fp8Recipe::kCurrent);
+  EXPECT_FALSE(cs.features.fp8.wgrad);
+  EXPECT_TRUE(cs.features.fp8.output_layer);
+  EXPECT_FALSE(load(Lines{}.text()).features.fp8.enabled);
+}
+
 TEST(Loader, ConvertsToRuntimeSpecs) {
   const LoadedScenario s = load(Lines{.parallelism = "parallelism: {tp: 2, pp: 2, vpp: 2, dp: 2, micro_batch: 2, "
                                                      "global_batch: 16, schedule: interleaved-1f1b, "

@@ -145,7 +145,7 @@ TEST(OpenMapping, RowsTheSchemaCannotExpressAreListedWithEveryReason) {
   EXPECT_FALSE(fsdp_fp8.spec.has_value());
   EXPECT_EQ(fsdp_fp8.split, "test");
   EXPECT_THAT(fsdp_fp8.reasons,
-              ElementsAre(HasSubstr("FP8 training: the schema's compute_dtype fp8 runs every op at the FP8 peak")));
+              ElementsAre("FP8 training on a GPU preset without an FP8 peak"));
   const auto one_reason = [](const std::map<std::string, std::string>& change) {
     const OpenCase c = map_open_run(open_row(change));
     EXPECT_FALSE(c.spec.has_value());
@@ -177,6 +177,32 @@ TEST(OpenMapping, RowsTheSchemaCannotExpressAreListedWithEveryReason) {
             "an estimated 1073741824 simulator tasks per step exceed the scenario budget of 2e7");
   EXPECT_THAT(one_reason({{"tp", "3"}, {"dp", "16"}, {"gpus", "48"}, {"global_batch", "96"}}),
               HasSubstr("the schema rejects the layout: parallel.tp (3) must divide num_attention_heads (32)"));
+}
+
+TEST(OpenMapping, Fp8PrecisionTextBecomesTheRecipe) {
+  const auto fp8_of = [](const std::string& gpu, const std::string& precision) {
+    return spec_of(map_open_run(open_row({{"gpu", gpu}, {"precision", precision}}))).features.fp8;
+  };
+  const model::Fp8Spec te = fp8_of("H100-SXM5-80GB", "fp8 (TE hybrid E4M3/E5M2, FP8 weights) with bf16 master/optimizer path");
+  EXPECT_TRUE(te.enabled);
+  EXPECT_EQ(te.recipe, model::Fp8Recipe::kDelayed);  // TE's and Megatron's default
+  EXPECT_TRUE(te.fprop && te.dgrad && te.wgrad);
+  EXPECT_FALSE(te.output_layer);
+  EXPECT_EQ(fp8_of("B200 (DGX B200)", "FP8 current scaling (FP8-CS)").recipe, model::Fp8Recipe::kCurrent);
+  EXPECT_EQ(fp8_of("B200 (DGX B200)", "MXFP8").recipe, model::Fp8Recipe::kMxfp8);
+  EXPECT_EQ(fp8_of("B200 (DGX B200)", "FP8 (implied)").recipe, model::Fp8Recipe::kDelayed);
+  EXPECT_FALSE(fp8_of("H100-SXM5-80GB", "bf16").enabled);
+  const OpenCase mx_on_hopper = map_open_run(open_row({{"gpu", "H100-SXM5-80GB"}, {"precision", "MXFP8"}}));
+  EXPECT_FALSE(mx_on_hopper.spec.has_value());
+  EXPECT_THAT(mx_on_hopper.reasons, ElementsAre("MXFP8 on a GPU that is not Blackwell"));
+}
+
+TEST(OpenMapping, LayersThatDoNotSplitOverTheChunksAreAReason) {
+  // 30 layers over pp 2 x vpp 2 = 4 chunks: refused here, not by the simulator later.
+  const OpenCase uneven = map_open_run(open_row({{"layers", "30"}, {"pp", "2"}, {"vpp", "2"}, {"dp", "8"}}));
+  EXPECT_FALSE(uneven.spec.has_value());
+  EXPECT_THAT(uneven.reasons, ElementsAre("the schema rejects the layout: parallel: pp*vpp = 4 chunks do not divide 30 "
+                                          "layers evenly; list parallel.stage_layers"));
 }
 
 TEST(OpenMapping, TheSplitIsDeclaredBySource) {

@@ -70,7 +70,7 @@ class OpenRunFile : public ::testing::Test {
         // Test (O-FA), step_s 2.5 s on 8 GPUs.
         {{"id", "O-FA-01"}, {"gpus", "8"}, {"dp", "8"}, {"global_batch", "64"}, {"measured_quantity", "step_s"},
          {"measured_value", "2.5"}, {"model", "GPT3-125M (flash)"}, {"interconnect", "single node, NVLink"}},
-        // Not expressible: FP8.
+        // Not expressible: FP8 on the A100 (no FP8 peak).
         {{"id", "O-MLP-01"}, {"precision", "fp8 (TE hybr)"}},
         {{"id", "O-MLP-02"}, {"precision", "fp8 (TE hybr)"}},
     });
@@ -122,12 +122,12 @@ TEST_F(OpenRunFile, RowsAreComparedInTheirOwnQuantityAndGrouped) {
   EXPECT_THAT(md, HasSubstr("| all | 2 | 60.00 | 60.00 | 100.00 | -60.00 |"));
   EXPECT_THAT(md, HasSubstr("| O-FA | 1 | 20.00 | 20.00 | 20.00 | -20.00 |"));
   EXPECT_THAT(md, HasSubstr("Not expressible yet: 2 of 4 rows"));
-  EXPECT_THAT(md, HasSubstr("run only the linear layers in FP8 | 2 | O-MLP-01..02 |"));
+  EXPECT_THAT(md, HasSubstr("FP8 training on a GPU preset without an FP8 peak | 2 | O-MLP-01..02 |"));
   std::ostringstream csv;
   write_open_csv(csv, v);
   EXPECT_THAT(csv.str(), HasSubstr("\nO-ILM-01,fit,O-ILM,A100-SXM4-80GB,dense,16,tokens_per_s_per_gpu,4096,8192,100.00,4,2,\n"));
   EXPECT_THAT(csv.str(),
-              HasSubstr("\nO-MLP-01,fit,O-MLP,A100-SXM4-80GB,dense,16,tokens_per_s_per_gpu,3842,,,,,\"FP8 training: "));
+              HasSubstr("\nO-MLP-01,fit,O-MLP,A100-SXM4-80GB,dense,16,tokens_per_s_per_gpu,3842,,,,,FP8 training on a GPU preset without an FP8 peak\n"));
   const nlohmann::json j = open_json(v, "fixed");
   EXPECT_EQ(j["predicted_rows"], 2);
   EXPECT_EQ(j["rows"][2]["not_expressible"].size(), 1u);
