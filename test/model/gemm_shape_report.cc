@@ -7,6 +7,7 @@
 // and for the held-out rest, with the median measured/predicted of each fitting subset (the factor
 // its GPU's ceiling would take to zero that subset's median signed error); rows without a preset or dtype are counted as
 // skipped with the reason. A tool, not a test: the product and its tests never read ../shared.
+#include "test/support/csv_line.h"
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -24,21 +25,6 @@
 namespace {
 
 using mofasim::model::HardwareSpec;
-
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> out(1);
-  bool quoted = false;
-  for (char ch : line) {
-    if (ch == '"') {
-      quoted = !quoted;
-    } else if (ch == ',' && !quoted) {
-      out.emplace_back();
-    } else {
-      out.back() += ch;
-    }
-  }
-  return out;
-}
 
 HardwareSpec preset(const std::string& name) {
   const std::string text = "name: gemm-report\nmodel: {preset: gpt3-175b}\nhardware: {preset: " + name +
@@ -91,7 +77,7 @@ int main(int argc, char** argv) {
   const std::regex groups_re(R"((?:ng=(\d+))|(?:(\d+) groups))");
   const std::regex stage_re(R"(stage=(\w+))");
   for (int index = 0; std::getline(in, line); ++index) {
-    const std::vector<std::string> f = split_csv(line);
+    const std::vector<std::string> f = mofasim::test::split_csv_cells(line);
     if (f.size() < 8) continue;
     const std::string& gpu = f[0];
     const std::string& dtype = f[1];

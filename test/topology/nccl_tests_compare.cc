@@ -12,6 +12,7 @@
 //   NVLS only where the row ran with it enabled (not NCCL_NVLS_ENABLE=0, not a Ring row of a
 //   side-by-side table);
 //   α–β model: 2 µs per NVLink step, 5 µs per network step (the shipped scenarios' latencies).
+#include "test/support/csv_line.h"
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -28,21 +29,6 @@ namespace {
 
 using namespace mofasim;
 using topology::CollectiveKind;
-
-std::vector<std::string> split_csv_line(const std::string& line) {
-  std::vector<std::string> out(1);
-  bool quoted = false;
-  for (char ch : line) {
-    if (ch == '"') {
-      quoted = !quoted;
-    } else if (ch == ',' && !quoted) {
-      out.emplace_back();
-    } else {
-      out.back() += ch;
-    }
-  }
-  return out;
-}
 
 struct System {
   std::string label;
@@ -147,7 +133,7 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   int skipped = 0;
   while (std::getline(in, line)) {
-    const std::vector<std::string> f = split_csv_line(line);
+    const std::vector<std::string> f = mofasim::test::split_csv_cells(line);
     if (f.size() < 11) continue;
     // gpu_system, collective, scope, nranks, bytes, busbw_GBps, algbw_GBps, source, time_us, nccl_algo, notes
     const std::optional<System> sys = system_of(f[0]);
