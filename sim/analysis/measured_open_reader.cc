@@ -13,30 +13,8 @@
 namespace mofasim::analysis {
 namespace {
 
-std::string_view trim(std::string_view s) {
-  const auto first = s.find_first_not_of(" \t\r");
-  if (first == std::string_view::npos) return {};
-  const auto last = s.find_last_not_of(" \t\r");
-  return s.substr(first, last - first + 1);
-}
-
-// Calls `each(line_number, line)` for every non-empty line.
-template <typename F>
-void for_each_line(std::string_view text, F each) {
-  int line_no = 0;
-  std::size_t pos = 0;
-  while (pos <= text.size()) {
-    const auto end = text.find('\n', pos);
-    const std::string_view line = text.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
-    pos = end == std::string_view::npos ? text.size() + 1 : end + 1;
-    ++line_no;
-    if (trim(line).empty()) continue;
-    if (!each(line_no, line)) return;
-  }
-}
-
 double number(const std::string& cell, const std::string& where, const std::string& column) {
-  const std::string_view t = trim(cell);
+  const std::string_view t = trim_csv_space(cell);
   double value = 0;
   const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
   if (t.empty() || ec != std::errc() || ptr != t.data() + t.size() || !std::isfinite(value)) {
@@ -98,7 +76,7 @@ const std::vector<std::string>& open_run_columns() {
 
 bool is_open_runs_csv(std::string_view text) {
   bool open = false;
-  for_each_line(text, [&](int, std::string_view line) {
+  for_each_nonblank_line(text, [&](int, std::string_view line) {
     std::vector<std::string> cells;
     try {
       cells = split_measured_csv_line(line, "header");
@@ -120,7 +98,7 @@ std::vector<OpenRun> parse_open_runs_csv(std::string_view text, const std::strin
   std::map<std::string, std::size_t> index;
   std::size_t header_columns = 0;
   bool have_header = false;
-  for_each_line(text, [&](int line_no, std::string_view line) {
+  for_each_nonblank_line(text, [&](int line_no, std::string_view line) {
     const std::string where = name + ":" + std::to_string(line_no);
     const std::vector<std::string> cells = split_measured_csv_line(line, where);
     if (!have_header) {
@@ -142,7 +120,7 @@ std::vector<OpenRun> parse_open_runs_csv(std::string_view text, const std::strin
     auto cell = [&](const char* column) -> const std::string& { return cells[index.at(column)]; };
     auto integer = [&](const char* column) { return count(cell(column), where, column, 1); };
     auto optional_integer = [&](const char* column, int minimum) -> std::optional<int> {
-      if (trim(cell(column)).empty()) return std::nullopt;
+      if (trim_csv_space(cell(column)).empty()) return std::nullopt;
       return count(cell(column), where, column, minimum);
     };
     OpenRun r{.file = name,

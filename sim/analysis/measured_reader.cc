@@ -38,13 +38,6 @@ constexpr std::array<FieldInfo, kMeasuredFieldCount> kFields{{
     {MeasuredField::kParametersBillion, "parameters_billion", "Parameters (billion)"},
 }};
 
-std::string_view trim(std::string_view s) {
-  const auto first = s.find_first_not_of(" \t\r");
-  if (first == std::string_view::npos) return {};
-  const auto last = s.find_last_not_of(" \t\r");
-  return s.substr(first, last - first + 1);
-}
-
 std::string field_list() {
   std::string out;
   for (const auto& f : kFields) {
@@ -74,12 +67,12 @@ std::vector<std::string> split_measured_csv_line(std::string_view line, const st
       } else {
         cur += c;
       }
-    } else if (c == '"' && trim(cur).empty()) {
+    } else if (c == '"' && trim_csv_space(cur).empty()) {
       quoted = true;
       was_quoted = true;
       cur.clear();
     } else if (c == ',') {
-      out.emplace_back(was_quoted ? cur : std::string(trim(cur)));
+      out.emplace_back(was_quoted ? cur : std::string(trim_csv_space(cur)));
       cur.clear();
       was_quoted = false;
     } else {
@@ -87,14 +80,14 @@ std::vector<std::string> split_measured_csv_line(std::string_view line, const st
     }
   }
   if (quoted) throw std::invalid_argument(where + ": unterminated double quote");
-  out.emplace_back(was_quoted ? cur : std::string(trim(cur)));
+  out.emplace_back(was_quoted ? cur : std::string(trim_csv_space(cur)));
   return out;
 }
 
 namespace {
 
 double parse_number(std::string_view text, const std::string& where, std::string_view column) {
-  const std::string_view t = trim(text);
+  const std::string_view t = trim_csv_space(text);
   double value = 0;
   const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
   if (t.empty() || ec != std::errc() || ptr != t.data() + t.size() || !std::isfinite(value)) {
@@ -108,7 +101,7 @@ int parse_positive_int(std::string_view text, const std::string& where, std::str
   const double v = parse_number(text, where, column);
   if (v < 1 || v != std::floor(v) || v > 1e9) {
     throw std::invalid_argument(where + ": column '" + std::string(column) + "': expected a positive integer, got '" +
-                                std::string(trim(text)) + "'");
+                                std::string(trim_csv_space(text)) + "'");
   }
   return static_cast<int>(v);
 }
@@ -140,8 +133,8 @@ ColumnMapping ColumnMapping::with_overrides_unchecked(const std::vector<std::str
     if (eq == std::string::npos) {
       throw std::invalid_argument("'" + entry + "': expected column=field, field one of: " + field_list());
     }
-    const std::string column(trim(std::string_view(entry).substr(0, eq)));
-    const std::string_view name = trim(std::string_view(entry).substr(eq + 1));
+    const std::string column(trim_csv_space(std::string_view(entry).substr(0, eq)));
+    const std::string_view name = trim_csv_space(std::string_view(entry).substr(eq + 1));
     if (column.empty()) throw std::invalid_argument("'" + entry + "': the column name is empty");
     const FieldInfo* info = nullptr;
     for (const auto& f : kFields) {
@@ -172,14 +165,7 @@ std::vector<MeasuredRow> parse_measured_csv(std::string_view text, const std::st
   index.fill(-1);
   bool have_header = false;
   std::size_t header_columns = 0;
-  int line_no = 0;
-  std::size_t pos = 0;
-  while (pos <= text.size()) {
-    const auto end = text.find('\n', pos);
-    const std::string_view line = text.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
-    pos = end == std::string_view::npos ? text.size() + 1 : end + 1;
-    ++line_no;
-    if (trim(line).empty()) continue;
+  for_each_nonblank_line(text, [&](int line_no, std::string_view line) {
     const std::string where = name + ":" + std::to_string(line_no);
     const std::vector<std::string> cells = split_measured_csv_line(line, where);
     if (!have_header) {
@@ -211,7 +197,7 @@ std::vector<MeasuredRow> parse_measured_csv(std::string_view text, const std::st
                                         : std::string("no column for iteration_time_ms (default 'iteration time "
                                                       "(ms)') or iteration_time_s; give a mapping")));
       }
-      continue;
+      return true;
     }
     if (cells.size() != header_columns) {
       throw std::invalid_argument(where + ": expected " + std::to_string(header_columns) + " columns as in the header, got " +
@@ -250,7 +236,7 @@ std::vector<MeasuredRow> parse_measured_csv(std::string_view text, const std::st
     row.iteration_time_s = time_field == MeasuredField::kIterationTimeMs ? t * 1e-3 : t;
     if (index[static_cast<std::size_t>(MeasuredField::kParametersBillion)] >= 0) {
       const std::string& p = cell(MeasuredField::kParametersBillion);
-      if (!trim(p).empty()) {
+      if (!trim_csv_space(p).empty()) {
         const double billions = parse_number(p, where, column_name(MeasuredField::kParametersBillion));
         if (billions <= 0) {
           throw std::invalid_argument(where + ": column '" + column_name(MeasuredField::kParametersBillion) +
@@ -270,7 +256,8 @@ std::vector<MeasuredRow> parse_measured_csv(std::string_view text, const std::st
                                   std::to_string(row.micro_batch * row.dp));
     }
     rows.push_back(std::move(row));
-  }
+      return true;
+  });
   if (!have_header) throw std::invalid_argument(name + ":1: empty file, expected a header line");
   return rows;
 }

@@ -86,6 +86,30 @@ struct MeasuredRow {
 // quotes ("" inside is one quote). Throws std::invalid_argument "<where>: unterminated double quote".
 std::vector<std::string> split_measured_csv_line(std::string_view line, const std::string& where);
 
+// `s` without leading and trailing spaces, tabs and carriage returns.
+inline std::string_view trim_csv_space(std::string_view s) {
+  const auto first = s.find_first_not_of(" \t\r");
+  if (first == std::string_view::npos) return {};
+  const auto last = s.find_last_not_of(" \t\r");
+  return s.substr(first, last - first + 1);
+}
+
+// Calls `each(line_number, line)` (1-based) for every line of `text` that is not blank; stops when
+// `each` returns false. Both CSV readers (vTrain and the open set) walk their text with it.
+template <typename F>
+void for_each_nonblank_line(std::string_view text, F each) {
+  int line_no = 0;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const auto end = text.find('\n', pos);
+    const std::string_view line = text.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
+    pos = end == std::string_view::npos ? text.size() + 1 : end + 1;
+    ++line_no;
+    if (trim_csv_space(line).empty()) continue;
+    if (!each(line_no, line)) return;
+  }
+}
+
 // Parses CSV text (first non-empty line is the header; empty lines are skipped; fields may be
 // double-quoted). `name` stands for the file in error messages. Checks per row: every required
 // field present and positive, gpus == tp * dp * pp, global_batch divisible by micro_batch * dp.
