@@ -120,7 +120,7 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
   std::string fold_refusal = options.fidelity == Fidelity::kFolded ? folding_refusal(topo_spec) : "";
   std::vector<int> extra_replicas;
   if (options.fidelity == Fidelity::kFolded && fold_refusal.empty()) {
-    fold_refusal = perturbed_folding(w, placement, perturbed.affected_gpus, extra_replicas);
+    fold_refusal = perturbed_folding(w, placement, perturbed, {}, extra_replicas);
   }
   const Fidelity fidelity = fold_refusal.empty() ? options.fidelity : Fidelity::kFull;
   const ReplayOutput r = replay({.workload = &w, .topology = &topo, .placement = &placement,

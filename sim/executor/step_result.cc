@@ -111,10 +111,10 @@ std::string to_table(const StepResult& r) {
   row("critical path", path);
   if (r.healthy_step_time_s) {
     const double healthy = *r.healthy_step_time_s;
-    row("perturbations", format_number("+%.6f s", r.step_time_s - healthy) + " over the healthy " +
+    row("perturbations", format_number("%+.6f s", r.step_time_s - healthy) + " over the healthy " +
                              format_number("%.6f s", healthy) + format_number(" (%.1f%%)", healthy > 0 ? 100 * (r.step_time_s / healthy - 1) : 0.0));
     for (const PerturbationCost& c : r.perturbation_costs) {
-      row("  " + c.name, format_number("+%.6f s alone", c.cost_s) +
+      row("  " + c.name, format_number("%+.6f s alone", c.cost_s) +
                              (c.critical_path_s > 0 ? format_number(", %.6f s of its critical path", c.critical_path_s)
                                                     : std::string(", off the critical path")));
     }
