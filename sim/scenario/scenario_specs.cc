@@ -6,6 +6,7 @@
 #include "schedules/factory.h"
 #include "sim/fault/failure_records.h"
 #include "sim/scenario/to_spec.h"
+#include "sim/scenario/node_hardware.h"
 #include "sim/scenario/perturbations.h"
 #include "sim/scenario/scenario_specs_checkpoint.h"
 
@@ -151,7 +152,8 @@ executor::SimulationInput simulation_input(const scenario::LoadedScenario& loade
                                    .features = loaded.features,
                                    .topology = topo,
                                    .rank_order = loaded.proto.parallelism().rank_order(),
-                                   .perturbations = scenario::to_perturbation_spec(loaded.proto)};
+                                   .perturbations = scenario::to_perturbation_spec(loaded.proto),
+                                   .node_hardware = scenario::to_node_hardware(loaded.proto)};
 }
 
 model::AnalyticInput analytic_input(const scenario::LoadedScenario& loaded) {
