@@ -156,7 +156,19 @@ executor::SimulationInput simulation_input(const scenario::LoadedScenario& loade
                                    .node_hardware = scenario::to_node_hardware(loaded.proto)};
 }
 
+void refuse_node_hardware(const scenario::LoadedScenario& loaded, const std::string& what) {
+  if (loaded.proto.topology().node_hardware_size() == 0) return;
+  const std::string field = "topology.node_hardware";
+  scenario::SourceLocation at = loaded.sources.find(field);
+  if (at.file.empty()) at.file = loaded.path;
+  if (at.line == 0) at = scenario::SourceLocation{.file = at.file, .line = 1, .column = 1};
+  throw scenario::ScenarioError({scenario::format_location(at) + ": " + field + ": " + what +
+                                 " prices one GPU for every rank; heterogeneous GPUs are priced by the step "
+                                 "simulation (mofasim simulate, ettr)"});
+}
+
 model::AnalyticInput analytic_input(const scenario::LoadedScenario& loaded) {
+  refuse_node_hardware(loaded, "the analytic model");
   return model::AnalyticInput{.model = loaded.model,
                               .hardware = loaded.hardware,
                               .parallel = loaded.parallel,
