@@ -124,9 +124,9 @@ TEST(StepModelsAgree, Fp8LinearsArePricedTheSameOnBothSides) {
 // DualPipe with EP overlap (MoFa(22)): only the F&B pairs the order runs overlap their all-to-all;
 // the warm-up and cool-down passes run alone and expose it. The closed form credited every
 // micro-batch (exposed EP 6.9e-18 s against 0.039 s simulated, step -5.2%); it now counts the
-// pairs of each stage's order. Within a pair it still takes the all-to-all as hidden up to
-// max(alpha*t_comp, beta*t_a2a) while the replay's streams share the device, so the closed form
-// stays below the replay (0.0094 s vs 0.0393 s here; DeepSeek-V3 2048: 10.42 s vs 14.13 s).
+// pairs of each stage's order. Within a pair it hides each all-to-all under the module DualPipe
+// pairs it with, while the replay interleaves the two passes op by op on in-order streams, so the
+// closed form stays below the replay (0.026 s vs 0.043 s here; DeepSeek-V3 below).
 TEST(StepModelsAgree, DualPipeCreditsEpOverlapOnlyOnTheOverlappedPairs) {
   const ValidationReport r = validate(yaml("tiny-moe", "0 s", "tp: 1, pp: 2, dp: 2, ep: 2, global_batch: 64, schedule: dualpipe",
                                            "{ optimizer: { placement: gpu, distributed: false }, ep_overlap: { enabled: true } }"));
