@@ -14,8 +14,8 @@
 //   mlp            (dense layers) drops the fc1 outputs and the activation output (6f per token for
 //                  SwiGLU), re-runs fc1, the activation and fc2; the MLP input stays.
 //   moe            drops everything the MoE block keeps but its input (router probabilities,
-//                  shared and routed expert intermediates, dispatched copies, combine inputs),
-//                  re-runs router, shared experts, experts and combine.
+//                  shared and routed expert intermediates, dispatched copies, the combine's gate
+//                  probabilities), re-runs router, shared experts, experts and combine.
 //   moe_act        drops the routed experts' activation output (fc2 input), re-runs the activation.
 //   shared_experts drops the shared experts' intermediates, re-runs them.
 //   mla_up_proj    (MLA) drops the up-projected Q, K and V the attention core keeps, re-runs the
