@@ -276,11 +276,11 @@ void add_attention(LayerOps& ops, const Ctx& c) {
     const double kv_w = hh * (a.kv_lora_rank + a.qk_rope_head_dim) +
                         static_cast<double>(a.kv_lora_rank) * m.num_attention_heads * (a.qk_nope_head_dim + d_v);
     const double n = (q + kv_w) / (c.t * hh);
-    // Keeps its input and the latents (before and after their norms) and the rope key.
+    // Keeps its input and the latents (before and after their norms) and the rope key; the linears
+    // read the input (down-projections) and the normed latents (up-projections).
     const double latents = (a.q_lora_rank + a.kv_lora_rank) * 2.0 + a.qk_rope_head_dim;
     const double latent_tokens = c.sp ? c.tokens_sp : T;
     OpCost qkv = gemm_op(OpKind::kQkvProjection, T, n, hh, 1, kAct * (c.tokens_sp * hh + latent_tokens * latents));
-    // Linear inputs: the norm output (down-projections) and the normed latents (up-projections).
     qkv.fp8_linear_input_bytes = kAct * (c.tokens_sp * hh + latent_tokens * (a.q_lora_rank + a.kv_lora_rank));
     ops.add(qkv);
   } else {
@@ -369,9 +369,8 @@ void add_moe(LayerOps& ops, const Ctx& c) {
   l2.routed_expert = true;
   l2.op_class = l1.op_class;
   ops.add(l2);
-  // Combine: read the k expert outputs of each token, write their sum. Megatron-core applies the gate
-  // in the experts' activation (TEGroupedMLP activation_func_with_probs): the gate gradient reads the
-  // kept SwiGLU input, so only the dispatched fp32 probabilities are kept, not the k outputs.
+  // Combine: sum each token's k expert outputs. Megatron-core applies the gate in the experts'
+  // activation (activation_func_with_probs), so it keeps only the dispatched fp32 probabilities.
   ops.add(elementwise_op(OpKind::kExpertCombine, k * Tg * c.h, Tg * c.h, kProbBytes * routed_tokens));
 
   // EP all-to-all: dispatch before the experts, combine after; the backward mirrors both in bf16.
