@@ -112,4 +112,51 @@ LayerTime time_block(const PlanBlock& block, const LayerRates& x, bool transform
   return lt;
 }
 
+EpPairParts ep_pair_parts(const PlanBlock& block, const LayerRates& x, const LayerTime& t) {
+  const auto ops = block.ops.ops();
+  std::size_t fc1 = ops.size();
+  std::size_t fc2 = ops.size();
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (ops[i].op == OpKind::kExpertLinear1) fc1 = i;
+    if (ops[i].op == OpKind::kExpertLinear2) fc2 = i;
+  }
+  MOFASIM_CHECK(fc1 <= fc2 && fc2 < ops.size(), "ep_pair_parts: a MoE layer without routed experts");
+  EpPairParts p;
+  auto module = [&](std::size_t i, double& pre, double& mid, double& post) -> double& {
+    return i < fc1 ? pre : i <= fc2 ? mid : post;
+  };
+  const bool full = x.f.recompute == RecomputeKind::kFull;
+  const bool selective = x.f.recompute == RecomputeKind::kSelective;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const double fwd = phase_seconds(ops[i].forward, ops[i].op_class, x.hw, x.f);
+    module(i, p.f_pre, p.f_mid, p.f_post) += fwd;
+    // The backward module holding op i: its B and W passes and what recompute re-runs of it.
+    double bwd = phase_seconds(ops[i].backward_input, ops[i].op_class, x.hw, x.f) +
+                 phase_seconds(ops[i].backward_weight, ops[i].op_class, x.hw, x.f);
+    if (full) bwd += fwd;
+    if (selective && ops[i].recomputed_by_selective) {
+      bwd += ops[i].selective_recompute_fraction == 1
+                 ? fwd
+                 : phase_seconds(selective_recompute_cost(ops[i]), ops[i].op_class, x.hw, x.f);
+    }
+    module(i, p.b_last, p.b_mid, p.b_first) += bwd;
+  }
+  const auto comms = block.ops.comms();
+  for (std::size_t j = 0; j < comms.size(); ++j) {
+    const CommOp& c = comms[j];
+    if (c.group != CommGroup::kEp) continue;
+    const double s = comm_seconds(block.comm[j], x.inv_mub) * c.count;
+    const bool dispatch_side = c.op == OpKind::kExpertLinear1;
+    if (c.phase == Phase::kForward) (dispatch_side ? p.f_dispatch : p.f_combine) += s;
+    else (dispatch_side ? p.b_dispatch : p.b_combine) += s;
+    if (full && c.phase == Phase::kForward) (dispatch_side ? p.b_dispatch : p.b_combine) += s;  // re-run forward
+  }
+  // The rest of each pass (exposed TP / CP / FSDP, offload) outside the windows.
+  const double f_parts = p.f_pre + p.f_mid + p.f_post + p.f_dispatch + p.f_combine;
+  const double b_parts = p.b_first + p.b_mid + p.b_last + p.b_dispatch + p.b_combine;
+  p.f_post += t.f.total() - f_parts;
+  p.b_first += t.backward().total() - b_parts;
+  return p;
+}
+
 }  // namespace mofasim::model

@@ -3,6 +3,7 @@
 // collectives in the priced per-rank plan (model/rank_plan.h), at one set of device rates.
 #pragma once
 
+#include "model/analytic_overlap.h"
 #include "model/rank_plan.h"
 #include "model/spec.h"
 
@@ -61,5 +62,13 @@ struct LayerRates {
 // transformer layers, MoFa(29) MoFa(30) MoFa(31) MoFa(32) MoFa(33) MoFa(34) MoFa(35).
 // Throws std::invalid_argument when offload is on without D2H/H2D bandwidths.
 LayerTime time_block(const PlanBlock& block, const LayerRates& x, bool transformer_layer);
+
+// A MoE layer's passes split at its EP all-to-alls into the modules DualPipe pairs
+// (analytic_overlap.h, dualpipe_ep_pair_seconds): compute by op position (before expert fc1, fc1 to
+// fc2, after fc2; the backward's input and weight gradients and recompute together), the
+// all-to-alls by the op they attach to. `t` is time_block's result for the same block: what its
+// passes hold beyond these parts (exposed TP / CP / FSDP gathers, offload copies) runs outside the
+// windows, added to the forward's post and the backward's first module.
+EpPairParts ep_pair_parts(const PlanBlock& block, const LayerRates& x, const LayerTime& t);
 
 }  // namespace mofasim::model

@@ -113,12 +113,18 @@ BlockTimes time_blocks(const RankPlan& plan, const ModelSpec& model, const Layer
     bt.head += scaled(model.mtp_depth, mtp);
   }
   // EP overlap (MoFa(22)): a steady forward+backward pair of one MoE layer, minus running them apart.
+  // DualPipe publishes which module hides which all-to-all (report Figure 4): one window per pair.
+  // The paired steady passes of the 1F1B family have no published module order: the whole of one
+  // pass's compute is offered to the other's all-to-alls.
   if (f.ep_overlap.enabled && kind != ScheduleKind::kGpipe && plan.moe.present) {
     const PassTime fb = bt.moe.f;
     const PassTime bb = bt.moe.backward();
-    bt.moe_pair_delta = ep_pair_seconds(fb.total() - fb.a2a, fb.a2a, bb.total() - bb.a2a, bb.a2a, f.ep_overlap.alpha,
-                                        f.ep_overlap.beta) -
-                        (fb.total() + bb.total());
+    const double pair = kind == ScheduleKind::kDualPipe
+                            ? dualpipe_ep_pair_seconds(ep_pair_parts(plan.moe, x, bt.moe), f.ep_overlap.alpha,
+                                                       f.ep_overlap.beta)
+                            : ep_pair_seconds(fb.total() - fb.a2a, fb.a2a, bb.total() - bb.a2a, bb.a2a,
+                                              f.ep_overlap.alpha, f.ep_overlap.beta);
+    bt.moe_pair_delta = pair - (fb.total() + bb.total());
   }
   return bt;
 }

@@ -36,6 +36,14 @@ double ep_pair_seconds(double forward_compute, double forward_a2a, double backwa
          overlap_window_seconds(backward_compute, forward_a2a, alpha, beta);
 }
 
+double dualpipe_ep_pair_seconds(const EpPairParts& p, double alpha, double beta) {
+  // MoFa(22), one window per module pair in DualPipe's order
+  return p.f_post + p.b_first + overlap_window_seconds(p.f_pre, p.b_combine, alpha, beta) +
+         overlap_window_seconds(p.b_mid, p.f_dispatch, alpha, beta) +
+         overlap_window_seconds(p.f_mid, p.b_dispatch, alpha, beta) +
+         overlap_window_seconds(p.b_last, p.f_combine, alpha, beta);
+}
+
 double pp_overlap_seconds(double step, double pp_hop, double alpha, double beta) {
   return overlap_window_seconds(step, pp_hop, alpha, beta);  // MoFa(23)
 }

@@ -36,6 +36,22 @@ double cp_ring_seconds(double attention, double p2p_step, int cp, bool overlap, 
 double ep_pair_seconds(double forward_compute, double forward_a2a, double backward_compute, double backward_a2a,
                        double alpha, double beta);
 
+// MoFa(22) with DualPipe's pairing of modules (DeepSeek-V3 report §3.2.1, Figure 4; the paper's
+// sum runs over "the i-th EP communication and the i-th computation module participating"). A MoE
+// layer's forward is pre (attention, router, shared experts) → dispatch → mid (routed experts) →
+// combine → post; its backward (input and weight gradients, recompute) runs first (what follows
+// the combine) → combine gradient → mid → dispatch gradient → last (pre's backward). DualPipe
+// runs each all-to-all under the one module of the other pass it is paired with:
+//   post + first + window(pre, B combine) + window(B mid, F dispatch)
+//                + window(F mid, B dispatch) + window(last, F combine).
+struct EpPairParts {
+  double f_pre = 0, f_mid = 0, f_post = 0;        // forward compute of each module
+  double f_dispatch = 0, f_combine = 0;           // forward all-to-alls
+  double b_first = 0, b_mid = 0, b_last = 0;      // backward compute of each module
+  double b_combine = 0, b_dispatch = 0;           // backward all-to-alls (combine gradient first)
+};
+double dualpipe_ep_pair_seconds(const EpPairParts& parts, double alpha, double beta);
+
 // MoFa(23): a pipeline step whose PP send/recv overlaps the next compute: window(T, t_pp).
 double pp_overlap_seconds(double step, double pp_hop, double alpha, double beta);
 

@@ -60,6 +60,22 @@ double unsharded_bytes(const ModelSpec& model, const ParallelSpec& parallel, con
   return largest * (2 * b.weight + b.grad);
 }
 
+// The TP-sharded weights on `rank` no FP8 GEMM reads: the vocab-parallel embedding (a lookup) with
+// chunk 0, and with the last chunk the output head unless fp8_output_layer (as stage_gpu_params
+// places them: DualPipe's mirror copy holds both on ranks 0 and p - 1).
+double bf16_gemm_params(const ModelSpec& model, const ParallelSpec& parallel, const FeatureSpec& features, int rank) {
+  const double vocab_h = static_cast<double>(model.vocab_size) * model.hidden_size / parallel.tp;
+  const int last_chunk = parallel.pp * parallel.vpp - 1;
+  bool embedding = false;
+  bool head = false;
+  for (const ChunkLayers& c : parameter_chunks(model, parallel, rank)) {
+    embedding = embedding || c.chunk == 0;
+    head = head || c.chunk == last_chunk;
+  }
+  const bool head_weight = head && !features.fp8.output_layer && (model.untie_embeddings || parallel.pp > 1);
+  return (embedding ? vocab_h : 0) + (head_weight ? vocab_h : 0);
+}
+
 void validate_inflight(const ParallelSpec& parallel, std::span<const double> inflight) {
   if (static_cast<int>(inflight.size()) != parallel.pp) {
     throw std::invalid_argument("inflight micro-batches: expected one entry per pipeline rank (pp = " +
@@ -129,6 +145,10 @@ MemoryReport report_with_chunks(const ModelSpec& model, const HardwareSpec& hw, 
       }
     }
     st.static_bytes = static_memory(st.params, features, shards);
+    if (features.fp8.enabled) {  // no FP8 copies of the embedding and the BF16 head on this rank
+      st.static_bytes.fp8_weights -=
+          bf16_gemm_params(model, parallel, features, rank) * fp8_weight_bytes_per_param(features.fp8.recipe);
+    }
     st.static_bytes.unsharded = unsharded;
 
     double layers_stored = 0;  // one micro-batch, offloadable
@@ -262,6 +282,13 @@ ShardGroups optimizer_shard_groups(const ParallelSpec& parallel) {
   return ShardGroups{.dense_dp = parallel.dp * parallel.cp, .expert_dp = attention_ranks / expert_group};
 }
 
+double fp8_weight_bytes_per_param(Fp8Recipe recipe) {
+  double per_param = 2;  // the FP8 weight and its transpose
+  if (recipe == Fp8Recipe::kMxfp8) per_param += 2.0 / 32;
+  if (recipe == Fp8Recipe::kBlockwise) per_param += 2.0 * 4 / 128;
+  return per_param;
+}
+
 StaticMemory static_memory(const GpuParams& params, const FeatureSpec& features, const ShardGroups& shards) {
   if (shards.dense_dp < 1 || shards.expert_dp < 1) throw std::invalid_argument("ShardGroups: sizes must be >= 1");
   const BytesPerParam b = bytes_per_param(features);
@@ -277,12 +304,7 @@ StaticMemory static_memory(const GpuParams& params, const FeatureSpec& features,
   } else {
     m.optimizer_states = optimizer;
   }
-  if (features.fp8.enabled) {
-    double per_param = 2;  // the FP8 weight and its transpose
-    if (features.fp8.recipe == Fp8Recipe::kMxfp8) per_param += 2.0 / 32;
-    if (features.fp8.recipe == Fp8Recipe::kBlockwise) per_param += 2.0 * 4 / 128;
-    m.fp8_weights = (params.dense_sharded + params.expert) * per_param;
-  }
+  if (features.fp8.enabled) m.fp8_weights = (params.dense_sharded + params.expert) * fp8_weight_bytes_per_param(features.fp8.recipe);
   return m;
 }
 
@@ -314,16 +336,12 @@ MemoryOpTotals memory_op_totals(const ModelSpec& model, const ParallelSpec& para
 
 MemoryOpTotals memory_op_totals(const ModelSpec& model, const ParallelSpec& parallel, const FeatureSpec& features) {
   MemoryOpTotals t;
-  const RecomputeModules modules = features.recompute_modules;
-  if (!(model.is_moe() && model.moe.first_k_dense_layers == 0)) {
-    t.dense = with_recompute_modules(ops_for_layer(model, parallel, 0), model, parallel, modules).totals();
-  }
-  if (model.is_moe()) {
-    t.moe = with_recompute_modules(ops_for_layer(model, parallel, model.num_layers - 1), model, parallel, modules).totals();
-  }
+  auto stored = [&](const LayerOps& ops) { return with_activation_storage(ops, model, parallel, features).totals(); };
+  if (!(model.is_moe() && model.moe.first_k_dense_layers == 0)) t.dense = stored(ops_for_layer(model, parallel, 0));
+  if (model.is_moe()) t.moe = stored(ops_for_layer(model, parallel, model.num_layers - 1));
   t.embedding = ops_for_embedding(model, parallel).totals();
-  t.head = ops_for_head(model, parallel).totals();
-  if (model.mtp_depth > 0) t.mtp_projection = ops_for_mtp_projection(model, parallel).totals();
+  t.head = stored(ops_for_head(model, parallel));
+  if (model.mtp_depth > 0) t.mtp_projection = stored(ops_for_mtp_projection(model, parallel));
   return t;
 }
 

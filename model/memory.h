@@ -80,12 +80,15 @@ struct StaticMemory {
   double unsharded = 0;
   // precision fp8 (FeatureSpec::fp8): Transformer Engine's FP8 copy of each weight and its
   // transpose (1 + 1 B per parameter; mxfp8 and blockwise add their scales: 2 x 1/32 and 2 x 4/128 B),
-  // cached for the step. Counted over the TP-sharded and expert parameters (the embedding and an
-  // untied head are among them: their copies are an over-count of 2 B per parameter).
+  // cached for the step. static_memory counts them over all TP-sharded and expert parameters;
+  // memory_report leaves out the embedding and (unless fp8_output_layer) the head, which no FP8
+  // GEMM reads.
   double fp8_weights = 0;
   [[nodiscard]] double total() const { return weights + grads + optimizer_states + unsharded + fp8_weights; }
 };
 StaticMemory static_memory(const GpuParams& params, const FeatureSpec& features, const ShardGroups& shards);
+// Bytes per parameter of StaticMemory::fp8_weights: 2, plus 2 x 1/32 (mxfp8) or 2 x 4/128 (blockwise).
+double fp8_weight_bytes_per_param(Fp8Recipe recipe);
 
 struct StageMemory {
   int rank = 0;

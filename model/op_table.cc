@@ -17,6 +17,7 @@ constexpr double kAct = 2;          // bytes per activation element (bf16)
 constexpr double kStatBytes = 4;    // fp32 softmax statistics per head and token
 constexpr double kIdBytes = 8;      // int64 token ids
 constexpr double kLogitBytes = 4;   // fp32 logits kept for the cross-entropy backward
+constexpr double kProbBytes = 4;    // fp32 router probabilities
 constexpr double kSmallGemmTokens = 2048;  // GEMMs with fewer rows than this are "small" (ref §7)
 
 // Shapes of one micro-batch on one GPU.
@@ -87,6 +88,7 @@ OpCost gemm_op(OpKind kind, double m, double n, double k, int instances, double 
             .backward_weight = {flops, bytes, shape(k, n, m)},
             .gemm = {.m = m, .n = n, .k = k, .instances = instances},
             .activation_bytes = stored_input};
+  if (is_fp8_linear(kind) || kind == OpKind::kHead) op.fp8_linear_input_bytes = stored_input;
   if (is_fp8_linear(kind)) {
     op.forward.fp8 = Fp8Gemm::kFprop;
     op.backward_input.fp8 = Fp8Gemm::kDgrad;
@@ -274,10 +276,13 @@ void add_attention(LayerOps& ops, const Ctx& c) {
     const double kv_w = hh * (a.kv_lora_rank + a.qk_rope_head_dim) +
                         static_cast<double>(a.kv_lora_rank) * m.num_attention_heads * (a.qk_nope_head_dim + d_v);
     const double n = (q + kv_w) / (c.t * hh);
-    // Keeps its input and the latents (before and after their norms) and the rope key.
+    // Keeps its input and the latents (before and after their norms) and the rope key; the linears
+    // read the input (down-projections) and the normed latents (up-projections).
     const double latents = (a.q_lora_rank + a.kv_lora_rank) * 2.0 + a.qk_rope_head_dim;
     const double latent_tokens = c.sp ? c.tokens_sp : T;
-    ops.add(gemm_op(OpKind::kQkvProjection, T, n, hh, 1, kAct * (c.tokens_sp * hh + latent_tokens * latents)));
+    OpCost qkv = gemm_op(OpKind::kQkvProjection, T, n, hh, 1, kAct * (c.tokens_sp * hh + latent_tokens * latents));
+    qkv.fp8_linear_input_bytes = kAct * (c.tokens_sp * hh + latent_tokens * (a.q_lora_rank + a.kv_lora_rank));
+    ops.add(qkv);
   } else {
     const double n = (heads + 2 * kv) * d_qk;
     ops.add(gemm_op(OpKind::kQkvProjection, T, n, c.h, 1, kAct * c.tokens_sp * c.h));
@@ -364,8 +369,9 @@ void add_moe(LayerOps& ops, const Ctx& c) {
   l2.routed_expert = true;
   l2.op_class = l1.op_class;
   ops.add(l2);
-  // Combine: read the k expert outputs of each token, write one; keeps the outputs for the gate grad.
-  ops.add(elementwise_op(OpKind::kExpertCombine, k * Tg * c.h, Tg * c.h, kAct * k * Tg * c.h));
+  // Combine: sum each token's k expert outputs. Megatron-core applies the gate in the experts'
+  // activation (activation_func_with_probs), so it keeps only the dispatched fp32 probabilities.
+  ops.add(elementwise_op(OpKind::kExpertCombine, k * Tg * c.h, Tg * c.h, kProbBytes * routed_tokens));
 
   // EP all-to-all: dispatch before the experts, combine after; the backward mirrors both in bf16.
   // The busiest rank's receive side bounds a pairwise all-to-all, so its volume scales with the

@@ -130,6 +130,10 @@ struct OpCost {
   GemmShape gemm;
   double activation_bytes = 0;          // kept from forward for backward (one micro-batch)
   double selective_dropped_bytes = 0;   // part of activation_bytes selective recompute does not keep
+  // Part of activation_bytes that is the bf16 input of an FP8-capable linear (is_fp8_linear, or the
+  // head): under precision fp8 with FP8 wgrad, Transformer Engine keeps that input as FP8 for the
+  // weight gradient instead (with_activation_storage, recompute_modules.h).
+  double fp8_linear_input_bytes = 0;
   bool recomputed_by_selective = false; // forward re-run during backward under selective recompute
   double selective_recompute_fraction = 1;  // part of the forward selective recompute re-runs (recompute_modules.h)
   bool model_flops = true;              // counted in Megatron's model FLOPs (router: no)

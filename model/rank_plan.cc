@@ -108,7 +108,7 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
   for (int l = 0; l < model.num_layers && !(plan.dense.present && plan.moe.present); ++l) {
     PlanBlock& b = model.is_moe_layer(l) ? plan.moe : plan.dense;
     if (b.present) continue;
-    b.ops = with_recompute_modules(ops_for_layer(model, par, l), model, par, feat.recompute_modules);
+    b.ops = with_activation_storage(ops_for_layer(model, par, l), model, par, feat);
     const LayerParams lp = layer_params(model, l);
     b.dense_params = (lp.attention + lp.mlp) / par.tp + lp.router + lp.norms;
     b.expert_params = lp.routed_experts / (par.ep * par.etp);
@@ -118,7 +118,7 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
   // (its own weight when untied, the tied copy on the last stage when pp > 1) with the last chunk.
   // Both step models' gradient buckets need them per block (GradientBuckets).
   plan.embedding.ops = ops_for_embedding(model, par);
-  plan.head.ops = ops_for_head(model, par);
+  plan.head.ops = with_activation_storage(ops_for_head(model, par), model, par, feat);
   {
     const ModelParams mp = edge_params(model);
     plan.embedding.dense_params = (mp.embedding + mp.position_embedding) / par.tp;
@@ -129,7 +129,7 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
   finish_block(plan.embedding);
   finish_block(plan.head);
   if (model.mtp_depth > 0) {
-    plan.mtp_projection.ops = ops_for_mtp_projection(model, par);
+    plan.mtp_projection.ops = with_activation_storage(ops_for_mtp_projection(model, par), model, par, feat);
     finish_block(plan.mtp_projection);
   }
 

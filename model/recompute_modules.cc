@@ -11,6 +11,9 @@ namespace mofasim::model {
 namespace {
 
 constexpr double kAct = 2;  // bytes per activation element (bf16), as op_table.cc
+// DeepSeek-V3's format for the attention output it keeps for the output projection and the
+// attention backward: 1 sign + 5 exponent + 6 mantissa bits (report §3.3.3 (1)).
+constexpr double kE5m6Bytes = 1.5;
 
 struct Drop {
   double bytes = 0;     // of the op's activation_bytes
@@ -30,7 +33,10 @@ double mla_up_share(const ModelSpec& m) {
   return (q_up + kv_up) / (q + kv);
 }
 
-Drop drop(const OpCost& op, RecomputeModule module, const ModelSpec& model, double norm_output_bytes) {
+// norm_output_bytes: a norm output as the router keeps it (bf16); linear_norm_output_bytes: as an
+// FP8-capable linear (QKV, fc1) keeps it, smaller under FP8 activation storage.
+Drop drop(const OpCost& op, RecomputeModule module, const ModelSpec& model, double norm_output_bytes,
+          double linear_norm_output_bytes) {
   const OpKind k = op.op;
   const Drop all{op.activation_bytes, 1};
   switch (module) {
@@ -38,9 +44,10 @@ Drop drop(const OpCost& op, RecomputeModule module, const ModelSpec& model, doub
       return {op.selective_dropped_bytes, op.recomputed_by_selective ? 1.0 : 0.0};
     case RecomputeModule::kLayernorm:
       if (k == OpKind::kInputNorm || k == OpKind::kPostAttentionNorm) return {0, 1};
-      if (k == OpKind::kQkvProjection || k == OpKind::kMlpLinear1 || k == OpKind::kRouter) {
-        return {std::min(norm_output_bytes, op.activation_bytes), 0};
+      if (k == OpKind::kQkvProjection || k == OpKind::kMlpLinear1) {
+        return {std::min(linear_norm_output_bytes, op.activation_bytes), 0};
       }
+      if (k == OpKind::kRouter) return {std::min(norm_output_bytes, op.activation_bytes), 0};
       return {};
     case RecomputeModule::kMlp:
       if (k == OpKind::kMlpLinear1) return {0, 1};  // its input is the checkpoint's input
@@ -76,10 +83,9 @@ bool transformer_layer_op(OpKind k) {
          k != OpKind::kLoss;
 }
 
-}  // namespace
-
-LayerOps with_recompute_modules(const LayerOps& ops, const ModelSpec& model, const ParallelSpec& parallel,
-                                RecomputeModules modules) {
+// The modules applied to a layer whose FP8 linears keep `linear_input_ratio` of their bf16 inputs.
+LayerOps apply_modules(const LayerOps& ops, const ModelSpec& model, const ParallelSpec& parallel,
+                       RecomputeModules modules, double linear_input_ratio) {
   const auto list = ops.ops();
   const bool layer = !list.empty() && std::all_of(list.begin(), list.end(), [](const OpCost& op) {
     return transformer_layer_op(op.op);
@@ -88,6 +94,7 @@ LayerOps with_recompute_modules(const LayerOps& ops, const ModelSpec& model, con
   const bool sp = parallel.sequence_parallel && parallel.tp > 1;
   const double tokens = static_cast<double>(parallel.micro_batch) * model.seq_length / parallel.cp;
   const double norm_output_bytes = kAct * (sp ? tokens / parallel.tp : tokens) * model.hidden_size;
+  const double linear_norm_output_bytes = norm_output_bytes * linear_input_ratio;
   LayerOps out;
   out.set_input_bytes(ops.totals().input_bytes);
   for (const OpCost& op : list) {
@@ -95,7 +102,7 @@ LayerOps with_recompute_modules(const LayerOps& ops, const ModelSpec& model, con
     for (int i = 0; i < kNumRecomputeModules; ++i) {
       const auto m = static_cast<RecomputeModule>(i);
       if ((modules & recompute_bit(m)) == 0) continue;
-      const Drop x = drop(op, m, model, norm_output_bytes);
+      const Drop x = drop(op, m, model, norm_output_bytes, linear_norm_output_bytes);
       d.bytes = std::max(d.bytes, x.bytes);
       d.fraction = std::max(d.fraction, x.fraction);
     }
@@ -107,6 +114,49 @@ LayerOps with_recompute_modules(const LayerOps& ops, const ModelSpec& model, con
   }
   for (const CommOp& c : ops.comms()) out.add(c);
   return out;
+}
+
+}  // namespace
+
+LayerOps with_recompute_modules(const LayerOps& ops, const ModelSpec& model, const ParallelSpec& parallel,
+                                RecomputeModules modules) {
+  return apply_modules(ops, model, parallel, modules, 1);
+}
+
+double fp8_activation_bytes_per_element(Fp8Recipe recipe) {
+  switch (recipe) {
+    case Fp8Recipe::kDelayed:
+    case Fp8Recipe::kCurrent: return 1;
+    case Fp8Recipe::kMxfp8: return 1 + 1.0 / 32;
+    case Fp8Recipe::kBlockwise: return 1 + 4.0 / 128;
+  }
+  return 1;
+}
+
+LayerOps with_activation_storage(const LayerOps& ops, const ModelSpec& model, const ParallelSpec& parallel,
+                                 const FeatureSpec& features) {
+  const bool fp8 = features.fp8.enabled && features.fp8.wgrad;
+  const RecomputeModules modules = features.recompute_modules;
+  if (!fp8) return apply_modules(ops, model, parallel, modules, 1);
+  const bool blockwise = features.fp8.recipe == Fp8Recipe::kBlockwise;
+  const double e8 = fp8_activation_bytes_per_element(features.fp8.recipe);
+  const double ratio = e8 / kAct;
+  LayerOps stored;
+  stored.set_input_bytes(ops.totals().input_bytes);
+  for (const OpCost& op : ops.ops()) {
+    OpCost o = op;
+    const double in = op.fp8_linear_input_bytes;
+    if (op.op == OpKind::kOutputProjection) {
+      o.activation_bytes += blockwise ? in * (kE5m6Bytes - kAct) / kAct : in * ratio;
+    } else if (op.op != OpKind::kHead || features.fp8.output_layer) {
+      o.activation_bytes -= in * (1 - ratio);
+    }
+    const bool moe_swiglu = op.op == OpKind::kExpertActivation || op.op == OpKind::kSharedActivation;
+    if (blockwise && moe_swiglu) o.activation_bytes *= ratio;
+    stored.add(o);
+  }
+  for (const CommOp& c : ops.comms()) stored.add(c);
+  return apply_modules(stored, model, parallel, modules, ratio);
 }
 
 double hardware_flops_per_step(const ModelSpec& model, const ParallelSpec& parallel, const FeatureSpec& features) {

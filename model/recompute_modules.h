@@ -14,8 +14,8 @@
 //   mlp            (dense layers) drops the fc1 outputs and the activation output (6f per token for
 //                  SwiGLU), re-runs fc1, the activation and fc2; the MLP input stays.
 //   moe            drops everything the MoE block keeps but its input (router probabilities,
-//                  shared and routed expert intermediates, dispatched copies, combine inputs),
-//                  re-runs router, shared experts, experts and combine.
+//                  shared and routed expert intermediates, dispatched copies, the combine's gate
+//                  probabilities), re-runs router, shared experts, experts and combine.
 //   moe_act        drops the routed experts' activation output (fc2 input), re-runs the activation.
 //   shared_experts drops the shared experts' intermediates, re-runs them.
 //   mla_up_proj    (MLA) drops the up-projected Q, K and V the attention core keeps, re-runs the
@@ -34,6 +34,33 @@ namespace mofasim::model {
 // `modules`. Embedding, head and MTP-projection tables are returned unchanged.
 LayerOps with_recompute_modules(const LayerOps& ops, const ModelSpec& model, const ParallelSpec& parallel,
                                 RecomputeModules modules);
+
+// What a table's ops keep for the backward under the features: FP8 activation storage (below),
+// then, for a transformer layer with selective recompute's module list, with_recompute_modules.
+// Every consumer of stored activations (the memory model, the rank plan the step simulation and the
+// closed form read) builds its tables through this, so they agree.
+//
+// FP8 activation storage (precision fp8 with fp8_wgrad; report = DeepSeek-V3 technical report §3.3):
+// Transformer Engine quantises each FP8 linear's input for the forward GEMM and keeps that FP8 copy
+// (Hopper: the transposed copy its wgrad GEMM reads) instead of the bf16 input ("the FP8 Wgrad GEMM
+// allows activations to be stored in FP8", report §3.3.1): OpCost::fp8_linear_input_bytes shrink to
+// fp8_activation_bytes_per_element / 2 of their size (the head only with fp8_output_layer). Two
+// tensors are not plain linear inputs:
+//   output projection  its input is the attention output O, which the flash-attention backward
+//                      reads too. Transformer Engine's recipes keep the bf16 O for the attention and
+//                      an FP8 copy for the linear (+1 B per element); the blockwise recipe is
+//                      DeepSeek-V3's, which keeps one E5M6 copy (1.5 B) for both (report §3.3.3 (1)).
+//   MoE SwiGLU inputs  (routed and shared experts' fc1 outputs) under blockwise: DeepSeek-V3 caches
+//                      them in FP8 too (report §3.3.3 (2)); TE's recipes keep them in bf16.
+// An input read by two FP8 linears that the op table charges once (MLA's q and kv down-projections)
+// is counted as one FP8 copy.
+LayerOps with_activation_storage(const LayerOps& ops, const ModelSpec& model, const ParallelSpec& parallel,
+                                 const FeatureSpec& features);
+
+// Bytes per element of an FP8 activation kept for the backward, scales included: 1 for delayed and
+// current scaling (one scale per tensor), 1 + 1/32 for mxfp8 (one E8M0 scale per 32 elements),
+// 1 + 4/128 for blockwise (one fp32 scale per 1 x 128 tile, report §3.3.2).
+double fp8_activation_bytes_per_element(Fp8Recipe recipe);
 
 // The forward work selective recompute re-runs for one op: forward * selective_recompute_fraction.
 PhaseCost selective_recompute_cost(const OpCost& op);

@@ -1,6 +1,7 @@
 // `mofasim memory SCENARIO`: parameter count, model FLOPs of one step, and per pipeline stage the
 // static memory (weights, gradients, optimizer states), the peak activation memory and the total
-// against the GPU's capacity. Out of memory is reported as a result (which stage, by how much).
+// against the GPU's capacity. Out of memory is reported as a result (which stage, by how much) with
+// exit status 3 (kOutOfMemoryExit), so a script can test whether a layout fits.
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -16,6 +17,10 @@
 #include "sim/scenario/loader.h"
 
 namespace mofasim::cli {
+namespace {
+// Distinct from 0 (fits), 1 (internal failure) and 2 (bad input).
+constexpr int kOutOfMemoryExit = 3;
+}  // namespace
 
 int run_memory(const Args& args) {
   CommonOptions common;
@@ -29,6 +34,7 @@ int run_memory(const Args& args) {
   parse_command_line("memory", args, desc, pos, vm);
   if (common.help) {
     print_command_help("memory", "SCENARIO.yaml [--json] [--set field.path=value ...]", desc);
+    std::cout << "exit status: 0 when every stage fits, 3 when one does not, 2 on bad input\n";
     return 0;
   }
   if (path.empty()) throw UsageError("mofasim memory: missing SCENARIO.yaml (see: mofasim memory --help)");
@@ -76,7 +82,7 @@ int run_memory(const Args& args) {
       j["mixed_gpus"] = to_json(fit);
     }
     std::cout << j.dump(2) << "\n";
-    return 0;
+    return report.fits() ? 0 : kOutOfMemoryExit;
   }
 
   std::cout << "scenario        " << s.proto.name() << " (" << s.path << ")\n"
@@ -113,6 +119,7 @@ int run_memory(const Args& args) {
     const model::StageMemory& w = report.stages[static_cast<std::size_t>(report.worst_rank)];
     std::cout << "\nout of memory: stage " << w.rank << " needs " << format_bytes(w.peak_bytes) << " of "
               << format_bytes(w.capacity_bytes) << " (" << format_bytes(w.excess_bytes) << " over)\n";
+    return kOutOfMemoryExit;
   }
   return 0;
 }

@@ -326,10 +326,12 @@ class Validator {
     require(k, p, "gemm_ceiling_bf16", why);
     unit_fraction(k.hbm_fraction(), p + ".hbm_fraction");
     unit_fraction(k.grouped_gemm_fraction(), p + ".grouped_gemm_fraction");
-    if (s_.optimizations().compute_dtype() == proto::FP8) {
+    // A GPU without FP8 (no peak_fp8) is reported once, at the scenario's FP8 field's rule
+    // (hardware.peak_fp8 required by ...), not again at the preset's kernels block.
+    if (s_.optimizations().compute_dtype() == proto::FP8 && h.has_peak_fp8()) {
       require(k, p, "gemm_ceiling_fp8", "required by compute_model kernel with compute_dtype fp8");
     }
-    if (s_.optimizations().precision() == proto::FP8) {
+    if (s_.optimizations().precision() == proto::FP8 && h.has_peak_fp8()) {
       require(k, p, "gemm_ceiling_fp8", "required by compute_model kernel with precision fp8");
     }
   }

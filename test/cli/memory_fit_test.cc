@@ -1,6 +1,7 @@
 // `simulate`, `ettr` and `tune` say when the scenario's layout does not fit in GPU memory: one
 // warning line on stderr naming the worst stage and its excess, a `memory_fit` object in --json,
-// and exit status 0 (out of memory is a result). The numbers are `mofasim memory`'s.
+// and exit status 0 (out of memory is a result). The numbers are `mofasim memory`'s, which exits 3
+// when a stage does not fit.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -35,6 +36,23 @@ TEST(CliMemoryFit, SimulateEttrTuneWarnOnStderrWithTheWorstStageAndExcess) {
     EXPECT_EQ(fit.at("stages_over"), 2) << command;
     EXPECT_DOUBLE_EQ(fit.at("excess_bytes").get<double>(), worst.at("excess_bytes").get<double>()) << command;
   }
+}
+
+TEST(CliMemoryFit, MemoryExitsThreeWhenAStageDoesNotFit) {
+  // Text and --json alike; the last line names the worst stage (13.59 MiB of 12 MiB).
+  const CliRun text = run_mofasim("memory scenarios/small.yaml" + kTight);
+  EXPECT_EQ(text.exit_code, 3) << text.err;
+  EXPECT_NE(text.out.find("\nout of memory: stage 0 needs 13.59 MiB of 12.00 MiB (1.59 MiB over)\n"), std::string::npos)
+      << text.out;
+  EXPECT_EQ(text.err, "");
+  EXPECT_EQ(run_mofasim("memory scenarios/small.yaml --json" + kTight).exit_code, 3);
+  // One byte more than the worst stage's peak fits: exit 0.
+  const nlohmann::json mem = nlohmann::json::parse(run_mofasim("memory scenarios/small.yaml --json").out);
+  const double peak = mem.at("stages").at(0).at("peak_bytes").get<double>();
+  const CliRun fits = run_mofasim("memory scenarios/small.yaml --set 'hardware.gpu_memory=" +
+                                  std::to_string(static_cast<long long>(peak) + 1) + " B'");
+  EXPECT_EQ(fits.exit_code, 0) << fits.err;
+  EXPECT_EQ(fits.out.find("out of memory"), std::string::npos);
 }
 
 TEST(CliMemoryFit, AFittingScenarioSaysNothing) {

@@ -61,6 +61,20 @@ TEST(MemoryAgreement, RecomputeModulesAndFullRecomputeMethodsAgreeStageByStage) 
   expect_stagewise_agreement(in);
 }
 
+TEST(MemoryAgreement, Fp8ActivationStorageAgreesStageByStage) {
+  // FP8 linear inputs (and the blockwise recipe's E5M6 attention output) are in the tables both
+  // sides read (model::with_activation_storage): the peaks move together.
+  SimulationInput in = four_stage(model::ScheduleKind::k1F1B, 1);
+  in.hardware.peak_flops_fp8 = 2 * in.hardware.peak_flops_bf16;
+  const double bf16 = simulate_step(in, {.fidelity = Fidelity::kFull}).memory[0].model_activation_bytes;
+  in.features.fp8 = {.enabled = true, .recipe = model::Fp8Recipe::kBlockwise};
+  expect_stagewise_agreement(in);
+  EXPECT_LT(simulate_step(in, {.fidelity = Fidelity::kFull}).memory[0].model_activation_bytes, 0.9 * bf16);
+  in.features.recompute = model::RecomputeKind::kSelective;
+  in.features.recompute_modules = model::recompute_bit(model::RecomputeModule::kLayernorm);
+  expect_stagewise_agreement(in);
+}
+
 TEST(MemoryAgreement, GpipeAgreesStageByStage) {
   expect_stagewise_agreement(four_stage(model::ScheduleKind::kGpipe, 1));
 }

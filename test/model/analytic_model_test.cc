@@ -68,6 +68,21 @@ TEST(AnalyticOverlap, EpPairAndPpAndOffload) {
   EXPECT_NEAR(overlap_window_seconds(4, 3, 1.5, 2), 6, 1e-12);
 }
 
+TEST(AnalyticOverlap, DualPipePairsEachAllToAllWithOneModule) {
+  // Forward: pre 1, dispatch 1, mid 10, combine 2, post 0.5; backward: first 0.5, combine
+  // gradient 5, mid 3, dispatch gradient 1, last 4. DualPipe's windows (report Figure 4):
+  // 0.5 + 0.5 + max(1, 5) + max(3, 1) + max(10, 1) + max(4, 2) = 23. The whole-pass pairing
+  // would hide the backward's 6 of all-to-all under the forward's 11.5 of compute: 19.
+  const EpPairParts parts{.f_pre = 1, .f_mid = 10, .f_post = 0.5, .f_dispatch = 1, .f_combine = 2,
+                          .b_first = 0.5, .b_mid = 3, .b_last = 4, .b_combine = 5, .b_dispatch = 1};
+  EXPECT_DOUBLE_EQ(dualpipe_ep_pair_seconds(parts, 1, 1), 23);
+  EXPECT_DOUBLE_EQ(ep_pair_seconds(11.5, 3, 7.5, 6, 1, 1), 19);
+  // β = 2 slows each all-to-all inside its window: the combine gradient (5 -> 10) outlasts the
+  // attention's 1: 5 + 1·(1 − 1/2) = 5.5; the dispatch (1 -> 2) ends inside B mid's 3: 3; the
+  // dispatch gradient inside F mid's 10: 10; the combine (2 -> 4) equals the last 4: 4. 23.5.
+  EXPECT_NEAR(dualpipe_ep_pair_seconds(parts, 1, 2), 1 + 5.5 + 3 + 10 + 4, 1e-12);
+}
+
 TEST(AnalyticOverlap, DpOverlapHidesAllButTheLastChunk) {
   // v = 4 chunks of RS 2 s each under 3 s of backward: 2 + 3·(max(3, 2) − 3) = 2.
   EXPECT_DOUBLE_EQ(dp_overlap_exposed_seconds(2, 3, 4, 1, 1), 2);

@@ -87,9 +87,10 @@ TEST(RecomputeModules, MoeActSharedExpertsAndWholeMoe) {
   // shared_experts: gate/up 4 x T x f_sh plus activation output 2 x T x f_sh.
   EXPECT_EQ(apply(m, kDsEp8, kMoeLayer, bits({RecomputeModule::kSharedExperts})).dropped, 6.0 * 4096 * 2048);
   // moe: router probabilities 4 B x T x E, the shared experts, dispatched rows 2 x 32,768 x h,
-  // gate/up 4 x 32,768 x f_e, activation output 2 x 32,768 x f_e, combine inputs 2 x 8 x T x h.
+  // gate/up 4 x 32,768 x f_e, activation output 2 x 32,768 x f_e, the combine's dispatched gate
+  // probabilities 4 x 8 x T (Megatron-core applies the gate in the experts' activation).
   const double moe = 4.0 * 4096 * 256 + 6.0 * 4096 * 2048 + 2.0 * 32768 * 7168 + 6.0 * 32768 * 2048 +
-                     2.0 * 8 * 4096 * 7168;  // 1,396,703,232
+                     4.0 * 8 * 4096;  // 927,072,256
   EXPECT_EQ(apply(m, kDsEp8, kMoeLayer, bits({RecomputeModule::kMoe})).dropped, moe);
   // moe_act and shared_experts drop tensors moe drops too: counted once.
   EXPECT_EQ(apply(m, kDsEp8, kMoeLayer,
