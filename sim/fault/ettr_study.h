@@ -6,6 +6,7 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -30,6 +31,16 @@ EttrStudy run_ettr_study(const model::FaultSpec& spec, const model::RunSpec& run
 
 // The same study around trials already run (e.g. merged from shards, trial_shards.h).
 EttrStudy ettr_study_from_trials(const model::FaultSpec& spec, const model::RunSpec& run, MonteCarloResult trials);
+
+// Where the mean run's wall time went: useful steps, fail-stop lost work and recoveries,
+// checkpoints, init, and with fail-slow on its slow steps (and cordon stalls) and the policy's
+// restarts; the parts add up to the mean E2E.
+struct TimeShare {
+  std::string key;    // JSON key
+  std::string label;  // table label
+  double seconds = 0;
+};
+std::vector<TimeShare> time_breakdown(const EttrStudy& study);
 
 // A fixed-width table: inputs, analytic vs Monte Carlo ETTR and E2E, the optimal interval, the
 // failure and time breakdown. Deterministic text (no locale, fixed precision).

@@ -7,6 +7,7 @@
 #include "sim/fault/failure_records.h"
 #include "sim/scenario/to_spec.h"
 #include "sim/scenario/perturbations.h"
+#include "sim/scenario/scenario_specs_fail_slow.h"
 #include "sim/scenario/scenario_specs_checkpoint.h"
 
 namespace mofasim::cli {
@@ -108,6 +109,7 @@ model::FaultSpec to_fault_spec(const scenario::LoadedScenario& loaded) {
     }
     default: spec.process = model::FailureProcess{};
   }
+  spec.fail_slow = to_fail_slow_spec(loaded);  // slow steps unpriced: price_fail_slow does that
   return spec;
 }
 
