@@ -93,7 +93,7 @@ int run_ettr(const Args& args) {
   }
 
   if (!csv_path.empty()) {
-    write_output_file(csv_path, [&](std::ostream& csv) { fault::write_trials_csv(csv, study.monte_carlo); });
+    write_output_file(csv_path, [&](std::ostream& csv) { fault::write_trials_csv(csv, study.monte_carlo, spec.fail_slow.on()); });
   }
   const MemoryFit fit = memory_fit(loaded);
   warn_if_out_of_memory("ettr", fit, std::cerr);

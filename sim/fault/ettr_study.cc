@@ -228,9 +228,10 @@ nlohmann::json ettr_study_json(const EttrStudy& s) {
   return j;
 }
 
-void write_trials_csv(std::ostream& out, const MonteCarloResult& r) {
+void write_trials_csv(std::ostream& out, const MonteCarloResult& r, bool fail_slow) {
   out << "trial,wall_s,ettr,lost_work_s,checkpoint_s,downtime_s,init_s,failures";
   for (const std::string& name : r.class_names) out << ",failures_" << name;
+  if (fail_slow) out << ",slow_s,policy_restarts_s,episodes,actions";
   out << "\n";
   const std::size_t classes = r.class_names.size();
   char buffer[256];
@@ -240,6 +241,11 @@ void write_trials_csv(std::ostream& out, const MonteCarloResult& r) {
                   t.checkpoint_s, t.downtime_s, t.init_s, static_cast<long long>(t.failures));
     out << buffer;
     for (std::size_t c = 0; c < classes; ++c) out << ',' << r.failures_by_class[i * classes + c];
+    if (fail_slow) {
+      std::snprintf(buffer, sizeof buffer, ",%.6f,%.6f,%lld,%lld", t.slow_s, t.mitigation_s,
+                    static_cast<long long>(t.episodes), static_cast<long long>(t.mitigations));
+      out << buffer;
+    }
     out << "\n";
   }
 }

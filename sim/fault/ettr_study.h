@@ -52,7 +52,8 @@ std::string render_ettr_table(const EttrStudy& study);
 nlohmann::json ettr_study_json(const EttrStudy& study);
 
 // One row per trial: trial, wall_s, ettr, lost_work_s, checkpoint_s, downtime_s, init_s,
-// failures, then one failures_<class> column per class.
-void write_trials_csv(std::ostream& out, const MonteCarloResult& result);
+// failures, then one failures_<class> column per class; with `fail_slow`, then slow_s,
+// policy_restarts_s, episodes and actions.
+void write_trials_csv(std::ostream& out, const MonteCarloResult& result, bool fail_slow = false);
 
 }  // namespace mofasim::fault

@@ -3,7 +3,11 @@
 // fields are located errors with exit status 2.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -12,6 +16,8 @@
 
 namespace mofasim::test {
 namespace {
+
+namespace fs = std::filesystem;
 
 // small.yaml (8 GPUs, pp 2, dp 2) with one slow GPU at 2x, 4 episodes per GPU per day of 1 h.
 const std::string kSlow =
@@ -51,6 +57,19 @@ TEST(CliFailSlow, SlowStepsArePricedPerStageAndTheTimeAddsUp) {
   // Goodput: 16 sequences of 256 tokens per step, 10,000 steps, over each run's wall time.
   EXPECT_LT(mc.at("goodput_p1_tokens_per_s").get<double>(), mc.at("goodput_p99_tokens_per_s").get<double>());
   EXPECT_LE(mc.at("goodput_p99_tokens_per_s").get<double>(), 16.0 * 256 * 10000 / 10000);
+}
+
+TEST(CliFailSlow, PerTrialCsvCarriesTheFailSlowColumns) {
+  const std::string csv = (fs::temp_directory_path() / ("mofasim_fail_slow_" + std::to_string(::getpid()) + ".csv")).string();
+  const CliRun run = run_mofasim("ettr scenarios/small.yaml -q --step-time 1 --trials 20 --csv " + csv + kSlow +
+                                 " --set fault_tolerance.fail_slow.rate_per_day=4");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::string text = read_file(csv);
+  fs::remove(csv);
+  EXPECT_TRUE(text.starts_with("trial,wall_s,ettr,lost_work_s,checkpoint_s,downtime_s,init_s,failures,failures_process,"
+                               "failures_pod,failures_job,slow_s,policy_restarts_s,episodes,actions\n"))
+      << text.substr(0, 200);
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 21);  // the header and 20 trials
 }
 
 TEST(CliFailSlow, ASectionAtRateZeroChangesNothing) {
