@@ -88,11 +88,34 @@ void validate(const FaultSpec& spec) {
     }
     default: require(false, "fault.process.kind must be poisson, weibull or empirical");
   }
+  validate(spec.fail_slow);
+}
+
+void validate(const FailSlowSpec& f) {
+  require(finite_non_negative(f.rate_per_unit_per_day), "fault.fail_slow.rate_per_unit_per_day must be a finite number >= 0");
+  if (!f.on()) return;
+  require(f.units >= 1, "fault.fail_slow.units must be >= 1");
+  validate_recovery(f.duration, "fault.fail_slow.duration");
+  require(!f.slow_step_factor.empty(), "fault.fail_slow.slow_step_factor must not be empty");
+  for (double x : f.slow_step_factor) {
+    require(std::isfinite(x) && x > 0, "fault.fail_slow.slow_step_factor must hold finite numbers > 0");
+  }
+  require(finite_non_negative(f.detection_time_s), "fault.fail_slow.detection_time_s must be a finite number >= 0");
+  require(finite_non_negative(f.action_time_s), "fault.fail_slow.action_time_s must be a finite number >= 0");
+  require(f.policy == FailSlowPolicy::kNone || f.policy == FailSlowPolicy::kRestart ||
+              f.policy == FailSlowPolicy::kCordon || f.policy == FailSlowPolicy::kHotSpare,
+          "fault.fail_slow.policy must be none, restart, cordon or hot_spare");
+  if (f.policy == FailSlowPolicy::kCordon) {
+    require(std::isfinite(f.cordon_step_factor) && f.cordon_step_factor > 0,
+            "fault.fail_slow.cordon_step_factor must be a finite number > 0");
+    require(f.dp_replicas >= 2, "fault.fail_slow.dp_replicas must be >= 2 to cordon a replica");
+  }
 }
 
 void validate(const RunSpec& run) {
   require(std::isfinite(run.step_time_s) && run.step_time_s > 0, "run.step_time_s must be a finite number > 0");
   require(run.n_steps >= 1, "run.n_steps must be >= 1");
+  require(finite_non_negative(run.tokens_per_step), "run.tokens_per_step must be a finite number >= 0");
 }
 
 }  // namespace mofasim::model

@@ -62,6 +62,39 @@ struct FailureProcess {
   std::int64_t recorded_units = 0;       // kEmpirical: failure units of the recorded cluster
 };
 
+// What the job does about a fail-slow episode once it is detected (detection_time_s after onset),
+// in the vocabulary of Megatron's straggler detection and ByteDance's fault-tolerance reports.
+enum class FailSlowPolicy {
+  kNone,      // ride it out: the slow steps run until the episode ends by itself
+  kRestart,   // restart the job without the slow part: a rollback and a recovery drawn like a fail-stop's
+  kCordon,    // drop the slow part's DP replica and go on with dp - 1 replicas until the episode ends
+  kHotSpare,  // swap in a warm spare: a rollback and a recovery of action_time_s
+};
+
+// Fail-slow episodes (issue 17): a GPU, node or link that keeps working but slowly. Onsets are
+// Poisson on the wall clock, rate_per_unit_per_day per unit over `units`; each episode lasts a
+// drawn duration and slows the part at one position class, drawn uniformly (the CLI makes the
+// classes the pipeline stages, whose slow steps differ). A step in an episode takes
+// step_time_s * slow_step_factor[class]; steps are timed fluidly (a step in progress when an
+// episode starts or ends finishes at the new rate). With several episodes in force the slowest
+// sets the pace (an approximation: two slow stages cost about what the slower does).
+struct FailSlowSpec {
+  double rate_per_unit_per_day = 0;  // 0 = no fail-slow: the trial is today's, bit for bit
+  std::int64_t units = 0;            // GPUs, nodes or links the onsets are counted over
+  RecoveryDistribution duration{};   // how long an episode lasts (fixed, exponential, lognormal, empirical)
+  std::vector<double> slow_step_factor{};  // by position class: slow step / healthy step
+  FailSlowPolicy policy = FailSlowPolicy::kNone;
+  double detection_time_s = 0;  // onset to action (restart, cordon, hot spare)
+  double action_time_s = 0;     // cordon: the reconfiguration stall; hot spare: the swap
+  // Cordon: the step with one DP replica fewer (at the smaller global batch) / the healthy step, and
+  // the healthy replica count. With k parts cordoned a step does (dp - k) / dp of a healthy
+  // step's samples (k at most dp - 1; more cordons share that pace).
+  double cordon_step_factor = 1;
+  std::int64_t dp_replicas = 1;
+
+  [[nodiscard]] bool on() const { return rate_per_unit_per_day > 0; }
+};
+
 struct FaultSpec {
   double node_failure_rate_per_day = 0;  // lambda, failures per failure unit per day
   std::int64_t failure_units = 0;        // nodes = gpus / gpus_per_failure_domain
@@ -72,12 +105,14 @@ struct FaultSpec {
   bool failures_during_save = true;      // if false, save/snapshot stalls are failure-free
   bool failures_during_recovery = false; // if false, recoveries (and the init) are failure-free
   FailureProcess process{};
+  FailSlowSpec fail_slow{};              // off unless its rate is > 0
 };
 
 // The run being protected.
 struct RunSpec {
   double step_time_s = 0;   // T_step
   std::int64_t n_steps = 0; // N_steps
+  double tokens_per_step = 0;  // for the goodput distribution (tokens per wall second); 0 = not reported
 };
 
 // The default class mix of MoFa(41): process / pod / job restarts in the ratio 3:6:1 with
@@ -86,6 +121,7 @@ std::vector<FailureClass> mofa_default_failure_classes();
 
 // Throw std::invalid_argument naming the first offending field and what is allowed.
 void validate(const FaultSpec& spec);
+void validate(const FailSlowSpec& spec);
 void validate(const RunSpec& run);
 
 }  // namespace mofasim::model

@@ -16,6 +16,7 @@
 #include "sim/cli/shard_options.h"
 #include "sim/cli/step_time.h"
 #include "sim/scenario/scenario_specs_checkpoint.h"
+#include "sim/scenario/scenario_specs_fail_slow.h"
 #include "sim/units/format.h"
 #include "sim/fault/ettr_study.h"
 #include "sim/fault/trial_shards.h"
@@ -60,10 +61,12 @@ int run_ettr(const Args& args) {
 
   const scenario::LoadedScenario loaded = load_checked(path, common.sets, true);
   const StepTimeChoice step = resolve_step_time(loaded, ettr.step_time);
-  const model::FaultSpec spec = to_fault_spec(loaded);
+  model::FaultSpec spec = to_fault_spec(loaded);
+  const FailSlowPricing fail_slow = price_fail_slow(loaded, spec.fail_slow);  // the slow steps, simulated
   std::optional<fault::CheckpointIoTimes> io;  // shown when the checkpoint times were simulated
   if (loaded.proto.fault_tolerance().checkpoint().has_storage()) io = fault::simulate_checkpoint_io(checkpoint_io_spec(loaded));
-  const model::RunSpec run{.step_time_s = step.seconds, .n_steps = scenario::training_steps(loaded.proto)};
+  const model::RunSpec run{.step_time_s = step.seconds, .n_steps = scenario::training_steps(loaded.proto),
+                           .tokens_per_step = static_cast<double>(loaded.parallel.global_batch) * loaded.model.seq_length};
   const fault::MonteCarloOptions mc_options = monte_carlo_options(ettr);
   // A shard names its run, so a merge of shards of another scenario or step time is refused.
   const nlohmann::json run_id = {{"scenario", loaded.proto.name()}, {"step_time_s", run.step_time_s},
@@ -90,7 +93,7 @@ int run_ettr(const Args& args) {
   }
 
   if (!csv_path.empty()) {
-    write_output_file(csv_path, [&](std::ostream& csv) { fault::write_trials_csv(csv, study.monte_carlo); });
+    write_output_file(csv_path, [&](std::ostream& csv) { fault::write_trials_csv(csv, study.monte_carlo, spec.fail_slow.on()); });
   }
   const MemoryFit fit = memory_fit(loaded);
   warn_if_out_of_memory("ettr", fit, std::cerr);
@@ -104,6 +107,7 @@ int run_ettr(const Args& args) {
       j["checkpoint_io"] = {{"bytes", io->total_bytes}, {"save_s", io->save_s}, {"snapshot_s", io->snapshot_s},
                             {"drain_s", io->drain_s}, {"restore_s", io->restore_s}};
     }
+    if (spec.fail_slow.on()) j["fail_slow_cases"] = fail_slow_json(fail_slow, spec.fail_slow);
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << "scenario   " << loaded.proto.name() << " (" << loaded.path << ")\n"
@@ -114,6 +118,7 @@ int run_ettr(const Args& args) {
                 << " + drain " << format_number("%.4g s", io->drain_s) << ", restore "
                 << format_number("%.4g s", io->restore_s) << " (added to every recovery)\n";
     }
+    if (spec.fail_slow.on()) std::cout << render_fail_slow_cases(fail_slow, spec.fail_slow);
     std::cout << "\n" << fault::render_ettr_table(study);
   }
   return 0;

@@ -20,6 +20,7 @@
 #include "sim/cli/shard_options.h"
 #include "sim/scenario/scenario_specs.h"
 #include "sim/cli/step_time.h"
+#include "sim/scenario/scenario_specs_fail_slow.h"
 #include "sim/cli/sweep_range.h"
 #include "sim/fault/ettr_sweep.h"
 #include "sim/fault/plot_axes.h"
@@ -114,7 +115,9 @@ int run_sweep(const Args& args) {
     sets.push_back(range.override_for(v));
     const scenario::LoadedScenario loaded = load_checked(path, sets, true);
     const StepTimeChoice step = resolve_step_time(loaded, ettr.step_time);
-    inputs.push_back({.spec = to_fault_spec(loaded),
+    model::FaultSpec spec = to_fault_spec(loaded);
+    static_cast<void>(price_fail_slow(loaded, spec.fail_slow));  // fail-slow's slow steps at this point
+    inputs.push_back({.spec = std::move(spec),
                       .run = {.step_time_s = step.seconds, .n_steps = scenario::training_steps(loaded.proto)}});
     try {
       fault::check_event_budget(inputs.back().spec, inputs.back().run, ettr.trials, ettr.max_events);

@@ -16,6 +16,16 @@ const char* mode_name(model::CheckpointMode mode) {
   return mode == model::CheckpointMode::kBlocking ? "blocking" : "async";
 }
 
+const char* policy_name(model::FailSlowPolicy policy) {
+  switch (policy) {
+    case model::FailSlowPolicy::kNone: return "none";
+    case model::FailSlowPolicy::kRestart: return "restart";
+    case model::FailSlowPolicy::kCordon: return "cordon";
+    case model::FailSlowPolicy::kHotSpare: return "hot spare";
+  }
+  return "?";
+}
+
 const char* process_name(model::FailureProcessKind kind) {
   switch (kind) {
     case model::FailureProcessKind::kPoisson: return "poisson";
@@ -40,6 +50,22 @@ EttrStudy ettr_study_from_trials(const model::FaultSpec& spec, const model::RunS
   s.renewal_ettr = model::renewal_ettr(spec, run);
   s.monte_carlo = std::move(trials);
   return s;
+}
+
+std::vector<TimeShare> time_breakdown(const EttrStudy& s) {
+  const MonteCarloSummary& mc = s.monte_carlo.summary;
+  std::vector<TimeShare> out = {
+      {"training", "useful steps", static_cast<double>(s.run.n_steps) * s.run.step_time_s},
+      {"fail_stop_lost_work", "fail-stop: lost work", mc.mean_lost_work_s},
+      {"fail_stop_recovery", "fail-stop: restarts (recovery)", mc.mean_downtime_s},
+      {"checkpoints", "checkpoints", mc.mean_checkpoint_s},
+      {"init", "init", mc.mean_init_s},
+  };
+  if (s.spec.fail_slow.on()) {
+    out.push_back({"fail_slow_steps", "fail-slow: slow steps and cordons", mc.mean_slow_s});
+    out.push_back({"fail_slow_policy", "fail-slow: policy restarts", mc.mean_mitigation_s});
+  }
+  return out;
 }
 
 std::string render_ettr_table(const EttrStudy& s) {
@@ -88,6 +114,13 @@ std::string render_ettr_table(const EttrStudy& s) {
   row("  lost work", "", secs(mc.mean_lost_work_s));
   row("  checkpoint overhead", secs(s.analytic.checkpoint_s), secs(mc.mean_checkpoint_s));
   row("  downtime", "", secs(mc.mean_downtime_s));
+  if (s.spec.fail_slow.on()) {
+    row("  fail-slow episodes", "", format_number("%.2f", mc.mean_episodes));
+    if (s.spec.fail_slow.policy != model::FailSlowPolicy::kNone) {
+      row("    acted on (" + std::string(policy_name(s.spec.fail_slow.policy)) + ")", "",
+          format_number("%.2f", mc.mean_mitigations));
+    }
+  }
   row("  trials / seed", "", format_number("%.0f / ", static_cast<double>(mc.trials)) + std::to_string(mc.seed));
   std::string head = "\ndistribution over trials";
   head.append(34 - head.size() + 1, ' ');
@@ -101,6 +134,15 @@ std::string render_ettr_table(const EttrStudy& s) {
   };
   tails("  ETTR (%)", mc.ettr, 100, " %8.4f", "(low = bad: P1 = worst 1 % of runs)");
   tails("  E2E (days)", mc.e2e_s, 1.0 / 86400, " %8.3f", "(high = bad: P99 = worst 1 % of runs)");
+  if (mc.has_goodput) tails("  goodput (Mtokens/s)", mc.goodput, 1e-6, " %8.4f", "(low = bad: P1 = worst 1 % of runs)");
+  out += "\nwhere the time went (mean per run)                 time    share\n";
+  for (const TimeShare& t : time_breakdown(s)) {
+    std::string r = "  " + t.label;
+    r.append(r.size() < 40 ? 40 - r.size() : 1, ' ');
+    const std::string d = secs(t.seconds);
+    r.append(d.size() < 14 ? 14 - d.size() : 1, ' ');
+    out += r + d + format_number(" %7.3f %%", 100 * t.seconds / mc.e2e_s.mean) + "\n";
+  }
   out += "\noptimal interval (MoFa(44))\n";
   // With no failures (rate 0) the optimum is infinite: said in words, never printed as "inf".
   auto interval = [](double x) { return std::isfinite(x) ? format_number("%.2f", x) : std::string("unbounded"); };
@@ -118,7 +160,7 @@ nlohmann::json ettr_study_json(const EttrStudy& s) {
   for (std::size_t c = 0; c < s.monte_carlo.class_names.size(); ++c) {
     by_class[s.monte_carlo.class_names[c]] = mc.mean_failures_by_class[c];
   }
-  return {
+  nlohmann::json j = {
       {"analytic",
        {{"ettr", number(s.analytic.ettr)},
         {"e2e_s", number(s.analytic.t_total_s)},
@@ -163,11 +205,33 @@ nlohmann::json ettr_study_json(const EttrStudy& s) {
         {"downtime_mean_s", mc.mean_downtime_s},
         {"init_mean_s", mc.mean_init_s}}},
   };
+  nlohmann::json& m = j["monte_carlo"];
+  if (mc.has_goodput) {
+    m["goodput_bad_tail"] = "low";
+    m["goodput_mean_tokens_per_s"] = mc.goodput.mean;
+    m["goodput_p1_tokens_per_s"] = mc.goodput.p1;
+    m["goodput_p10_tokens_per_s"] = mc.goodput.p10;
+    m["goodput_p50_tokens_per_s"] = mc.goodput.p50;
+    m["goodput_p90_tokens_per_s"] = mc.goodput.p90;
+    m["goodput_p99_tokens_per_s"] = mc.goodput.p99;
+  }
+  if (s.spec.fail_slow.on()) {
+    m["fail_slow"] = {{"policy", policy_name(s.spec.fail_slow.policy)},
+                      {"episodes_mean", mc.mean_episodes},
+                      {"actions_mean", mc.mean_mitigations},
+                      {"slow_steps_mean_s", mc.mean_slow_s},
+                      {"policy_restarts_mean_s", mc.mean_mitigation_s}};
+  }
+  nlohmann::json breakdown = nlohmann::json::object();
+  for (const TimeShare& t : time_breakdown(s)) breakdown[t.key] = t.seconds;
+  m["time_breakdown_mean_s"] = breakdown;
+  return j;
 }
 
-void write_trials_csv(std::ostream& out, const MonteCarloResult& r) {
+void write_trials_csv(std::ostream& out, const MonteCarloResult& r, bool fail_slow) {
   out << "trial,wall_s,ettr,lost_work_s,checkpoint_s,downtime_s,init_s,failures";
   for (const std::string& name : r.class_names) out << ",failures_" << name;
+  if (fail_slow) out << ",slow_s,policy_restarts_s,episodes,actions";
   out << "\n";
   const std::size_t classes = r.class_names.size();
   char buffer[256];
@@ -177,6 +241,11 @@ void write_trials_csv(std::ostream& out, const MonteCarloResult& r) {
                   t.checkpoint_s, t.downtime_s, t.init_s, static_cast<long long>(t.failures));
     out << buffer;
     for (std::size_t c = 0; c < classes; ++c) out << ',' << r.failures_by_class[i * classes + c];
+    if (fail_slow) {
+      std::snprintf(buffer, sizeof buffer, ",%.6f,%.6f,%lld,%lld", t.slow_s, t.mitigation_s,
+                    static_cast<long long>(t.episodes), static_cast<long long>(t.mitigations));
+      out << buffer;
+    }
     out << "\n";
   }
 }

@@ -6,6 +6,7 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -31,6 +32,16 @@ EttrStudy run_ettr_study(const model::FaultSpec& spec, const model::RunSpec& run
 // The same study around trials already run (e.g. merged from shards, trial_shards.h).
 EttrStudy ettr_study_from_trials(const model::FaultSpec& spec, const model::RunSpec& run, MonteCarloResult trials);
 
+// Where the mean run's wall time went: useful steps, fail-stop lost work and recoveries,
+// checkpoints, init, and with fail-slow on its slow steps (and cordon stalls) and the policy's
+// restarts; the parts add up to the mean E2E.
+struct TimeShare {
+  std::string key;    // JSON key
+  std::string label;  // table label
+  double seconds = 0;
+};
+std::vector<TimeShare> time_breakdown(const EttrStudy& study);
+
 // A fixed-width table: inputs, analytic vs Monte Carlo ETTR and E2E, the optimal interval, the
 // failure and time breakdown. Deterministic text (no locale, fixed precision).
 std::string render_ettr_table(const EttrStudy& study);
@@ -41,7 +52,8 @@ std::string render_ettr_table(const EttrStudy& study);
 nlohmann::json ettr_study_json(const EttrStudy& study);
 
 // One row per trial: trial, wall_s, ettr, lost_work_s, checkpoint_s, downtime_s, init_s,
-// failures, then one failures_<class> column per class.
-void write_trials_csv(std::ostream& out, const MonteCarloResult& result);
+// failures, then one failures_<class> column per class; with `fail_slow`, then slow_s,
+// policy_restarts_s, episodes and actions.
+void write_trials_csv(std::ostream& out, const MonteCarloResult& result, bool fail_slow = false);
 
 }  // namespace mofasim::fault

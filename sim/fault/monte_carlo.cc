@@ -18,6 +18,9 @@ namespace mofasim::fault {
 namespace {
 
 constexpr std::int64_t kChunk = 256;  // trials claimed at a time; small enough for even load
+// Trial i's fail-slow draws come from Rng(seed ^ kFailSlowStream, i): a stream apart from its
+// fail-stop draws, which therefore stay the same whether fail-slow is on or off.
+constexpr std::uint64_t kFailSlowStream = 0xFA11'5107'0000'0017ULL;
 
 }  // namespace
 
@@ -31,6 +34,12 @@ MonteCarloSummary summarize_trials(const MonteCarloResult& r, const model::RunSp
   s.ettr = summarize(values);
   for (std::size_t i = 0; i < n; ++i) values[i] = r.trials[i].wall_s;
   s.e2e_s = summarize(values);
+  if (run.tokens_per_step > 0) {
+    const double tokens = static_cast<double>(run.n_steps) * run.tokens_per_step;
+    for (std::size_t i = 0; i < n; ++i) values[i] = tokens / r.trials[i].wall_s;
+    s.goodput = summarize(values);
+    s.has_goodput = true;
+  }
   s.ettr_pooled = static_cast<double>(run.n_steps) * run.step_time_s / s.e2e_s.mean;
   const std::size_t classes = r.class_names.size();
   s.mean_failures_by_class.assign(classes, 0);
@@ -41,6 +50,10 @@ MonteCarloSummary summarize_trials(const MonteCarloResult& r, const model::RunSp
     s.mean_checkpoint_s += t.checkpoint_s;
     s.mean_downtime_s += t.downtime_s;
     s.mean_init_s += t.init_s;
+    s.mean_slow_s += t.slow_s;
+    s.mean_mitigation_s += t.mitigation_s;
+    s.mean_episodes += static_cast<double>(t.episodes);
+    s.mean_mitigations += static_cast<double>(t.mitigations);
     for (std::size_t c = 0; c < classes; ++c) {
       s.mean_failures_by_class[c] += static_cast<double>(r.failures_by_class[i * classes + c]);
     }
@@ -51,6 +64,10 @@ MonteCarloSummary summarize_trials(const MonteCarloResult& r, const model::RunSp
   s.mean_checkpoint_s /= dn;
   s.mean_downtime_s /= dn;
   s.mean_init_s /= dn;
+  s.mean_slow_s /= dn;
+  s.mean_mitigation_s /= dn;
+  s.mean_episodes /= dn;
+  s.mean_mitigations /= dn;
   for (double& m : s.mean_failures_by_class) m /= dn;
   return s;
 }
@@ -105,10 +122,11 @@ MonteCarloResult run_monte_carlo(const model::FaultSpec& spec, const model::RunS
         for (std::int64_t i = begin; i < end; ++i) {
           const auto slot = static_cast<std::size_t>(i - first);
           Rng rng(options.seed, static_cast<std::uint64_t>(i));
+          Rng slow_rng(options.seed ^ kFailSlowStream, static_cast<std::uint64_t>(i));
           std::span<std::int64_t> counts(result.failures_by_class.data() + slot * classes, classes);
           const std::int64_t left = options.max_events - events.load();
           try {
-            result.trials[slot] = simulate_trial(spec, run, sampler, rng, counts, left);
+            result.trials[slot] = simulate_trial(spec, run, sampler, rng, counts, left, &slow_rng);
           } catch (const EventBudgetExceeded&) {
             throw_budget_passed(options.max_events);
           }

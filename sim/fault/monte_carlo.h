@@ -52,6 +52,13 @@ struct MonteCarloSummary {
   double mean_checkpoint_s = 0;
   double mean_downtime_s = 0;
   double mean_init_s = 0;
+  // Fail-slow (zero when it is off) and goodput (empty unless run.tokens_per_step > 0).
+  double mean_slow_s = 0;
+  double mean_mitigation_s = 0;
+  double mean_episodes = 0;
+  double mean_mitigations = 0;
+  bool has_goodput = false;
+  SampleSummary goodput{};  // tokens per wall second: n_steps * tokens_per_step / wall_s (high = good)
 };
 
 struct MonteCarloResult {

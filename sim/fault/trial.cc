@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "sim/fault/event_budget.h"
@@ -16,7 +17,7 @@ namespace {
 class TrialSimulator {
  public:
   TrialSimulator(const model::FaultSpec& spec, const model::RunSpec& run, const FailureSampler& sampler, Rng& rng,
-                 std::span<std::int64_t> counts, std::int64_t max_failures)
+                 std::span<std::int64_t> counts, std::int64_t max_failures, Rng* slow_rng)
       : spec_(spec),
         sampler_(sampler),
         rng_(rng),
@@ -28,7 +29,13 @@ class TrialSimulator {
         snap_s_(spec.checkpoint.snapshot_time_s),
         save_exposed_(spec.failures_during_save),
         recovery_exposed_(spec.failures_during_recovery),
-        max_failures_(max_failures) {}
+        max_failures_(max_failures),
+        slow_rng_(slow_rng) {
+    if (spec.fail_slow.on()) {
+      MOFASIM_CHECK(slow_rng != nullptr, "fail-slow needs the trial's fail-slow stream");
+      slow_.emplace(spec.fail_slow, *slow_rng);
+    }
+  }
 
   TrialResult run() {
     gap_ = sampler_.next_gap_s(rng_);
@@ -47,6 +54,10 @@ class TrialSimulator {
         attempt_async();
       }
     }
+    if (slow_) {
+      r_.episodes = slow_->episodes();
+      r_.mitigations = slow_->actions();
+    }
     r_.wall_s = wall_;
     r_.ettr = static_cast<double>(n_steps_) * step_s_ / wall_;
     return r_;
@@ -56,6 +67,7 @@ class TrialSimulator {
   // Runs a period of `duration` seconds. If it is exposed and the next failure falls inside it,
   // advances to the failure, sets `elapsed` to the time spent and returns false.
   bool advance(double duration, bool exposed, double& elapsed) {
+    if (slow_) return advance_slow(duration, false, exposed, elapsed);
     if (exposed && gap_ < duration) {
       elapsed = gap_;
       wall_ += gap_;
@@ -68,9 +80,108 @@ class TrialSimulator {
     return true;
   }
 
-  // A failure has struck at wall_: count it, draw the next one, and recover (restarting the
-  // recovery for each failure that strikes during it, if those are enabled).
+  // A period of `duration` seconds of step computation (always failure-exposed). Without
+  // fail-slow exactly advance(); with it, `duration` is healthy work done at the timeline's pace.
+  bool advance_work(double duration, double& elapsed) {
+    if (!slow_) return advance(duration, true, elapsed);
+    return advance_slow(duration, true, true, elapsed);
+  }
+
+  // advance() under fail-slow: `amount` is healthy work (work) or wall seconds (a stall), walked
+  // event by event. Returns false at a failure, or (work only) at a policy rollback, which sets
+  // rollback_ so that the caller's lost work and the recovery are the policy's.
+  bool advance_slow(double amount, bool work, bool exposed, double& elapsed) {
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    elapsed = 0;
+    double left = amount;
+    for (;;) {
+      if (work) {
+        if (slow_->take_rollback()) {
+          rollback_ = true;
+          return false;
+        }
+        const double stall = slow_->take_stall();
+        if (stall > 0) {
+          cordon_stall(stall);
+          continue;
+        }
+      }
+      const double pace = work ? slow_->pace() : 1.0;
+      const double to_end = left / pace;
+      const double to_fail = exposed ? gap_ : kInf;
+      const double to_event = slow_->until_event();
+      if (to_end <= to_fail && to_end < to_event) {
+        wall_ += to_end;
+        elapsed += to_end;
+        if (exposed) gap_ -= to_end;
+        slow_->pass(to_end);
+        return true;
+      }
+      if (to_fail <= to_event) {
+        wall_ += gap_;
+        elapsed += gap_;
+        slow_->pass(gap_);
+        gap_ = 0;
+        return false;
+      }
+      wall_ += to_event;
+      elapsed += to_event;
+      if (exposed) gap_ -= to_event;
+      left = std::max(0.0, left - to_event * pace);
+      slow_->to_next_event();
+      if (slow_->episodes() > max_failures_) {
+        throw EventBudgetExceeded("trial: more than " + std::to_string(max_failures_) + " fail-slow episodes");
+      }
+    }
+  }
+
+  // A cordon's reconfiguration: failure-free wall time, episodes go on meanwhile.
+  void cordon_stall(double seconds) {
+    wall_ += seconds;
+    r_.slow_s += seconds;
+    for (;;) {
+      const double until = slow_->until_event();
+      if (until > seconds) break;
+      seconds -= until;
+      slow_->to_next_event();
+    }
+    slow_->pass(seconds);
+  }
+
+  // Segments of `wall_per_segment` wall seconds that may be skipped arithmetically: all of them
+  // without fail-slow; with it, those that end before the next fail-slow event, and none while
+  // an episode is in force.
+  [[nodiscard]] std::int64_t quiet_segments(double wall_per_segment) const {
+    constexpr std::int64_t kAll = std::numeric_limits<std::int64_t>::max();
+    if (!slow_) return kAll;
+    if (!slow_->quiet()) return 0;
+    const double q = std::floor(slow_->until_event() / wall_per_segment);
+    return q < 1e18 ? static_cast<std::int64_t>(q) : kAll;
+  }
+
+  // Where work thrown away goes: lost work, or the policy's account when its rollback threw it away.
+  double& lost() { return rollback_ ? r_.mitigation_s : r_.lost_work_s; }
+
+  // The policy's rollback (restart: a recovery drawn like a fail-stop's; hot spare: the swap).
+  // Returns true when it completed, false when a failure struck during it.
+  bool recover_from_rollback() {
+    rollback_ = false;
+    const model::FailSlowSpec& f = spec_.fail_slow;
+    const double recovery = (f.policy == model::FailSlowPolicy::kHotSpare
+                                 ? f.action_time_s
+                                 : sampler_.draw_recovery_s(sampler_.draw_class(*slow_rng_), *slow_rng_)) +
+                            spec_.checkpoint.restore_time_s;
+    double elapsed = 0;
+    const bool ok = advance(recovery, recovery_exposed_, elapsed);
+    r_.mitigation_s += elapsed;
+    return ok;
+  }
+
+  // A failure has struck at wall_ (or the policy rolled back: rollback_): count it, draw the next
+  // one, and recover (restarting the recovery for each failure that strikes during it, if those
+  // are enabled).
   void fail_and_recover() {
+    if (rollback_ && recover_from_rollback()) return;
     for (;;) {
       if (r_.failures >= max_failures_) {
         throw EventBudgetExceeded("trial: more than " + std::to_string(max_failures_) + " failures");
@@ -107,22 +218,24 @@ class TrialSimulator {
     const std::int64_t segments = segments_left();
     const double work = static_cast<double>(interval_) * step_s_;
     const double exposed = work + (save_exposed_ ? save_s_ : 0);
-    const std::int64_t k = segments_before_failure(exposed, segments - 1);
+    const std::int64_t k = std::min(segments_before_failure(exposed, segments - 1), quiet_segments(work + save_s_));
     if (k > 0) {
       const double kd = static_cast<double>(k);
       wall_ += kd * (work + save_s_);
       gap_ = std::max(0.0, gap_ - kd * exposed);
       r_.checkpoint_s += kd * save_s_;
       committed_ += k * interval_;
+      if (slow_) slow_->pass(kd * (work + save_s_));
     }
     const std::int64_t steps = std::min(interval_, n_steps_ - committed_);
     const double seg_work = static_cast<double>(steps) * step_s_;
     double elapsed = 0;
-    if (!advance(seg_work, true, elapsed)) {
-      r_.lost_work_s += elapsed;
+    if (!advance_work(seg_work, elapsed)) {
+      lost() += elapsed;
       fail_and_recover();
       return;
     }
+    if (slow_) r_.slow_s += elapsed - seg_work;
     if (!advance(save_s_, save_exposed_, elapsed)) {
       r_.checkpoint_s += elapsed;
       r_.lost_work_s += seg_work;
@@ -146,12 +259,14 @@ class TrialSimulator {
       if (j >= 1 && j + 1 < cycles) {  // cycles 1..cycles-2 are identical: skip those that complete
         const double wait = std::max(0.0, save_s_ - full_work);
         const double exposed = full_work + (save_exposed_ ? wait + snap_s_ : 0);
-        const std::int64_t m = segments_before_failure(exposed, cycles - 1 - j);
+        const std::int64_t m = std::min(segments_before_failure(exposed, cycles - 1 - j),
+                                        quiet_segments(full_work + wait + snap_s_));
         if (m > 0) {
           const double md = static_cast<double>(m);
           wall_ += md * (full_work + wait + snap_s_);
           gap_ = std::max(0.0, gap_ - md * exposed);
           r_.checkpoint_s += md * (wait + snap_s_);
+          if (slow_) slow_->pass(md * (full_work + wait + snap_s_));
           j += m;
           committed_ = c0 + (j - 1) * interval_;
         }
@@ -161,15 +276,18 @@ class TrialSimulator {
       const double work = static_cast<double>(steps) * step_s_;
       const double prev_work = full_work;  // segment j-1 is never the last one
       double elapsed = 0;
-      if (!advance(work, true, elapsed)) {
+      if (!advance_work(work, elapsed)) {
         const bool prev_committed = j >= 1 && elapsed >= save_s_;
         if (prev_committed) committed_ = c0 + j * interval_;
-        r_.lost_work_s += elapsed + (j >= 1 && !prev_committed ? prev_work : 0);
+        lost() += elapsed + (j >= 1 && !prev_committed ? prev_work : 0);
         fail_and_recover();
         return;
       }
+      // The background write ran for the work period's wall time (longer than `work` when slow).
+      const double work_wall = slow_ ? elapsed : work;
+      if (slow_) r_.slow_s += elapsed - work;
       if (j >= 1) {
-        const double wait = std::max(0.0, save_s_ - work);
+        const double wait = std::max(0.0, save_s_ - work_wall);
         if (!advance(wait, save_exposed_, elapsed)) {
           r_.checkpoint_s += elapsed;
           r_.lost_work_s += work + prev_work;
@@ -207,6 +325,9 @@ class TrialSimulator {
   const bool save_exposed_;
   const bool recovery_exposed_;
   const std::int64_t max_failures_;
+  Rng* slow_rng_;
+  std::optional<FailSlowTimeline> slow_{};
+  bool rollback_ = false;  // the period that just ended was cut by the policy's rollback
 
   double wall_ = 0;
   double gap_ = 0;  // exposed seconds until the next failure
@@ -217,10 +338,11 @@ class TrialSimulator {
 }  // namespace
 
 TrialResult simulate_trial(const model::FaultSpec& spec, const model::RunSpec& run, const FailureSampler& sampler,
-                           Rng& rng, std::span<std::int64_t> failures_by_class, std::int64_t max_failures) {
+                           Rng& rng, std::span<std::int64_t> failures_by_class, std::int64_t max_failures,
+                           Rng* fail_slow_rng) {
   MOFASIM_CHECK(failures_by_class.size() == static_cast<std::size_t>(sampler.num_classes()),
                 "failures_by_class must have one slot per failure class");
-  return TrialSimulator(spec, run, sampler, rng, failures_by_class, max_failures).run();
+  return TrialSimulator(spec, run, sampler, rng, failures_by_class, max_failures, fail_slow_rng).run();
 }
 
 }  // namespace mofasim::fault

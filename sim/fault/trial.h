@@ -20,6 +20,12 @@
 //    failures_during_recovery. A failure during a recovery restarts it with a new class and time;
 //    one during the init restarts the init after the recovery. The failure process runs on the
 //    exposed clock (non-exposed periods are simply skipped by it).
+//  - Fail-slow (spec.fail_slow, fail_slow_timeline.h): episodes run on the wall clock, also during
+//    stalls and recoveries. Work advances at the timeline's pace, so a step in an episode takes
+//    longer and is exposed to failures for longer. A policy rollback (restart, hot spare) is due at
+//    detection; it interrupts work like a failure (rolling back to the last checkpoint) and waits
+//    for the end of a stall that is under way. Cordon stalls are paid when the next work period
+//    starts (or at once inside one) and are failure-free.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +33,7 @@
 #include <span>
 
 #include "model/fault_spec.h"
+#include "sim/fault/fail_slow_timeline.h"
 #include "sim/fault/failure_sampler.h"
 #include "sim/fault/rng.h"
 
@@ -40,15 +47,26 @@ struct TrialResult {
   double downtime_s = 0;      // recovery time after failures (incl. interrupted recoveries)
   double init_s = 0;          // init time (incl. inits cut short by failures)
   std::int64_t failures = 0;  // all failures, = sum of failures_by_class
+  // Fail-slow (0 when spec.fail_slow is off):
+  double slow_s = 0;              // extra wall time of finished work periods run slow, and cordon stalls
+  double mitigation_s = 0;        // restarts and spare swaps the policy ordered: their recovery and the work they rolled back
+  std::int64_t episodes = 0;      // fail-slow onsets
+  std::int64_t mitigations = 0;   // detections the policy acted on
 };
-// Invariant: wall_s = n_steps * step_time_s + lost_work_s + checkpoint_s + downtime_s + init_s.
+// Invariant: wall_s = n_steps * step_time_s + lost_work_s + checkpoint_s + downtime_s + init_s
+//                     + slow_s + mitigation_s.
+// With fail-slow on, a finished work period's healthy part counts as committed (or as lost work when
+// a later failure rolls it back) and its slow extra as slow_s; an interrupted one is lost work
+// (mitigation_s when the policy interrupted it) at its wall time.
 
 // Simulates one run. `failures_by_class` (size sampler.num_classes(), zeroed by the caller) gets
 // the failure counts. Preconditions: spec and run validated, sampler built from spec.
-// A trial that would meet more than `max_failures` failures stops with EventBudgetExceeded
-// (sim/fault/event_budget.h), so a trial always ends.
+// A trial that would meet more than `max_failures` failures (or fail-slow episodes) stops with
+// EventBudgetExceeded (sim/fault/event_budget.h), so a trial always ends. `fail_slow_rng` is the
+// trial's fail-slow stream, required when spec.fail_slow.on() and unused otherwise.
 TrialResult simulate_trial(const model::FaultSpec& spec, const model::RunSpec& run, const FailureSampler& sampler,
                            Rng& rng, std::span<std::int64_t> failures_by_class,
-                           std::int64_t max_failures = std::numeric_limits<std::int64_t>::max());
+                           std::int64_t max_failures = std::numeric_limits<std::int64_t>::max(),
+                           Rng* fail_slow_rng = nullptr);
 
 }  // namespace mofasim::fault

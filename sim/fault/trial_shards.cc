@@ -12,6 +12,7 @@ namespace {
 
 constexpr const char* kKind = "mofasim.monte_carlo_shard";
 constexpr std::size_t kFixedColumns = 7;  // wall_s ... failures, before the per-class counts
+constexpr std::size_t kFailSlowColumns = 4;  // after them: slow_s, mitigation_s, episodes, mitigations
 
 struct ParsedShard {
   std::int64_t first = 0;
@@ -38,6 +39,10 @@ nlohmann::json trial_shard_json(const MonteCarloResult& shard, std::int64_t firs
     const TrialResult& t = shard.trials[i];
     nlohmann::json row = {t.wall_s, t.ettr, t.lost_work_s, t.checkpoint_s, t.downtime_s, t.init_s, t.failures};
     for (std::size_t c = 0; c < classes; ++c) row.push_back(shard.failures_by_class[i * classes + c]);
+    for (const nlohmann::json& x : {nlohmann::json(t.slow_s), nlohmann::json(t.mitigation_s), nlohmann::json(t.episodes),
+                                    nlohmann::json(t.mitigations)}) {
+      row.push_back(x);
+    }
     rows.push_back(std::move(row));
   }
   return {{"kind", kKind},       {"trials", trials}, {"seed", seed}, {"first_trial", first_trial},
@@ -101,7 +106,7 @@ MonteCarloResult merge_checked(const std::vector<nlohmann::json>& shards, const 
                                                        std::to_string(p.first - 1) + " are in no shard");
     }
     for (const nlohmann::json& row : *p.rows) {
-      if (!row.is_array() || row.size() != kFixedColumns + classes) {
+      if (!row.is_array() || row.size() != kFixedColumns + classes + kFailSlowColumns) {
         throw std::invalid_argument("trial " + std::to_string(out.trials.size()) + " has the wrong columns");
       }
       out.trials.push_back({.wall_s = row[0].get<double>(),
@@ -111,6 +116,11 @@ MonteCarloResult merge_checked(const std::vector<nlohmann::json>& shards, const 
                             .downtime_s = row[4].get<double>(),
                             .init_s = row[5].get<double>(),
                             .failures = row[6].get<std::int64_t>()});
+      const std::size_t f = kFixedColumns + classes;
+      out.trials.back().slow_s = row[f].get<double>();
+      out.trials.back().mitigation_s = row[f + 1].get<double>();
+      out.trials.back().episodes = row[f + 2].get<std::int64_t>();
+      out.trials.back().mitigations = row[f + 3].get<std::int64_t>();
       for (std::size_t c = 0; c < classes; ++c) out.failures_by_class.push_back(row[kFixedColumns + c].get<std::int64_t>());
     }
   }

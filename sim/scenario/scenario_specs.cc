@@ -8,6 +8,7 @@
 #include "sim/scenario/to_spec.h"
 #include "sim/scenario/node_hardware.h"
 #include "sim/scenario/perturbations.h"
+#include "sim/scenario/scenario_specs_fail_slow.h"
 #include "sim/scenario/scenario_specs_checkpoint.h"
 
 namespace mofasim::cli {
@@ -109,6 +110,7 @@ model::FaultSpec to_fault_spec(const scenario::LoadedScenario& loaded) {
     }
     default: spec.process = model::FailureProcess{};
   }
+  spec.fail_slow = to_fail_slow_spec(loaded);  // slow steps unpriced: price_fail_slow does that
   return spec;
 }
 
