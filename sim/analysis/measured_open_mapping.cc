@@ -12,6 +12,7 @@
 #include "model/shape.h"
 #include "model/stage_layout.h"
 #include "sim/analysis/measured_open_quantity.h"
+#include "sim/analysis/measured_open_split.h"
 #include "sim/scenario/budgets.h"
 #include "sim/scenario/loader.h"
 
@@ -58,8 +59,7 @@ const std::vector<GpuClass>& gpu_classes() {
       {"GB200", "GB200", {"gb200-nvl72", "gb200"}, kNvlink5BusBandwidth, ""},
       {"B200", "B200", {"b200", "b200-sxm"}, kNvlink5BusBandwidth, ""},
       {"H200", "H200", {"h200"}, kNvlink4BusBandwidth, ""},
-      {"H100-SXM-96GB", "H100-96GB", {}, kNvlink4BusBandwidth,
-       "no hardware preset for the 96 GB HBM2e H100 (Grand Teton, 500 W); h100-sxm is the 80 GB HBM3 700 W part"},
+      {"H100-SXM-96GB", "H100-96GB", {"h100-96gb"}, kNvlink4BusBandwidth, ""},
       {"H100-SXM5-80GB", "H100-SXM5-80GB", {"h100-sxm"}, kNvlink4BusBandwidth, ""},
       {"A100-PCIe", "A100-PCIe-80GB", {"a100-pcie-80gb", "a100-pcie"}, kPcieBusBandwidth, ""},
       {"A100-SXM4-80GB", "A100-SXM4-80GB", {"a100-80gb"}, kNvlink3BusBandwidth, ""},
@@ -103,6 +103,19 @@ std::optional<double> open_inter_node_bytes_per_node(const std::string& text, in
     if (nics && gbit && *nics > 0 && *gbit > 0) return static_cast<double>(*nics) * *gbit * 1e9 / 8;
   }
   return std::nullopt;
+}
+
+int open_nvl72_nodes_per_domain(const std::string& notes, int gpus, int gpus_per_node) {
+  static const std::regex kRacks(R"((\d+)x NVL72)");
+  std::smatch m;
+  if (gpus_per_node > 0 && std::regex_search(notes, m, kRacks)) {
+    const auto racks = small_count(m[1].str());
+    if (racks && *racks > 0 && gpus % *racks == 0) {
+      const int per_rack = gpus / *racks;
+      if (per_rack <= 72 && per_rack % gpus_per_node == 0) return per_rack / gpus_per_node;
+    }
+  }
+  return gpus_per_node > 0 ? 72 / gpus_per_node : 0;
 }
 
 namespace {
@@ -348,7 +361,9 @@ OpenCase map_open_run(const OpenRun& run) {
       const topology::LinkSpec scale_out{.bandwidth = *per_node / run.gpus_per_node, .latency = kInterLatency};
       if (nvl72 && gpu != nullptr && 72 % run.gpus_per_node == 0) {
         // GB200 NVL72: the 72-GPU NVLink domain is a supernode; trays talk over NVLink inside it.
-        topo.nodes_per_supernode = 72 / run.gpus_per_node;
+        // Where the notes say the run used N racks ("4x NVL72"), the GPUs are spread evenly over
+        // them (MLPerf runs 64 of each rack's 72 GPUs: 256 GPUs on "4x NVL72").
+        topo.nodes_per_supernode = open_nvl72_nodes_per_domain(run.notes, run.gpus, run.gpus_per_node);
         topo.inter_node = {.bandwidth = gpu->nvlink_bus_bandwidth, .latency = kIntraLatency};
         topo.inter_supernode = scale_out;
       } else {
@@ -414,6 +429,14 @@ OpenCase map_open_run(const OpenRun& run) {
   };
   c.features.fp8 = precision.fp8;
   c.topology = topo;
+  // A layout whose chunks do not divide the layers: the split the source's framework uses, when
+  // its rule is known (measured_open_split.h); otherwise the schema's refusal below lists the row.
+  const int chunks = run.pp * run.vpp;
+  if (chunks > 1 && run.layers % chunks != 0) {
+    if (auto split = open_source_stage_layers(run.source_group(), run.layers, chunks)) {
+      c.parallel.stage_layers = std::move(*split);
+    }
+  }
   try {
     model::validate_model(c.model);
     model::validate_parallel(c.model, c.parallel);
