@@ -206,15 +206,22 @@ enum class OptimizerPlacement { kGpu, kCpu };
 // Megatron's --recompute-modules (selective recompute): each drops what its part of a layer keeps
 // for the backward and re-runs that part's forward before the layer's backward (op_table.h says
 // which op each one drops and re-runs).
-enum class RecomputeModule : std::uint8_t { kCoreAttn, kMlp, kMoe, kMoeAct, kLayernorm, kMlaUpProj, kSharedExperts };
-inline constexpr int kNumRecomputeModules = 7;
-using RecomputeModules = std::uint8_t;  // a set of RecomputeModule, bit i = module i
+// The last two are torchtitan's per-op selective checkpointing policy (selective_ac_option: op) on
+// dense layers, as it acts when the linears run as aten.mm (bf16: every other matmul output kept)
+// or as torch._scaled_mm (float8 linears: every matmul output kept); recompute_modules.h.
+enum class RecomputeModule : std::uint8_t {
+  kCoreAttn, kMlp, kMoe, kMoeAct, kLayernorm, kMlaUpProj, kSharedExperts, kTorchtitanOp, kTorchtitanOpScaledMm
+};
+inline constexpr int kNumRecomputeModules = 9;
+using RecomputeModules = std::uint16_t;  // a set of RecomputeModule, bit i = module i
 inline constexpr RecomputeModules recompute_bit(RecomputeModule m) {
   return static_cast<RecomputeModules>(1U << static_cast<unsigned>(m));
 }
 // Megatron's --recompute-method (full recompute): uniform checkpoints every layer in groups of
 // recompute_num_layers; block checkpoints the first recompute_num_layers layers of each chunk.
-enum class RecomputeMethod { kUniform, kBlock };
+// every_nth is torchtitan's per-layer selective checkpointing (selective_ac_option: k): the k-th,
+// 2k-th, ... layer of a chunk is fully checkpointed, the others keep everything.
+enum class RecomputeMethod { kUniform, kBlock, kEveryNth };
 // What data parallelism shards (Megatron-FSDP's --data-parallel-sharding-strategy).
 enum class DpSharding { kNone, kOptim, kOptimGrads, kOptimGradsParams };
 
@@ -250,6 +257,7 @@ struct FeatureSpec {
   RecomputeModules recompute_modules = recompute_bit(RecomputeModule::kCoreAttn);  // selective: Megatron's default
   RecomputeMethod recompute_method = RecomputeMethod::kUniform;  // full
   int recompute_num_layers = 1;  // full: uniform group size (>= 1) / block layers per chunk (0 = none, as Megatron)
+                                 // / every_nth: k
   bool memfine = false;         // MemFine chunked MoE recompute
   int memfine_chunks = 0;       // 0 = smallest chunk count that fits memory
   OverlapSpec activation_offload{};   // MoFa(33) MoFa(34) MoFa(35): alpha/beta forward

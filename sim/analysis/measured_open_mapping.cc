@@ -9,6 +9,7 @@
 #include <regex>
 #include <stdexcept>
 
+#include "model/recompute_modules.h"
 #include "model/shape.h"
 #include "model/stage_layout.h"
 #include "sim/analysis/measured_open_quantity.h"
@@ -209,8 +210,10 @@ std::optional<std::string> set_architecture(const OpenRun& run, model::ModelSpec
 // ---- text columns -> features ----------------------------------------------------------------------
 
 struct Recompute {
-  std::optional<model::RecomputeKind> kind;
-  std::string why_not;
+  std::optional<model::RecomputeKind> kind{};
+  std::string why_not{};
+  int every_nth = 0;          // torchtitan selective_ac_option: k (full recompute of every k-th layer)
+  bool torchtitan_op = false; // torchtitan selective_ac_option: op
 };
 
 Recompute recompute_of(const std::string& text) {
@@ -218,10 +221,15 @@ Recompute recompute_of(const std::string& text) {
   if (t.starts_with("none")) return {model::RecomputeKind::kNone, ""};
   if (t.starts_with("not stated")) return {std::nullopt, "recompute not stated by the source"};
   if (t.find("per-layer") != std::string::npos) {
-    return {std::nullopt, "per-layer selective activation checkpointing (every k-th layer) is not in the schema"};
+    // torchtitan selective_ac_option: k, with k read from the text ("every 2nd layer").
+    static const std::regex kEvery(R"(every (\d+)(st|nd|rd|th) layer)");
+    std::smatch m;
+    const auto k = std::regex_search(t, m, kEvery) ? small_count(m[1].str()) : std::nullopt;
+    if (!k || *k < 1) return {std::nullopt, "per-layer selective activation checkpointing without its layer frequency"};
+    return {.kind = model::RecomputeKind::kFull, .every_nth = *k};
   }
   if (t.find("op-level") != std::string::npos || t.find("per-op") != std::string::npos) {
-    return {std::nullopt, "torchtitan per-op selective activation checkpointing is not in the schema"};
+    return {.kind = model::RecomputeKind::kSelective, .torchtitan_op = true};
   }
   if (t.starts_with("selective")) return {model::RecomputeKind::kSelective, ""};  // Megatron selective
   if (t.starts_with("full") || t.starts_with("activation checkpointing on")) return {model::RecomputeKind::kFull, ""};
@@ -428,6 +436,11 @@ OpenCase map_open_run(const OpenRun& run) {
       .recompute = out.recompute,
   };
   c.features.fp8 = precision.fp8;
+  if (recompute.every_nth > 0) {
+    c.features.recompute_method = model::RecomputeMethod::kEveryNth;
+    c.features.recompute_num_layers = recompute.every_nth;
+  }
+  if (recompute.torchtitan_op) c.features.recompute_modules = model::torchtitan_op_modules(precision.fp8.enabled);
   c.topology = topo;
   // A layout whose chunks do not divide the layers: the split the source's framework uses, when
   // its rule is known (measured_open_split.h); otherwise the schema's refusal below lists the row.

@@ -157,10 +157,8 @@ TEST(OpenMapping, RowsTheSchemaCannotExpressAreListedWithEveryReason) {
             "ZeRO-1 within groups of 8 ranks: the schema shards the optimizer over the whole DP group");
   EXPECT_EQ(one_reason({{"recompute", "not stated (Megatron-Bridge performance-recipe defaults)"}}),
             "recompute not stated by the source");
-  EXPECT_EQ(one_reason({{"recompute", "per-op selective AC"}}),
-            "torchtitan per-op selective activation checkpointing is not in the schema");
-  EXPECT_EQ(one_reason({{"recompute", "selective per-layer AC (every 2nd layer assumed)"}}),
-            "per-layer selective activation checkpointing (every k-th layer) is not in the schema");
+  EXPECT_EQ(one_reason({{"recompute", "selective per-layer AC (frequency not given)"}}),
+            "per-layer selective activation checkpointing without its layer frequency");
   EXPECT_EQ(one_reason({{"recompute", "sometimes"}}), "recompute text not recognised: 'sometimes'");
   EXPECT_EQ(one_reason({{"precision", "fp16"}}), "precision not recognised: 'fp16'");
   EXPECT_EQ(one_reason({{"interconnect", "not stated"}}), "inter-node bandwidth not stated in the interconnect text");
@@ -202,6 +200,26 @@ TEST(OpenMapping, LayersThatDoNotSplitOverTheChunksAreAReason) {
   EXPECT_FALSE(uneven.spec.has_value());
   EXPECT_THAT(uneven.reasons, ElementsAre("the schema rejects the layout: parallel: pp*vpp = 4 chunks do not divide 30 "
                                           "layers evenly; list parallel.stage_layers"));
+}
+
+TEST(OpenMapping, TorchtitanCheckpointingTextsBecomeItsOptions) {
+  // selective_ac_option: 2 -> full recompute of every 2nd layer.
+  const model::FeatureSpec every2 =
+      spec_of(map_open_run(open_row({{"id", "O-TT-02"}, {"recompute", "selective per-layer AC (torchtitan "
+                                                                        "selective_ac_option=int; every 2nd layer assumed)"}})))
+          .features;
+  EXPECT_EQ(every2.recompute, model::RecomputeKind::kFull);
+  EXPECT_EQ(every2.recompute_method, model::RecomputeMethod::kEveryNth);
+  EXPECT_EQ(every2.recompute_num_layers, 2);
+  // selective_ac_option: op -> the per-op policy, in its _scaled_mm form with float8 linears.
+  const model::FeatureSpec op = spec_of(map_open_run(open_row({{"id", "O-TT-14"}, {"recompute", "per-op selective AC"}}))).features;
+  EXPECT_EQ(op.recompute, model::RecomputeKind::kSelective);
+  EXPECT_EQ(op.recompute_modules, model::recompute_bit(model::RecomputeModule::kTorchtitanOp));
+  const model::FeatureSpec op_fp8 =
+      spec_of(map_open_run(open_row({{"id", "O-TT-16"}, {"gpu", "H100-SXM5-80GB"}, {"recompute", "per-op selective AC"},
+                                     {"precision", "fp8 tensorwise (torchao float8 linears) + bf16"}})))
+          .features;
+  EXPECT_EQ(op_fp8.recompute_modules, model::recompute_bit(model::RecomputeModule::kTorchtitanOpScaledMm));
 }
 
 TEST(OpenMapping, UnevenLayoutsTakeTheSplitTheirFrameworkUses) {
