@@ -102,6 +102,11 @@ struct ModelSpec {
   double attention_dropout = 0;  // dropout probability on the attention probabilities; only the
                                  // unfused path pays for it (a pass writing the output and a 1-byte mask)
   KernelStack kernel_stack = KernelStack::kMofaTable2;
+  // Sliding-window attention (Megatron --window-size, --window-attn-skip-freq; HF layer_types):
+  // causal, each query attends to its last window_size keys (itself included); 0 = full attention.
+  // With window_attn_skip_freq n > 0 every n-th layer (1-based) keeps full attention.
+  int window_size = 0;
+  int window_attn_skip_freq = 0;
 
   [[nodiscard]] bool is_moe() const { return moe.num_experts > 0; }
   [[nodiscard]] bool is_moe_layer(int layer) const { return is_moe() && layer >= moe.first_k_dense_layers; }

@@ -147,13 +147,19 @@ std::optional<std::string> set_architecture(const OpenRun& run, model::ModelSpec
   m.vocab_size = run.vocab;  // as the source gives it (padded where the source pads)
   m.seq_length = run.seq;
   m.ffn_hidden_size = run.ffn_hidden.value_or(0);
-  if (name.find("gpt-oss") != std::string::npos) {
-    return "gpt-oss alternates 128-token sliding-window and full attention; the schema has full attention only";
+  const bool gpt_oss = name.find("gpt-oss") != std::string::npos;
+  if (gpt_oss) {
+    // gpt-oss (HF config layer_types, sliding_window 128): sliding and full attention alternate,
+    // the first layer sliding. Megatron's window_attn_skip_freq 2: layers 2, 4, ... are full.
+    // Not modelled: its attention sinks (one learned logit per head) and the attention biases.
+    if (name.find("128-token sliding-window") == std::string::npos) return "gpt-oss row without its window size";
+    m.window_size = 128;
+    m.window_attn_skip_freq = 2;
   }
   const bool gpt = name.starts_with("gpt3") || name.starts_with("gpt-3");
   const bool mla = name.find("deepseek") != std::string::npos || name.find("kimi") != std::string::npos;
   const bool llama = name.find("llama") != std::string::npos || name.find("internlm") != std::string::npos ||
-                     name.find("qwen3") != std::string::npos;
+                     name.find("qwen3") != std::string::npos || gpt_oss;
   if (!gpt && !mla && !llama) return "model family of '" + run.model + "' not recognised (GPT, Llama, DeepSeek, Qwen3)";
   if (gpt) {
     // GPT-2/3 style: learned positions, GeLU MLP, LayerNorm, biases, tied embeddings.
@@ -167,7 +173,7 @@ std::optional<std::string> set_architecture(const OpenRun& run, model::ModelSpec
     m.mlp = model::MlpKind::kSwiglu;
     m.norm = model::NormKind::kRmsNorm;
     m.position = model::PositionKind::kRope;
-    m.linear_bias = false;
+    m.linear_bias = gpt_oss;  // gpt-oss has biases on its attention and expert linears (HF modeling_gpt_oss)
     m.untie_embeddings = true;
   }
   if (mla) {
@@ -182,8 +188,15 @@ std::optional<std::string> set_architecture(const OpenRun& run, model::ModelSpec
     m.attention = *run.kv_heads == run.heads ? model::AttentionKind::kMha
                   : *run.kv_heads == 1      ? model::AttentionKind::kMqa
                                             : model::AttentionKind::kGqa;
-    if (run.hidden % run.heads != 0) return "hidden is not a multiple of heads and the CSV gives no head dim";
-    m.head_dim = run.hidden / run.heads;
+    // The head dim where the model text states it ("head dim 64": gpt-oss's 64 x 64 != 2880), else h / a.
+    static const std::regex kHeadDim(R"(head dim (\d+))");
+    std::smatch hd;
+    if (std::regex_search(run.model, hd, kHeadDim) && small_count(hd[1].str()).value_or(0) > 0) {
+      m.head_dim = *small_count(hd[1].str());
+    } else {
+      if (run.hidden % run.heads != 0) return "hidden is not a multiple of heads and the CSV gives no head dim";
+      m.head_dim = run.hidden / run.heads;
+    }
   }
   if (run.is_moe()) {
     if (!run.moe_topk || !run.moe_ffn_hidden) return "MoE row without moe_topk or moe_ffn_hidden";

@@ -143,6 +143,8 @@ model::ModelSpec to_model_spec(const proto::Model& m) {
       .attention_impl = m.attention_impl() == proto::UNFUSED ? model::AttentionImpl::kUnfused : model::AttentionImpl::kFused,
       .attention_dropout = m.attention_dropout(),
       .kernel_stack = kernel_stack(m.kernel_stack()),
+      .window_size = m.window_size(),
+      .window_attn_skip_freq = m.window_attn_skip_freq(),
   };
   if (m.has_mla()) {
     const proto::MlaConfig& a = m.mla();

@@ -56,6 +56,7 @@ constexpr std::array<std::string_view, 57> kRules = {
     "parallelism: tp divides model.num_attention_heads and model.num_kv_heads",
     "parallelism: without stage_layers, pp*vpp divides model.num_layers",
     "parallelism: stage_layers has pp*vpp entries, each >= 1, summing to model.num_layers",
+    "parallelism: with model.window_attn_skip_freq n > 1 and pp*vpp > 1, every chunk holds a multiple of n layers",
     "parallelism: ep > 1 needs model.moe; ep divides moe.num_experts and dp*cp; etp*ep divides tp*cp*dp",
     "parallelism: global_batch is a multiple of micro_batch*dp (m = global_batch / (micro_batch*dp))",
     "parallelism: interleaved-1f1b needs pp > 1, vpp > 1 and m a multiple of pp; vpp > 1 needs interleaved-1f1b",
@@ -375,6 +376,7 @@ class Validator {
       fail(p + ".tp", num(tp) + " does not divide model.num_kv_heads = " + num(std::int64_t{m.num_kv_heads()}));
     }
     check_stage_layers(x, has_model ? m.num_layers() : 0);
+    if (has_model) check_window_chunks(x, m);
     // Experts.
     if (ep > 1 && !(has_model && m.has_moe())) fail(p + ".ep", num(ep) + " needs a MoE model (model.moe)");
     if (has_model && m.has_moe() && m.moe().num_experts() >= 1 && m.moe().num_experts() % ep != 0) {
@@ -439,6 +441,24 @@ class Validator {
     }
     if (layers >= 1 && sum != layers) {
       fail(p + ".stage_layers", "entries sum to " + num(sum) + " but model.num_layers = " + num(layers));
+    }
+  }
+
+  // Sliding window with a skip frequency n: the plan prices one attention cost per block type, so
+  // every pipeline chunk must hold the same mix of windowed and full layers (model/attention_window.h).
+  void check_window_chunks(const proto::Parallelism& x, const proto::Model& m) {
+    const std::int64_t n = m.window_attn_skip_freq();
+    const std::int64_t chunks = std::int64_t{x.pp()} * x.vpp();
+    if (m.window_size() <= 0 || n <= 1 || chunks <= 1 || m.num_layers() < 1) return;
+    std::vector<std::int64_t> sizes(x.stage_layers().begin(), x.stage_layers().end());
+    if (sizes.empty()) sizes.assign(static_cast<std::size_t>(chunks), m.num_layers() / chunks);
+    for (const std::int64_t layers : sizes) {
+      if (layers % n != 0) {
+        fail("model.window_attn_skip_freq", "every pipeline chunk must hold a multiple of " + num(n) +
+                                                " layers (the same mix of windowed and full layers); a chunk holds " +
+                                                num(layers));
+        return;
+      }
     }
   }
 
