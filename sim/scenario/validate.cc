@@ -14,6 +14,7 @@
 #include "model/spec.h"
 #include "sim/scenario/units.h"
 #include "sim/scenario/validate_memory_fields.h"
+#include "sim/scenario/validate_window.h"
 
 namespace mofasim::scenario {
 namespace {
@@ -376,7 +377,9 @@ class Validator {
       fail(p + ".tp", num(tp) + " does not divide model.num_kv_heads = " + num(std::int64_t{m.num_kv_heads()}));
     }
     check_stage_layers(x, has_model ? m.num_layers() : 0);
-    if (has_model) check_window_chunks(x, m);
+    if (has_model) {
+      check_window_chunks(m, x, [this](const std::string& path, const std::string& message) { fail(path, message); });
+    }
     // Experts.
     if (ep > 1 && !(has_model && m.has_moe())) fail(p + ".ep", num(ep) + " needs a MoE model (model.moe)");
     if (has_model && m.has_moe() && m.moe().num_experts() >= 1 && m.moe().num_experts() % ep != 0) {
@@ -441,24 +444,6 @@ class Validator {
     }
     if (layers >= 1 && sum != layers) {
       fail(p + ".stage_layers", "entries sum to " + num(sum) + " but model.num_layers = " + num(layers));
-    }
-  }
-
-  // Sliding window with a skip frequency n: the plan prices one attention cost per block type, so
-  // every pipeline chunk must hold the same mix of windowed and full layers (model/attention_window.h).
-  void check_window_chunks(const proto::Parallelism& x, const proto::Model& m) {
-    const std::int64_t n = m.window_attn_skip_freq();
-    const std::int64_t chunks = std::int64_t{x.pp()} * x.vpp();
-    if (m.window_size() <= 0 || n <= 1 || chunks <= 1 || m.num_layers() < 1) return;
-    std::vector<std::int64_t> sizes(x.stage_layers().begin(), x.stage_layers().end());
-    if (sizes.empty()) sizes.assign(static_cast<std::size_t>(chunks), m.num_layers() / chunks);
-    for (const std::int64_t layers : sizes) {
-      if (layers % n != 0) {
-        fail("model.window_attn_skip_freq", "every pipeline chunk must hold a multiple of " + num(n) +
-                                                " layers (the same mix of windowed and full layers); a chunk holds " +
-                                                num(layers));
-        return;
-      }
     }
   }
 
