@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 
+#include "model/attention_window.h"
 #include "model/shape.h"
 
 namespace mofasim::model {
@@ -58,7 +59,8 @@ FlopsPerToken model_flops_per_token(const ModelSpec& model) {
     f.mlp += 6 * h * c_ffn * (routed + shared_ffn(model)) * moe_layers;
   }
   f.attention_linear = 6 * attention_linear_weights(model) * all_layers;
-  f.attention_core = s * attention_core_coefficient(model) * all_layers;
+  // Sliding-window layers score fewer pairs (attention_window.h): the model's mean share.
+  f.attention_core = s * attention_core_coefficient(model) * all_layers * attention_window_share(model);
   f.mtp_projection = 6 * mtp * (3 * h + 2 * h * h);
   f.logits = 6 * h * static_cast<double>(model.vocab_size) * (1 + mtp);
   return f;

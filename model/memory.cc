@@ -171,7 +171,7 @@ MemoryReport report_with_chunks(const ModelSpec& model, const HardwareSpec& hw, 
         const int pos = i - c.first_layer;
         if (!full) {
           add_layer(lm);
-        } else if (features.recompute_method == RecomputeMethod::kBlock) {  // MoFa(31) for the first layers
+        } else if (features.recompute_method != RecomputeMethod::kUniform) {  // MoFa(31) for the layers it picks
           add_layer(full_recompute_applies(features, pos) ? lm : (is_moe ? moe_kept : dense_kept));
         } else {  // MoFa(31): one input per group; the group's layers are rebuilt together
           group_working = pos % group == 0 ? lm.working : group_working + lm.working;
@@ -254,7 +254,13 @@ BytesPerParam bytes_per_param(const FeatureSpec& features) {
 
 bool full_recompute_applies(const FeatureSpec& features, int position_in_chunk) {
   if (features.recompute != RecomputeKind::kFull) return false;
-  return features.recompute_method == RecomputeMethod::kUniform || position_in_chunk < features.recompute_num_layers;
+  switch (features.recompute_method) {
+    case RecomputeMethod::kUniform: return true;
+    case RecomputeMethod::kBlock: return position_in_chunk < features.recompute_num_layers;
+    case RecomputeMethod::kEveryNth:  // torchtitan counts layers from 1: the k-th, 2k-th, ...
+      return features.recompute_num_layers > 0 && (position_in_chunk + 1) % features.recompute_num_layers == 0;
+  }
+  return true;
 }
 
 DpSharding dp_sharding(const FeatureSpec& features) {

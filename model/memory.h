@@ -43,8 +43,8 @@ struct BytesPerParam {
 BytesPerParam bytes_per_param(const FeatureSpec& features);
 
 // Whether full recompute rebuilds the layer at position `position_in_chunk` (0-based) of its model
-// chunk: every layer with recompute_method uniform, the first recompute_num_layers with block;
-// false without full recompute. The memory model, the step plan and the analytic model ask this.
+// chunk: every layer with recompute_method uniform, the first recompute_num_layers with block, the
+// k-th, 2k-th, ... with every_nth (k = recompute_num_layers); false without full recompute. The memory model, the step plan and the analytic model ask this.
 bool full_recompute_applies(const FeatureSpec& features, int position_in_chunk);
 
 // The data-parallel sharding in effect: features.dp_sharding, at least kOptim with the

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "model/attention_window.h"
 #include "model/shape.h"
 #include "model/stack_kernels.h"
 #include "sim/units/check.h"
@@ -157,7 +158,11 @@ void add_tp_pair(LayerOps& ops, const Ctx& c, OpKind first, OpKind last, CommGro
 // keys, backward twice the forward; the softmax keeps only fp32 log-sum-exp statistics.
 void add_fused_core(LayerOps& ops, const Ctx& c, double heads, double kv, double d_qk, double d_v) {
   // QK^T over all s keys, causal: 2*T*s*d*heads/2 forward; backward (dQ, dK) twice that.
-  const double map_flops = c.tokens * c.seq * d_qk * heads;
+  // Sliding window (attention_window.h): the scored pairs shrink by the model's mean window share.
+  // The kernel keeps the causal rate of the full sequence (no windowed kernel measurements in
+  // ../shared/data/kernels: an assumption) and reads the same Q, K and V.
+  const double window = attention_window_share(c.model);
+  const double map_flops = c.tokens * c.seq * d_qk * heads * window;
   const double map_bytes = kAct * (c.tokens * heads * d_qk + c.seq * kv * d_qk);
   OpCost map;
   map.op = OpKind::kAttentionMap;
@@ -181,7 +186,7 @@ void add_fused_core(LayerOps& ops, const Ctx& c, double heads, double kv, double
   softmax.recomputed_by_selective = true;
   ops.add(softmax);
 
-  const double pv_flops = c.tokens * c.seq * d_v * heads;
+  const double pv_flops = c.tokens * c.seq * d_v * heads * window;
   const double pv_bytes = kAct * (c.seq * kv * d_v + c.tokens * heads * d_v);
   OpCost pv;
   pv.op = OpKind::kAttentionValue;

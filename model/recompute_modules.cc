@@ -5,6 +5,7 @@
 
 #include "model/flops.h"
 #include "model/memory.h"
+#include "model/shape.h"
 #include "model/stage_layout.h"
 
 namespace mofasim::model {
@@ -33,10 +34,41 @@ double mla_up_share(const ModelSpec& m) {
   return (q_up + kv_up) / (q + kv);
 }
 
+// torchtitan's per-op policy (torchtitan/distributed/activation_checkpoint.py, _save_list and
+// _custom_policy) on a dense layer. It keeps the output of every op in its save list: matmuls
+// (aten.mm, but under bf16 only the odd-numbered ones of the layer), float8 matmuls
+// (torch._scaled_mm, all of them), attention, max and reduce-scatter; every other op is re-run
+// before the backward. A Llama layer calls its matmuls in the order wq, wk, wv, wo, w1, w3, w2, so
+// under aten.mm wk, wo and w3 (numbers 2, 4, 6) are re-run and the rest kept. In op-table terms
+// (one QKV op, one fc1 op for w1 and w3): the norms' outputs (QKV and fc1 inputs), the pre-MLP
+// norm's input and the fc2 input are dropped; the norms, RoPE, the attention residual add and the
+// activation are re-run; QKV re-runs its K share kv / (a + 2 kv) and fc1 half (w3), and with them
+// the stored K and the w3 half of the activation's input are dropped; the attention core, fc2 and
+// (under _scaled_mm) every GEMM are not re-run. Not counted: the kept outputs the backward does not
+// read (wo's and w2's outputs, each T x h per GPU before the TP reduce) and the amax values.
+Drop torchtitan_op_drop(const OpCost& op, const ModelSpec& model, const ParallelSpec& parallel, bool scaled_mm) {
+  const double heads = static_cast<double>(model.num_attention_heads) / parallel.tp;
+  const double kv = std::max(1.0, static_cast<double>(kv_heads(model)) / parallel.tp);
+  const double k_share = kv / (heads + 2 * kv);
+  switch (op.op) {
+    case OpKind::kInputNorm:
+    case OpKind::kRope:
+    case OpKind::kAttentionResidual: return {0, 1};
+    case OpKind::kPostAttentionNorm: return {op.activation_bytes, 1};  // its input, the residual sum
+    case OpKind::kQkvProjection: return {op.activation_bytes, scaled_mm ? 0.0 : k_share};
+    case OpKind::kAttentionMap: return {scaled_mm ? 0.0 : op.activation_bytes * kv / (heads + kv), 0};  // K of Q, K
+    case OpKind::kOutputProjection: return {0, scaled_mm ? 0.0 : 1.0};
+    case OpKind::kMlpLinear1: return {op.activation_bytes, scaled_mm ? 0.0 : 0.5};
+    case OpKind::kMlpActivation: return {scaled_mm ? 0.0 : op.activation_bytes / 2, 1};  // w3's half of its input
+    case OpKind::kMlpLinear2: return {op.activation_bytes, 0};
+    default: return {};
+  }
+}
+
 // norm_output_bytes: a norm output as the router keeps it (bf16); linear_norm_output_bytes: as an
 // FP8-capable linear (QKV, fc1) keeps it, smaller under FP8 activation storage.
-Drop drop(const OpCost& op, RecomputeModule module, const ModelSpec& model, double norm_output_bytes,
-          double linear_norm_output_bytes) {
+Drop drop(const OpCost& op, RecomputeModule module, const ModelSpec& model, const ParallelSpec& parallel,
+          double norm_output_bytes, double linear_norm_output_bytes) {
   const OpKind k = op.op;
   const Drop all{op.activation_bytes, 1};
   switch (module) {
@@ -74,6 +106,8 @@ Drop drop(const OpCost& op, RecomputeModule module, const ModelSpec& model, doub
       if (k == OpKind::kQkvProjection) return {0, mla_up_share(model)};
       if (k == OpKind::kAttentionMap || k == OpKind::kAttentionValue) return {op.activation_bytes, 0};
       return {};
+    case RecomputeModule::kTorchtitanOp: return torchtitan_op_drop(op, model, parallel, false);
+    case RecomputeModule::kTorchtitanOpScaledMm: return torchtitan_op_drop(op, model, parallel, true);
   }
   return {};
 }
@@ -102,7 +136,7 @@ LayerOps apply_modules(const LayerOps& ops, const ModelSpec& model, const Parall
     for (int i = 0; i < kNumRecomputeModules; ++i) {
       const auto m = static_cast<RecomputeModule>(i);
       if ((modules & recompute_bit(m)) == 0) continue;
-      const Drop x = drop(op, m, model, norm_output_bytes, linear_norm_output_bytes);
+      const Drop x = drop(op, m, model, parallel, norm_output_bytes, linear_norm_output_bytes);
       d.bytes = std::max(d.bytes, x.bytes);
       d.fraction = std::max(d.fraction, x.fraction);
     }
@@ -207,6 +241,8 @@ const char* recompute_module_name(RecomputeModule m) {
     case RecomputeModule::kLayernorm: return "layernorm";
     case RecomputeModule::kMlaUpProj: return "mla_up_proj";
     case RecomputeModule::kSharedExperts: return "shared_experts";
+    case RecomputeModule::kTorchtitanOp: return "torchtitan_op";
+    case RecomputeModule::kTorchtitanOpScaledMm: return "torchtitan_op_scaled_mm";
   }
   return "?";
 }

@@ -21,6 +21,11 @@
 //   mla_up_proj    (MLA) drops the up-projected Q, K and V the attention core keeps, re-runs the
 //                  up-projections: the share r_q*a*d_qk + r_kv*a*(d_nope + d_v) of the QKV op's
 //                  weights (its HBM bytes are scaled by the same share).
+//   torchtitan_op  torchtitan's per-op policy (selective_ac_option: op) on a dense Llama layer with
+//                  bf16 linears: keeps wq, wv, w1 and w2 outputs and attention's, re-runs wk, wo, w3,
+//                  the norms, RoPE, the attention residual and the activation (recompute_modules.cc).
+//   torchtitan_op_scaled_mm  the same policy with float8 linears (torch._scaled_mm, all kept):
+//                  re-runs only the norms, RoPE, the attention residual and the activation.
 // Modules that drop the same tensor count it once. Not modelled: the collectives inside a
 // recomputed part (moe re-runs its all-to-alls in Megatron, mlp with TP its all-gather).
 #pragma once
@@ -61,6 +66,11 @@ LayerOps with_activation_storage(const LayerOps& ops, const ModelSpec& model, co
 // current scaling (one scale per tensor), 1 + 1/32 for mxfp8 (one E8M0 scale per 32 elements),
 // 1 + 4/128 for blockwise (one fp32 scale per 1 x 128 tile, report §3.3.2).
 double fp8_activation_bytes_per_element(Fp8Recipe recipe);
+
+// torchtitan's per-op policy as a module set: the _scaled_mm form when the linears run in FP8.
+inline RecomputeModules torchtitan_op_modules(bool fp8_linears) {
+  return recompute_bit(fp8_linears ? RecomputeModule::kTorchtitanOpScaledMm : RecomputeModule::kTorchtitanOp);
+}
 
 // The forward work selective recompute re-runs for one op: forward * selective_recompute_fraction.
 PhaseCost selective_recompute_cost(const OpCost& op);

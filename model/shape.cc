@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "model/attention_window.h"
+
 namespace mofasim::model {
 namespace {
 
@@ -45,6 +47,8 @@ void validate_model(const ModelSpec& model) {
   require_positive(model.vocab_size, "model.vocab_size");
   require_positive(model.seq_length, "model.seq_length");
   require_non_negative(model.mtp_depth, "model.mtp_depth");
+  require_non_negative(model.window_size, "model.window_size");
+  require_non_negative(model.window_attn_skip_freq, "model.window_attn_skip_freq");
   if (model.attention == AttentionKind::kMla) {
     require_non_negative(model.mla.q_lora_rank, "model.mla.q_lora_rank");
     require_positive(model.mla.kv_lora_rank, "model.mla.kv_lora_rank");
@@ -96,6 +100,7 @@ void validate_parallel(const ModelSpec& model, const ParallelSpec& parallel) {
   require_positive(parallel.ep, "parallel.ep");
   require_positive(parallel.etp, "parallel.etp");
   require_positive(parallel.micro_batch, "parallel.micro_batch");
+  validate_window_layout(model, parallel);
   if (model.num_attention_heads % parallel.tp != 0) {
     throw std::invalid_argument("parallel.tp (" + std::to_string(parallel.tp) + ") must divide num_attention_heads (" +
                                 std::to_string(model.num_attention_heads) + ")");

@@ -102,6 +102,11 @@ struct ModelSpec {
   double attention_dropout = 0;  // dropout probability on the attention probabilities; only the
                                  // unfused path pays for it (a pass writing the output and a 1-byte mask)
   KernelStack kernel_stack = KernelStack::kMofaTable2;
+  // Sliding-window attention (Megatron --window-size, --window-attn-skip-freq; HF layer_types):
+  // causal, each query attends to its last window_size keys (itself included); 0 = full attention.
+  // With window_attn_skip_freq n > 0 every n-th layer (1-based) keeps full attention.
+  int window_size = 0;
+  int window_attn_skip_freq = 0;
 
   [[nodiscard]] bool is_moe() const { return moe.num_experts > 0; }
   [[nodiscard]] bool is_moe_layer(int layer) const { return is_moe() && layer >= moe.first_k_dense_layers; }
@@ -206,15 +211,22 @@ enum class OptimizerPlacement { kGpu, kCpu };
 // Megatron's --recompute-modules (selective recompute): each drops what its part of a layer keeps
 // for the backward and re-runs that part's forward before the layer's backward (op_table.h says
 // which op each one drops and re-runs).
-enum class RecomputeModule : std::uint8_t { kCoreAttn, kMlp, kMoe, kMoeAct, kLayernorm, kMlaUpProj, kSharedExperts };
-inline constexpr int kNumRecomputeModules = 7;
-using RecomputeModules = std::uint8_t;  // a set of RecomputeModule, bit i = module i
+// The last two are torchtitan's per-op selective checkpointing policy (selective_ac_option: op) on
+// dense layers, as it acts when the linears run as aten.mm (bf16: every other matmul output kept)
+// or as torch._scaled_mm (float8 linears: every matmul output kept); recompute_modules.h.
+enum class RecomputeModule : std::uint8_t {
+  kCoreAttn, kMlp, kMoe, kMoeAct, kLayernorm, kMlaUpProj, kSharedExperts, kTorchtitanOp, kTorchtitanOpScaledMm
+};
+inline constexpr int kNumRecomputeModules = 9;
+using RecomputeModules = std::uint16_t;  // a set of RecomputeModule, bit i = module i
 inline constexpr RecomputeModules recompute_bit(RecomputeModule m) {
   return static_cast<RecomputeModules>(1U << static_cast<unsigned>(m));
 }
 // Megatron's --recompute-method (full recompute): uniform checkpoints every layer in groups of
 // recompute_num_layers; block checkpoints the first recompute_num_layers layers of each chunk.
-enum class RecomputeMethod { kUniform, kBlock };
+// every_nth is torchtitan's per-layer selective checkpointing (selective_ac_option: k): the k-th,
+// 2k-th, ... layer of a chunk is fully checkpointed, the others keep everything.
+enum class RecomputeMethod { kUniform, kBlock, kEveryNth };
 // What data parallelism shards (Megatron-FSDP's --data-parallel-sharding-strategy).
 enum class DpSharding { kNone, kOptim, kOptimGrads, kOptimGradsParams };
 
@@ -250,6 +262,7 @@ struct FeatureSpec {
   RecomputeModules recompute_modules = recompute_bit(RecomputeModule::kCoreAttn);  // selective: Megatron's default
   RecomputeMethod recompute_method = RecomputeMethod::kUniform;  // full
   int recompute_num_layers = 1;  // full: uniform group size (>= 1) / block layers per chunk (0 = none, as Megatron)
+                                 // / every_nth: k
   bool memfine = false;         // MemFine chunked MoE recompute
   int memfine_chunks = 0;       // 0 = smallest chunk count that fits memory
   OverlapSpec activation_offload{};   // MoFa(33) MoFa(34) MoFa(35): alpha/beta forward

@@ -9,9 +9,11 @@
 #include <regex>
 #include <stdexcept>
 
+#include "model/recompute_modules.h"
 #include "model/shape.h"
 #include "model/stage_layout.h"
 #include "sim/analysis/measured_open_quantity.h"
+#include "sim/analysis/measured_open_split.h"
 #include "sim/scenario/budgets.h"
 #include "sim/scenario/loader.h"
 
@@ -58,8 +60,7 @@ const std::vector<GpuClass>& gpu_classes() {
       {"GB200", "GB200", {"gb200-nvl72", "gb200"}, kNvlink5BusBandwidth, ""},
       {"B200", "B200", {"b200", "b200-sxm"}, kNvlink5BusBandwidth, ""},
       {"H200", "H200", {"h200"}, kNvlink4BusBandwidth, ""},
-      {"H100-SXM-96GB", "H100-96GB", {}, kNvlink4BusBandwidth,
-       "no hardware preset for the 96 GB HBM2e H100 (Grand Teton, 500 W); h100-sxm is the 80 GB HBM3 700 W part"},
+      {"H100-SXM-96GB", "H100-96GB", {"h100-96gb"}, kNvlink4BusBandwidth, ""},
       {"H100-SXM5-80GB", "H100-SXM5-80GB", {"h100-sxm"}, kNvlink4BusBandwidth, ""},
       {"A100-PCIe", "A100-PCIe-80GB", {"a100-pcie-80gb", "a100-pcie"}, kPcieBusBandwidth, ""},
       {"A100-SXM4-80GB", "A100-SXM4-80GB", {"a100-80gb"}, kNvlink3BusBandwidth, ""},
@@ -105,6 +106,19 @@ std::optional<double> open_inter_node_bytes_per_node(const std::string& text, in
   return std::nullopt;
 }
 
+int open_nvl72_nodes_per_domain(const std::string& notes, int gpus, int gpus_per_node) {
+  static const std::regex kRacks(R"((\d+)x NVL72)");
+  std::smatch m;
+  if (gpus_per_node > 0 && std::regex_search(notes, m, kRacks)) {
+    const auto racks = small_count(m[1].str());
+    if (racks && *racks > 0 && gpus % *racks == 0) {
+      const int per_rack = gpus / *racks;
+      if (per_rack <= 72 && per_rack % gpus_per_node == 0) return per_rack / gpus_per_node;
+    }
+  }
+  return gpus_per_node > 0 ? 72 / gpus_per_node : 0;
+}
+
 namespace {
 
 // ---- model family -> architecture ----------------------------------------------------------------
@@ -133,13 +147,19 @@ std::optional<std::string> set_architecture(const OpenRun& run, model::ModelSpec
   m.vocab_size = run.vocab;  // as the source gives it (padded where the source pads)
   m.seq_length = run.seq;
   m.ffn_hidden_size = run.ffn_hidden.value_or(0);
-  if (name.find("gpt-oss") != std::string::npos) {
-    return "gpt-oss alternates 128-token sliding-window and full attention; the schema has full attention only";
+  const bool gpt_oss = name.find("gpt-oss") != std::string::npos;
+  if (gpt_oss) {
+    // gpt-oss (HF config layer_types, sliding_window 128): sliding and full attention alternate,
+    // the first layer sliding. Megatron's window_attn_skip_freq 2: layers 2, 4, ... are full.
+    // Not modelled: its attention sinks (one learned logit per head) and the attention biases.
+    if (name.find("128-token sliding-window") == std::string::npos) return "gpt-oss row without its window size";
+    m.window_size = 128;
+    m.window_attn_skip_freq = 2;
   }
   const bool gpt = name.starts_with("gpt3") || name.starts_with("gpt-3");
   const bool mla = name.find("deepseek") != std::string::npos || name.find("kimi") != std::string::npos;
   const bool llama = name.find("llama") != std::string::npos || name.find("internlm") != std::string::npos ||
-                     name.find("qwen3") != std::string::npos;
+                     name.find("qwen3") != std::string::npos || gpt_oss;
   if (!gpt && !mla && !llama) return "model family of '" + run.model + "' not recognised (GPT, Llama, DeepSeek, Qwen3)";
   if (gpt) {
     // GPT-2/3 style: learned positions, GeLU MLP, LayerNorm, biases, tied embeddings.
@@ -153,7 +173,7 @@ std::optional<std::string> set_architecture(const OpenRun& run, model::ModelSpec
     m.mlp = model::MlpKind::kSwiglu;
     m.norm = model::NormKind::kRmsNorm;
     m.position = model::PositionKind::kRope;
-    m.linear_bias = false;
+    m.linear_bias = gpt_oss;  // gpt-oss has biases on its attention and expert linears (HF modeling_gpt_oss)
     m.untie_embeddings = true;
   }
   if (mla) {
@@ -168,8 +188,15 @@ std::optional<std::string> set_architecture(const OpenRun& run, model::ModelSpec
     m.attention = *run.kv_heads == run.heads ? model::AttentionKind::kMha
                   : *run.kv_heads == 1      ? model::AttentionKind::kMqa
                                             : model::AttentionKind::kGqa;
-    if (run.hidden % run.heads != 0) return "hidden is not a multiple of heads and the CSV gives no head dim";
-    m.head_dim = run.hidden / run.heads;
+    // The head dim where the model text states it ("head dim 64": gpt-oss's 64 x 64 != 2880), else h / a.
+    static const std::regex kHeadDim(R"(head dim (\d+))");
+    std::smatch hd;
+    if (std::regex_search(run.model, hd, kHeadDim) && small_count(hd[1].str()).value_or(0) > 0) {
+      m.head_dim = *small_count(hd[1].str());
+    } else {
+      if (run.hidden % run.heads != 0) return "hidden is not a multiple of heads and the CSV gives no head dim";
+      m.head_dim = run.hidden / run.heads;
+    }
   }
   if (run.is_moe()) {
     if (!run.moe_topk || !run.moe_ffn_hidden) return "MoE row without moe_topk or moe_ffn_hidden";
@@ -196,8 +223,10 @@ std::optional<std::string> set_architecture(const OpenRun& run, model::ModelSpec
 // ---- text columns -> features ----------------------------------------------------------------------
 
 struct Recompute {
-  std::optional<model::RecomputeKind> kind;
-  std::string why_not;
+  std::optional<model::RecomputeKind> kind{};
+  std::string why_not{};
+  int every_nth = 0;          // torchtitan selective_ac_option: k (full recompute of every k-th layer)
+  bool torchtitan_op = false; // torchtitan selective_ac_option: op
 };
 
 Recompute recompute_of(const std::string& text) {
@@ -205,10 +234,15 @@ Recompute recompute_of(const std::string& text) {
   if (t.starts_with("none")) return {model::RecomputeKind::kNone, ""};
   if (t.starts_with("not stated")) return {std::nullopt, "recompute not stated by the source"};
   if (t.find("per-layer") != std::string::npos) {
-    return {std::nullopt, "per-layer selective activation checkpointing (every k-th layer) is not in the schema"};
+    // torchtitan selective_ac_option: k, with k read from the text ("every 2nd layer").
+    static const std::regex kEvery(R"(every (\d+)(st|nd|rd|th) layer)");
+    std::smatch m;
+    const auto k = std::regex_search(t, m, kEvery) ? small_count(m[1].str()) : std::nullopt;
+    if (!k || *k < 1) return {std::nullopt, "per-layer selective activation checkpointing without its layer frequency"};
+    return {.kind = model::RecomputeKind::kFull, .every_nth = *k};
   }
   if (t.find("op-level") != std::string::npos || t.find("per-op") != std::string::npos) {
-    return {std::nullopt, "torchtitan per-op selective activation checkpointing is not in the schema"};
+    return {.kind = model::RecomputeKind::kSelective, .torchtitan_op = true};
   }
   if (t.starts_with("selective")) return {model::RecomputeKind::kSelective, ""};  // Megatron selective
   if (t.starts_with("full") || t.starts_with("activation checkpointing on")) return {model::RecomputeKind::kFull, ""};
@@ -348,7 +382,9 @@ OpenCase map_open_run(const OpenRun& run) {
       const topology::LinkSpec scale_out{.bandwidth = *per_node / run.gpus_per_node, .latency = kInterLatency};
       if (nvl72 && gpu != nullptr && 72 % run.gpus_per_node == 0) {
         // GB200 NVL72: the 72-GPU NVLink domain is a supernode; trays talk over NVLink inside it.
-        topo.nodes_per_supernode = 72 / run.gpus_per_node;
+        // Where the notes say the run used N racks ("4x NVL72"), the GPUs are spread evenly over
+        // them (MLPerf runs 64 of each rack's 72 GPUs: 256 GPUs on "4x NVL72").
+        topo.nodes_per_supernode = open_nvl72_nodes_per_domain(run.notes, run.gpus, run.gpus_per_node);
         topo.inter_node = {.bandwidth = gpu->nvlink_bus_bandwidth, .latency = kIntraLatency};
         topo.inter_supernode = scale_out;
       } else {
@@ -413,7 +449,20 @@ OpenCase map_open_run(const OpenRun& run) {
       .recompute = out.recompute,
   };
   c.features.fp8 = precision.fp8;
+  if (recompute.every_nth > 0) {
+    c.features.recompute_method = model::RecomputeMethod::kEveryNth;
+    c.features.recompute_num_layers = recompute.every_nth;
+  }
+  if (recompute.torchtitan_op) c.features.recompute_modules = model::torchtitan_op_modules(precision.fp8.enabled);
   c.topology = topo;
+  // A layout whose chunks do not divide the layers: the split the source's framework uses, when
+  // its rule is known (measured_open_split.h); otherwise the schema's refusal below lists the row.
+  const int chunks = run.pp * run.vpp;
+  if (chunks > 1 && run.layers % chunks != 0) {
+    if (auto split = open_source_stage_layers(run.source_group(), run.layers, chunks)) {
+      c.parallel.stage_layers = std::move(*split);
+    }
+  }
   try {
     model::validate_model(c.model);
     model::validate_parallel(c.model, c.parallel);

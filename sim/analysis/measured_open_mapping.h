@@ -41,6 +41,11 @@ OpenCase map_open_run(const OpenRun& run);
 // (times gpus_per_node). Line rate: no efficiency factor is applied.
 std::optional<double> open_inter_node_bytes_per_node(const std::string& text, int gpus_per_node);
 
+// Nodes per NVLink domain (supernode) of a GB200 NVL72 run: gpus / N / gpus_per_node when the
+// notes say "Nx NVL72" and that is a whole number of trays of at most 72 GPUs, else a full rack
+// (72 / gpus_per_node).
+int open_nvl72_nodes_per_domain(const std::string& notes, int gpus, int gpus_per_node);
+
 // The declared split of the open set, by source (deterministic; docs/validation-measured.md):
 // "fit" for the sources later model choices may be fitted on (the step-time sources the set's
 // README §6 recommends for timing fits, O-SMXB, O-AM and O-MLP, and the InternLM scaling sweep

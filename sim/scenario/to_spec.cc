@@ -2,9 +2,11 @@
 #include "sim/scenario/to_spec.h"
 
 #include <algorithm>
+#include <string>
 #include <utility>
 
 #include "model/interference.h"
+#include "model/recompute_modules.h"
 #include "sim/units/check.h"
 
 namespace mofasim::scenario {
@@ -141,6 +143,8 @@ model::ModelSpec to_model_spec(const proto::Model& m) {
       .attention_impl = m.attention_impl() == proto::UNFUSED ? model::AttentionImpl::kUnfused : model::AttentionImpl::kFused,
       .attention_dropout = m.attention_dropout(),
       .kernel_stack = kernel_stack(m.kernel_stack()),
+      .window_size = m.window_size(),
+      .window_attn_skip_freq = m.window_attn_skip_freq(),
   };
   if (m.has_mla()) {
     const proto::MlaConfig& a = m.mla();
@@ -303,6 +307,17 @@ model::FeatureSpec to_feature_spec(const proto::Optimizations& o) {
   spec.recompute_num_layers = o.has_recompute_num_layers()                        ? o.recompute_num_layers()
                               : spec.recompute_method == model::RecomputeMethod::kBlock ? kEveryLayer
                                                                                       : 1;
+  // torchtitan's selective_ac_option (validated in validate_memory_fields.cc): 'op' is its per-op
+  // policy, in the _scaled_mm form under FP8 linears; k is full recompute of every k-th layer.
+  if (o.has_selective_ac_option()) {
+    if (o.selective_ac_option() == "op") {
+      spec.recompute_modules = model::torchtitan_op_modules(spec.fp8.enabled);
+    } else {
+      spec.recompute = model::RecomputeKind::kFull;
+      spec.recompute_method = model::RecomputeMethod::kEveryNth;
+      spec.recompute_num_layers = std::stoi(o.selective_ac_option());
+    }
+  }
   spec.memfine = o.memfine().enabled();
   spec.memfine_chunks = o.memfine().chunks();
   spec.activation_offload = {.enabled = a.enabled(), .alpha = a.alpha(), .beta = a.beta(), .chunks = 1};

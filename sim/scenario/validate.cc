@@ -15,6 +15,7 @@
 #include "model/spec.h"
 #include "sim/scenario/units.h"
 #include "sim/scenario/validate_memory_fields.h"
+#include "sim/scenario/validate_window.h"
 
 namespace mofasim::scenario {
 namespace {
@@ -57,6 +58,7 @@ constexpr std::array<std::string_view, 58> kRules = {
     "parallelism: tp divides model.num_attention_heads and model.num_kv_heads",
     "parallelism: without stage_layers, pp*vpp divides model.num_layers",
     "parallelism: stage_layers has pp*vpp entries, each >= 1, summing to model.num_layers",
+    "parallelism: with model.window_attn_skip_freq n > 1 and pp*vpp > 1, every chunk holds a multiple of n layers",
     "parallelism: ep > 1 needs model.moe; ep divides moe.num_experts and dp*cp; etp*ep divides tp*cp*dp",
     "parallelism: global_batch is a multiple of micro_batch*dp (m = global_batch / (micro_batch*dp))",
     "parallelism: interleaved-1f1b needs pp > 1, vpp > 1 and m a multiple of pp; vpp > 1 needs interleaved-1f1b",
@@ -406,6 +408,9 @@ class Validator {
       fail(p + ".tp", num(tp) + " does not divide model.num_kv_heads = " + num(std::int64_t{m.num_kv_heads()}));
     }
     check_stage_layers(x, has_model ? m.num_layers() : 0);
+    if (has_model) {
+      check_window_chunks(m, x, [this](const std::string& path, const std::string& message) { fail(path, message); });
+    }
     // Experts.
     if (ep > 1 && !(has_model && m.has_moe())) fail(p + ".ep", num(ep) + " needs a MoE model (model.moe)");
     if (has_model && m.has_moe() && m.moe().num_experts() >= 1 && m.moe().num_experts() % ep != 0) {

@@ -3,6 +3,7 @@
 
 #include <initializer_list>
 #include <set>
+#include <string>
 
 namespace mofasim::scenario {
 namespace {
@@ -27,6 +28,28 @@ void one_of(proto::DType value, std::initializer_list<proto::DType> allowed, con
     names += (names.empty() ? "" : ", ") + std::string(dtype_name(a));
   }
   fail(path, std::string("must be one of ") + names + ", got " + dtype_name(value));
+}
+
+// torchtitan's selective_ac_option: 'op' (its per-op policy, modelled on dense Llama layers) or a
+// layer frequency k >= 1, with selective granularity and without Megatron's module list.
+void check_selective_ac_option(const proto::Scenario& s, bool selective,
+                               const std::function<void(const std::string&, const std::string&)>& fail) {
+  const proto::Optimizations& o = s.optimizations();
+  const std::string path = "optimizations.selective_ac_option";
+  const std::string& v = o.selective_ac_option();
+  if (!selective) fail(path, "only with recompute_granularity: selective (torchtitan's mode: selective)");
+  if (o.recompute_modules_size() > 0) fail(path, "give recompute_modules (Megatron) or selective_ac_option (torchtitan), not both");
+  if (v == "op") {
+    const proto::Model& m = s.model();
+    if (s.has_model() && (m.has_moe() || m.attention() == proto::MLA || m.mlp() != proto::SWIGLU)) {
+      fail(path, "'op' is modelled for dense Llama layers (SwiGLU MLP, MHA/GQA attention)");
+    }
+    return;
+  }
+  const bool digits = !v.empty() && v.size() <= 6 && v.find_first_not_of("0123456789") == std::string::npos;
+  if (!digits || std::stoi(v) < 1) {
+    fail(path, "must be 'op' or a layer frequency k >= 1 (at most 6 digits), got '" + v + "'");
+  }
 }
 
 }  // namespace
@@ -98,6 +121,7 @@ void check_memory_fields(const proto::Scenario& s,
       fail(path, "MemFine (optimizations.memfine) already recomputes the experts; use one of the two");
     }
   }
+  if (o.has_selective_ac_option()) check_selective_ac_option(s, selective, fail);
 }
 
 }  // namespace mofasim::scenario

@@ -35,6 +35,7 @@ TEST(HardwarePresets, KernelParametersAreTheSourcedNumbers) {
       {"a100-pcie", GpuFamily::kAmpere, 108, 252.9e12, 0, 0.91},
       {"h100-sxm", GpuFamily::kHopper, 132, 794.5e12, 1402.6e12, 0.80},
       {"h800", GpuFamily::kHopper, 132, 794.5e12, 1402.6e12, 0.80},
+      {"h100-96gb", GpuFamily::kHopper, 132, 794.5e12, 1402.6e12, 0.80},  // assumed as h100-sxm (no 500 W data)
       {"h200", GpuFamily::kHopper, 132, 794.5e12, 1453.4e12, 0.80},
       // b200 bf16: MAMF 1745 x 0.6722 fitted on the even-numbered dense B200 SimuMax per-shape rows.
       {"b200", GpuFamily::kBlackwell, 148, 1173e12, 3432.5e12, 0.72},

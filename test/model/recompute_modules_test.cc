@@ -175,9 +175,59 @@ TEST(RecomputeModules, HardwareFlopsAddTheRerunForward) {
               1e-9 * model_flops_per_step(m, kLlamaTp8));
 }
 
+TEST(RecomputeModules, TorchtitanPerOpPolicyKeepsEveryOtherMatmul) {
+  // LLaMA2-70B, t = 8 with SP: 8 query heads and 1 KV head per GPU, d = 128, T = 4096, T_sp = 512.
+  // bf16 (aten.mm): dropped are the QKV, pre-MLP norm and fc1 inputs (2 B x T_sp x h each), K
+  // (2 B x T x 1 x 128), w3's half of the activation input and the fc2 input (2 B x T x f/t each).
+  const Applied op = apply(llama2_70b(), kLlamaTp8, 0, bits({RecomputeModule::kTorchtitanOp}));
+  EXPECT_EQ(op.dropped, 3 * (2.0 * 512 * 8192) + 2.0 * 4096 * 128 + 2 * (2.0 * 4096 * 3584));  // 84,934,656
+  // Re-run: wk (1 of the 10 heads' worth of QKV columns), wo and w3: 2 x T x h x (128 + 1024 + 3584).
+  EXPECT_DOUBLE_EQ(op.flops, 2.0 * 4096 * 8192 * (128 + 1024 + 3584));  // 317,827,579,904
+  // float8 linears (torch._scaled_mm): every matmul output kept, so neither K nor w3's half is
+  // dropped and no GEMM re-runs; the norms, RoPE, the residual add and SwiGLU re-run (no FLOPs).
+  const Applied scaled = apply(llama2_70b(), kLlamaTp8, 0, torchtitan_op_modules(true));
+  EXPECT_EQ(scaled.dropped, 3 * (2.0 * 512 * 8192) + 2.0 * 4096 * 3584);  // 54,525,952
+  EXPECT_EQ(scaled.flops, 0.0);
+  EXPECT_EQ(torchtitan_op_modules(false), bits({RecomputeModule::kTorchtitanOp}));
+}
+
+TEST(RecomputeModules, TorchtitanEveryNthLayerIsFullRecomputeOfThoseLayers) {
+  FeatureSpec f;
+  f.recompute = RecomputeKind::kFull;
+  f.recompute_method = RecomputeMethod::kEveryNth;
+  f.recompute_num_layers = 2;  // torchtitan selective_ac_option: 2 checkpoints layers 2, 4, 6, ...
+  EXPECT_FALSE(full_recompute_applies(f, 0));
+  EXPECT_TRUE(full_recompute_applies(f, 1));
+  EXPECT_FALSE(full_recompute_applies(f, 2));
+  EXPECT_TRUE(full_recompute_applies(f, 79));
+  f.recompute_num_layers = 3;
+  EXPECT_TRUE(full_recompute_applies(f, 2));
+  EXPECT_FALSE(full_recompute_applies(f, 3));
+  // 80 layers, every 2nd: half the layers' forward re-runs, so the re-run FLOPs are half of full's.
+  const ModelSpec m = llama2_70b();
+  f.recompute_num_layers = 2;
+  FeatureSpec full;
+  full.recompute = RecomputeKind::kFull;
+  const double model_flops = model_flops_per_step(m, kLlamaTp8);
+  EXPECT_NEAR(hardware_flops_per_step(m, kLlamaTp8, f) - model_flops,
+              (hardware_flops_per_step(m, kLlamaTp8, full) - model_flops) / 2, 1e-9 * model_flops);
+  // Memory: 40 layer inputs and 40 layers kept whole; the last layer (a recomputed one) is rebuilt
+  // in the backward beside everything else once the head's logits are freed.
+  HardwareSpec hw;
+  hw.gpu_memory_bytes = 80e9;
+  const ParallelSpec p = parallel_spec({.tp = 8, .global_batch = 1, .sequence_parallel = true});
+  const LayerTotals layer = ops_for_layer(m, p, 0).totals();
+  const double head = ops_for_head(m, p).totals().activation_bytes;
+  const double extras = ops_for_embedding(m, p).totals().activation_bytes + head;
+  const double forward = 40 * layer.input_bytes + 40 * layer.activation_bytes + extras;
+  EXPECT_DOUBLE_EQ(memory_report(m, hw, p, f, std::vector<double>{1}).stages[0].activation_bytes,
+                   std::max(forward, forward - head + (layer.activation_bytes - layer.input_bytes)));
+}
+
 TEST(RecomputeModules, Names) {
   EXPECT_STREQ(recompute_module_name(RecomputeModule::kMlaUpProj), "mla_up_proj");
   EXPECT_STREQ(recompute_module_name(RecomputeModule::kSharedExperts), "shared_experts");
+  EXPECT_STREQ(recompute_module_name(RecomputeModule::kTorchtitanOp), "torchtitan_op");
 }
 
 }  // namespace

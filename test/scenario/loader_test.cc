@@ -302,5 +302,18 @@ TEST(EmbeddedPresets, EveryShippedPresetIsEmbedded) {
   }
 }
 
+TEST(Loader, SlidingWindowFieldsLoadAndTheirChunkRuleIsLocated) {
+  const std::string windowed =
+      "model: {num_layers: 4, hidden_size: 256, num_attention_heads: 8, num_kv_heads: 4, ffn_hidden_size: 1024, "
+      "vocab_size: 1000, seq_length: 128, window_size: 16, window_attn_skip_freq: ";
+  const LoadedScenario s = load(Lines{.model = windowed + "2}"}.text());
+  EXPECT_EQ(s.model.window_size, 16);
+  EXPECT_EQ(s.model.window_attn_skip_freq, 2);
+  // pp 2 puts 2 layers on each chunk: a frequency of 4 would mix them unevenly.
+  EXPECT_THAT(testing::errors_of(Lines{.model = windowed + "4}"}.text(), {}),
+              ::testing::ElementsAre("bad.yaml:1:181: model.window_attn_skip_freq: every pipeline chunk must hold a "
+                                     "multiple of 4 layers (the same mix of windowed and full layers); a chunk holds 2"));
+}
+
 }  // namespace
 }  // namespace mofasim::scenario

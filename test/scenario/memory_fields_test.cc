@@ -61,7 +61,26 @@ TEST(MemoryFields, ModulesMethodsPrecisionAndSharding) {
   EXPECT_GE(every.features.recompute_num_layers, 1 << 20);  // unset: every layer of a chunk
 }
 
+TEST(MemoryFields, TorchtitanSelectiveAcOptionLoadsAsItsPolicy) {
+  const LoadedScenario every = load("optimizations: {recompute_granularity: selective, selective_ac_option: \"2\"}");
+  EXPECT_EQ(every.features.recompute, model::RecomputeKind::kFull);
+  EXPECT_EQ(every.features.recompute_method, model::RecomputeMethod::kEveryNth);
+  EXPECT_EQ(every.features.recompute_num_layers, 2);
+  const LoadedScenario op = load("optimizations: {recompute: selective, selective_ac_option: op}");
+  EXPECT_EQ(op.features.recompute, model::RecomputeKind::kSelective);
+  EXPECT_EQ(op.features.recompute_modules, model::recompute_bit(model::RecomputeModule::kTorchtitanOp));
+}
+
 TEST(MemoryFields, BadValuesAndCombinationsAreLocatedOneLineErrors) {
+  EXPECT_THAT(errors("optimizations: {recompute: selective, selective_ac_option: often}"),
+              ::testing::ElementsAre("bad.yaml:5:60: optimizations.selective_ac_option: must be 'op' or a layer "
+                                     "frequency k >= 1 (at most 6 digits), got 'often'"));
+  EXPECT_THAT(errors("optimizations: {recompute: full, selective_ac_option: op}"),
+              ::testing::ElementsAre("bad.yaml:5:55: optimizations.selective_ac_option: only with "
+                                     "recompute_granularity: selective (torchtitan's mode: selective)"));
+  EXPECT_THAT(errors("optimizations: {recompute: selective, recompute_modules: [mlp], selective_ac_option: op}"),
+              ::testing::Contains("bad.yaml:5:86: optimizations.selective_ac_option: give recompute_modules (Megatron) "
+                                  "or selective_ac_option (torchtitan), not both"));
   EXPECT_THAT(errors("optimizations: {optimizer: {main_params_dtype: bf16}}"),
               ::testing::ElementsAre("bad.yaml:5:48: optimizations.optimizer.main_params_dtype: must be one of fp32, "
                                      "fp16, got bf16"));

@@ -1,6 +1,7 @@
 // Row -> scenario mapping of the open set on small CSV rows: the preset, link and feature each
 // text column becomes, and the reasons a row the schema cannot express is listed with.
 #include "sim/analysis/measured_open_mapping.h"
+#include "sim/analysis/measured_open_split.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -152,22 +153,18 @@ TEST(OpenMapping, RowsTheSchemaCannotExpressAreListedWithEveryReason) {
     return c.reasons.size() == 1 ? c.reasons.front() : "reasons: " + std::to_string(c.reasons.size());
   };
   EXPECT_EQ(one_reason({{"gpu", "MI300X"}}), "GPU 'MI300X' not recognised");
-  EXPECT_THAT(one_reason({{"gpu", "H100-SXM-96GB-HBM2e (Grand Teton, 500 W power limit)"}}),
-              HasSubstr("no hardware preset for the 96 GB HBM2e H100"));
   EXPECT_EQ(one_reason({{"optimizer_sharding", "ZeRO-1 within groups of 8 ranks (zero1=8; within one node)"}}),
             "ZeRO-1 within groups of 8 ranks: the schema shards the optimizer over the whole DP group");
   EXPECT_EQ(one_reason({{"recompute", "not stated (Megatron-Bridge performance-recipe defaults)"}}),
             "recompute not stated by the source");
-  EXPECT_EQ(one_reason({{"recompute", "per-op selective AC"}}),
-            "torchtitan per-op selective activation checkpointing is not in the schema");
-  EXPECT_EQ(one_reason({{"recompute", "selective per-layer AC (every 2nd layer assumed)"}}),
-            "per-layer selective activation checkpointing (every k-th layer) is not in the schema");
+  EXPECT_EQ(one_reason({{"recompute", "selective per-layer AC (frequency not given)"}}),
+            "per-layer selective activation checkpointing without its layer frequency");
   EXPECT_EQ(one_reason({{"recompute", "sometimes"}}), "recompute text not recognised: 'sometimes'");
   EXPECT_EQ(one_reason({{"precision", "fp16"}}), "precision not recognised: 'fp16'");
   EXPECT_EQ(one_reason({{"interconnect", "not stated"}}), "inter-node bandwidth not stated in the interconnect text");
   EXPECT_EQ(one_reason({{"model", "Mamba-2.8B"}}), "model family of 'Mamba-2.8B' not recognised (GPT, Llama, DeepSeek, Qwen3)");
-  EXPECT_THAT(one_reason({{"model", "gpt-oss-20b (alternating 128-token sliding-window / full attention)"}}),
-              HasSubstr("sliding-window"));
+  EXPECT_EQ(one_reason({{"model", "gpt-oss-20b (sliding-window attention, size unstated)"}}),
+            "gpt-oss row without its window size");
   EXPECT_EQ(one_reason({{"measured_quantity", "mfu"}}),
             "measured_quantity mfu: the CSV does not give the peak the source divides by");
   EXPECT_EQ(one_reason({{"measured_quantity", "tflops_per_gpu"}, {"flops_convention", "our own count (not published)"}}),
@@ -203,6 +200,91 @@ TEST(OpenMapping, LayersThatDoNotSplitOverTheChunksAreAReason) {
   EXPECT_FALSE(uneven.spec.has_value());
   EXPECT_THAT(uneven.reasons, ElementsAre("the schema rejects the layout: parallel: pp*vpp = 4 chunks do not divide 30 "
                                           "layers evenly; list parallel.stage_layers"));
+}
+
+TEST(OpenMapping, TorchtitanCheckpointingTextsBecomeItsOptions) {
+  // selective_ac_option: 2 -> full recompute of every 2nd layer.
+  const model::FeatureSpec every2 =
+      spec_of(map_open_run(open_row({{"id", "O-TT-02"}, {"recompute", "selective per-layer AC (torchtitan "
+                                                                        "selective_ac_option=int; every 2nd layer assumed)"}})))
+          .features;
+  EXPECT_EQ(every2.recompute, model::RecomputeKind::kFull);
+  EXPECT_EQ(every2.recompute_method, model::RecomputeMethod::kEveryNth);
+  EXPECT_EQ(every2.recompute_num_layers, 2);
+  // selective_ac_option: op -> the per-op policy, in its _scaled_mm form with float8 linears.
+  const model::FeatureSpec op = spec_of(map_open_run(open_row({{"id", "O-TT-14"}, {"recompute", "per-op selective AC"}}))).features;
+  EXPECT_EQ(op.recompute, model::RecomputeKind::kSelective);
+  EXPECT_EQ(op.recompute_modules, model::recompute_bit(model::RecomputeModule::kTorchtitanOp));
+  const model::FeatureSpec op_fp8 =
+      spec_of(map_open_run(open_row({{"id", "O-TT-16"}, {"gpu", "H100-SXM5-80GB"}, {"recompute", "per-op selective AC"},
+                                     {"precision", "fp8 tensorwise (torchao float8 linears) + bf16"}})))
+          .features;
+  EXPECT_EQ(op_fp8.recompute_modules, model::recompute_bit(model::RecomputeModule::kTorchtitanOpScaledMm));
+}
+
+TEST(OpenMapping, GptOssAlternatesA128TokenWindowWithFullAttention) {
+  const MeasuredCase s = spec_of(map_open_run(open_row(
+      {{"id", "O-AM-04"}, {"model", "gpt-oss-20b (alternating 128-token sliding-window / full attention, head dim 64)"},
+       {"layers", "24"}, {"hidden", "2880"}, {"heads", "64"}, {"kv_heads", "8"}})));
+  EXPECT_EQ(s.model.window_size, 128);
+  EXPECT_EQ(s.model.window_attn_skip_freq, 2);
+  EXPECT_EQ(s.model.head_dim, 64);  // from the text: 2880 / 64 heads would be 45
+  EXPECT_TRUE(s.model.linear_bias);
+  EXPECT_EQ(s.model.attention, model::AttentionKind::kGqa);
+}
+
+TEST(OpenMapping, UnevenLayoutsTakeTheSplitTheirFrameworkUses) {
+  // Megatron with the embedding and the loss counted as layers (MLPerf llama31_405b, ASYM_PP_*):
+  // 126 + 2 = 128 over 64 chunks is 2 each, the first and the last chunk one fewer.
+  const auto megatron = megatron_embedding_loss_split(126, 64);
+  ASSERT_TRUE(megatron.has_value());
+  EXPECT_EQ(megatron->size(), 64U);
+  EXPECT_EQ(megatron->front(), 1);
+  EXPECT_EQ(megatron->back(), 1);
+  EXPECT_EQ((*megatron)[1], 2);
+  EXPECT_EQ((*megatron)[62], 2);
+  EXPECT_FALSE(megatron_embedding_loss_split(125, 64));  // 127 is not a multiple of 64: Megatron refuses
+  EXPECT_FALSE(megatron_embedding_loss_split(2, 4));     // one layer per chunk would leave the ends empty
+  // AutoModel: 61 layers over 32 stages, 1 each and the first 61 % 32 = 29 one more.
+  const auto automodel = automodel_split(61, 32);
+  ASSERT_TRUE(automodel.has_value());
+  EXPECT_EQ((*automodel)[0], 2);
+  EXPECT_EQ((*automodel)[28], 2);
+  EXPECT_EQ((*automodel)[29], 1);
+  EXPECT_EQ((*automodel)[31], 1);
+  EXPECT_FALSE(automodel_split(3, 4));
+  EXPECT_FALSE(open_source_stage_layers("O-SMXB", 126, 64));  // no known rule: the row stays listed
+
+  // The MLPerf 405B layout on 64 H100s of 8: pp 8 x vpp 8, the split lands in parallel.stage_layers.
+  const MeasuredCase mlperf = spec_of(map_open_run(open_row(
+      {{"id", "O-MLP-08"}, {"gpu", "H100-SXM5-80GB"}, {"gpus", "64"}, {"layers", "126"}, {"hidden", "4096"},
+       {"heads", "32"}, {"kv_heads", "8"}, {"ffn_hidden", "14336"}, {"pp", "8"}, {"vpp", "8"}, {"dp", "8"},
+       {"micro_batch", "1"}, {"global_batch", "64"}})));
+  EXPECT_EQ(mlperf.parallel.stage_layers, *megatron);
+  // The same row under a source without a known rule is listed with the schema's reason.
+  const OpenCase other = map_open_run(open_row(
+      {{"id", "O-SMXB-90"}, {"gpus", "64"}, {"layers", "126"}, {"pp", "8"}, {"vpp", "8"}, {"dp", "8"},
+       {"micro_batch", "1"}, {"global_batch", "64"}}));
+  EXPECT_THAT(other.reasons, ElementsAre(HasSubstr("do not divide 126 layers evenly")));
+}
+
+TEST(OpenMapping, TheGrandTetonH100HasItsOwnPreset) {
+  const OpenCase c = map_open_run(open_row({{"id", "O-TT-12"}, {"gpu", "H100-SXM-96GB-HBM2e (Grand Teton, 500 W power limit)"},
+                                            {"interconnect", "RDMA backend 400 Gb/s per GPU"}}));
+  const MeasuredCase& s = spec_of(c);
+  EXPECT_EQ(c.gpu_family, "H100-96GB");
+  EXPECT_EQ(s.hardware.name, "H100-SXM-96GB-HBM2e");
+  EXPECT_DOUBLE_EQ(s.hardware.hbm_bandwidth, 2400e9);  // torchtitan's benchmark doc: 2.4 TB/s
+  EXPECT_DOUBLE_EQ(s.hardware.gpu_memory_bytes, 96e9);       // 96 GB HBM2e
+  EXPECT_DOUBLE_EQ(s.hardware.peak_flops_bf16, 989.4e12);
+  EXPECT_DOUBLE_EQ(s.topology.inter_node.bandwidth, 400e9 / 8);  // 400 Gb/s per GPU
+}
+
+TEST(OpenMapping, Nvl72RunsSpreadTheirGpusOverTheRacksTheNotesName) {
+  EXPECT_EQ(open_nvl72_nodes_per_domain("MLPerf Training v5.0 Tyche 4x NVL72; FP8", 256, 4), 16);  // 64 GPUs a rack
+  EXPECT_EQ(open_nvl72_nodes_per_domain("Carina 39x NVL72 (2496 GPUs)", 2496, 4), 16);
+  EXPECT_EQ(open_nvl72_nodes_per_domain("no rack count", 256, 4), 18);    // a full rack
+  EXPECT_EQ(open_nvl72_nodes_per_domain("2x NVL72", 256, 4), 18);         // 128 a rack is more than 72
 }
 
 TEST(OpenMapping, TheSplitIsDeclaredBySource) {
