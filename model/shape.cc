@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "model/moe_dispatch.h"
+
 namespace mofasim::model {
 namespace {
 
@@ -84,6 +86,7 @@ void validate_model(const ModelSpec& model) {
     if (!(model.moe.dispatch_bytes_per_element > 0) || !(model.moe.combine_bytes_per_element > 0)) {
       throw std::invalid_argument("model.moe.dispatch/combine_bytes_per_element must be > 0");
     }
+    validate_moe_routing(model.moe);
   }
 }
 
@@ -109,6 +112,7 @@ void validate_parallel(const ModelSpec& model, const ParallelSpec& parallel) {
       throw std::invalid_argument("parallel.etp (" + std::to_string(parallel.etp) +
                                   ") must divide moe.expert_ffn_hidden_size");
     }
+    validate_moe_parallel(model, parallel);
   }
 }
 

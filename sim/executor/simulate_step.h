@@ -73,6 +73,7 @@ struct PlanSimulation {
   std::string rank_order = "tp-cp-ep-dp-pp";
   double load_imbalance = 1.0;
   perturb::PerturbationSpec perturbations{};
+  bool fold_experts = false;  // a MoE model: expert groups from the folded layout with parallel.etp (placement.h)
 };
 StepResult simulate_plan(const PlanSimulation& input, const SimulateOptions& options);
 
