@@ -126,7 +126,10 @@ TEST(MoeDispatch, CapacityFactorCapsOrPadsTheBusiestRank) {
   m.moe.load_imbalance = 1.0;  // under capacity: the mean share, 8192
   EXPECT_EQ(expert_fc1(ops_for_layer(m, layout(1, 64, 64, 1, 8), 3)).gemm.m, 8192.0);
   m.moe.pad_expert_input_to_capacity = true;  // padded up to capacity: 10,240 again
-  EXPECT_EQ(expert_fc1(ops_for_layer(m, layout(1, 64, 64, 1, 8), 3)).gemm.m, 10240.0);
+  const LayerOps padded = ops_for_layer(m, layout(1, 64, 64, 1, 8), 3);
+  EXPECT_EQ(expert_fc1(padded).gemm.m, 10240.0);
+  // The memory model stores the padded copies: 1.25 * k * T token inputs of 2h bytes each.
+  EXPECT_EQ(padded.totals().routed_input_bytes, 1.25 * 8 * kT * 2 * kH);
   // Padding applies on one rank too: 4096 * 8 * 2 / 256 = 256 tokens per expert at factor 2.
   m.moe.expert_capacity_factor = 2;
   EXPECT_EQ(expert_fc1(ops_for_layer(m, layout(1, 1, 1, 1, 1), 3)).gemm.m, 256.0);
