@@ -44,8 +44,7 @@ const AnalyticInput& validated(const AnalyticInput& input) {
   require(!feat.tp_overlap.enabled || feat.tp_overlap.chunks >= 1, "features.tp_overlap.chunks must be >= 1");
   require(feat.bandwidth_scale > 0, "features.bandwidth_scale must be > 0");
 
-  require(par.etp == 1 || par.etp == par.tp || (par.etp < par.tp && par.tp % par.etp == 0),
-          "parallel.etp must be 1 or divide tp, got " + std::to_string(par.etp));
+  // etp (1 or tp for a MoE model) is checked by validate_parallel (model/moe_dispatch.h).
   return input;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "model/attention_window.h"
+#include "model/moe_dispatch.h"
 #include "model/shape.h"
 #include "model/stack_kernels.h"
 #include "sim/units/check.h"
@@ -125,6 +126,8 @@ void add_collective(LayerOps& ops, Collective kind, CommGroup group, int n, Phas
     case Collective::kAllGather:
     case Collective::kAllToAll: wire = frac * bytes; break;
     case Collective::kSendRecv: wire = bytes; break;
+    case Collective::kAllToAllScaleOut:
+    case Collective::kAllToAllScaleUp: MOFASIM_UNREACHABLE("the DeepEP hops are added by moe_dispatch.cc");
   }
   ops.add(CommOp{.collective = kind,
                  .group = group,
@@ -355,9 +358,9 @@ void add_moe(LayerOps& ops, const Ctx& c) {
 
   const double c_ffn = ffn_gemms(c.model.mlp);
   const int local_experts = moe.num_experts / par.ep;
-  // Load imbalance is between EP ranks: the busiest rank computes (and receives) `imbalance` times
-  // the mean share of routed tokens. With ep = 1 every expert sits on one rank and the total is fixed.
-  const double imbalance = par.ep > 1 ? moe.load_imbalance : 1.0;
+  // The busiest EP rank computes (and receives) f times the mean share of routed tokens: the load
+  // imbalance between EP ranks, capped or padded by the capacity factor (moe_dispatch.h).
+  const double imbalance = routed_token_factor(moe, par.ep);
   const double per_expert = static_cast<double>(par.ep) * par.etp * Tg * k * imbalance / E;
   const double fe = static_cast<double>(moe.expert_ffn_hidden_size) / par.etp;
   const double routed_tokens = per_expert * local_experts;
@@ -378,28 +381,7 @@ void add_moe(LayerOps& ops, const Ctx& c) {
   // activation (activation_func_with_probs), so it keeps only the dispatched fp32 probabilities.
   ops.add(elementwise_op(OpKind::kExpertCombine, k * Tg * c.h, Tg * c.h, kProbBytes * routed_tokens));
 
-  // EP all-to-all: dispatch before the experts, combine after; the backward mirrors both in bf16.
-  // The busiest rank's receive side bounds a pairwise all-to-all, so its volume scales with the
-  // imbalance too.
-  const double copies = Tg * k * c.h * imbalance;
-  add_collective(ops, Collective::kAllToAll, CommGroup::kEp, par.ep, Phase::kForward, OpKind::kExpertLinear1, true,
-                 copies * moe.dispatch_bytes_per_element);
-  add_collective(ops, Collective::kAllToAll, CommGroup::kEp, par.ep, Phase::kForward, OpKind::kExpertLinear2,
-                 false, copies * moe.combine_bytes_per_element);
-  add_collective(ops, Collective::kAllToAll, CommGroup::kEp, par.ep, Phase::kBackwardInput,
-                 OpKind::kExpertLinear2, true, copies * moe.combine_bytes_per_element);
-  add_collective(ops, Collective::kAllToAll, CommGroup::kEp, par.ep, Phase::kBackwardInput,
-                 OpKind::kExpertLinear1, false, copies * moe.combine_bytes_per_element);
-  // Expert TP: gather the dispatched tokens over ETP before fc1, reduce-scatter after fc2.
-  const double etp_bytes = kAct * routed_tokens * c.h;
-  add_collective(ops, Collective::kAllGather, CommGroup::kEtp, par.etp, Phase::kForward, OpKind::kExpertLinear1,
-                 true, etp_bytes);
-  add_collective(ops, Collective::kReduceScatter, CommGroup::kEtp, par.etp, Phase::kForward,
-                 OpKind::kExpertLinear2, false, etp_bytes);
-  add_collective(ops, Collective::kAllGather, CommGroup::kEtp, par.etp, Phase::kBackwardInput,
-                 OpKind::kExpertLinear2, true, etp_bytes);
-  add_collective(ops, Collective::kReduceScatter, CommGroup::kEtp, par.etp, Phase::kBackwardInput,
-                 OpKind::kExpertLinear1, false, etp_bytes);
+  add_moe_collectives(ops, c.model, par, Tg, routed_tokens);
 }
 
 }  // namespace
@@ -444,6 +426,8 @@ const char* collective_name(Collective c) {
     case Collective::kAllGather: return "all_gather";
     case Collective::kAllToAll: return "all_to_all";
     case Collective::kSendRecv: return "send_recv";
+    case Collective::kAllToAllScaleOut: return "all_to_all_scale_out";
+    case Collective::kAllToAllScaleUp: return "all_to_all_scale_up";
   }
   MOFASIM_UNREACHABLE("unknown Collective");
 }

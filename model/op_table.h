@@ -144,7 +144,9 @@ struct OpCost {
   }
 };
 
-enum class Collective { kAllReduce, kReduceScatter, kAllGather, kAllToAll, kSendRecv };
+// kAllToAllScaleOut / kAllToAllScaleUp: the inter-node and the intra-node hop of DeepEP's
+// dispatch and combine (topology/collective.h), on the EP group.
+enum class Collective { kAllReduce, kReduceScatter, kAllGather, kAllToAll, kSendRecv, kAllToAllScaleOut, kAllToAllScaleUp };
 enum class CommGroup { kTp, kCp, kEp, kEtp, kPp };
 const char* collective_name(Collective c);
 const char* comm_group_name(CommGroup g);

@@ -22,6 +22,7 @@ namespace {
 using topology::CollectiveKind;
 using topology::GroupKind;
 
+
 // MoFa(1) MoFa(17) MoFa(19): every op of every phase at the specs' rates.
 void price_ops(PlanBlock& block, const HardwareSpec& hw, const FeatureSpec& f) {
   constexpr Phase kPhases[kPhaseCount] = {Phase::kForward, Phase::kBackwardInput, Phase::kBackwardWeight};
@@ -84,17 +85,25 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
   const int p = plan.p;
   const int v = plan.v;
 
-  // Rank 0's groups (rank r runs on GPU r), each priced on a cluster holding just its GPUs.
+  // Rank 0's groups (rank r runs on GPU r), each priced on a cluster holding just its GPUs. The
+  // expert groups of a MoE model come from the folded expert layout (placement.h).
   std::optional<RankZeroGroups> groups;
   LayerGroups layer_groups{};
+  ParallelSpec layer_par = par;  // with ep_nodes, the nodes an EP group spans, when priced
   if (plan.priced) {
     groups.emplace(*in.topology,
-                   topology::ParallelSizes{.tp = par.tp, .cp = par.cp, .ep = par.ep, .dp = par.dp, .pp = par.pp},
+                   topology::ParallelSizes{.tp = par.tp, .cp = par.cp, .ep = par.ep, .dp = par.dp, .pp = par.pp,
+                                           .etp = model.is_moe() ? par.etp : 0},
                    in.rank_order);
     std::vector<int> tp_members = groups->members(GroupKind::kTp);
     std::vector<int> etp_members(tp_members.begin(), tp_members.begin() + par.etp);
+    std::vector<int> ep_members = groups->members(GroupKind::kEp);
+    if (layer_par.ep_nodes <= 0) {
+      layer_par.ep_nodes = topology::nodes_spanned(groups->sizes(), in.rank_order, GroupKind::kEp,
+                                                   in.topology->gpus_per_node);
+    }
     layer_groups = {.tp = &groups->communicator(std::move(tp_members)),
-                    .ep = &groups->communicator(groups->members(GroupKind::kEp)),
+                    .ep = &groups->communicator(std::move(ep_members)),
                     .etp = &groups->communicator(std::move(etp_members)),
                     .cp = &groups->communicator(groups->members(GroupKind::kCp))};
   }
@@ -108,7 +117,7 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
   for (int l = 0; l < model.num_layers && !(plan.dense.present && plan.moe.present); ++l) {
     PlanBlock& b = model.is_moe_layer(l) ? plan.moe : plan.dense;
     if (b.present) continue;
-    b.ops = with_activation_storage(ops_for_layer(model, par, l), model, par, feat);
+    b.ops = with_activation_storage(ops_for_layer(model, layer_par, l), model, par, feat);
     const LayerParams lp = layer_params(model, l);
     b.dense_params = (lp.attention + lp.mlp) / par.tp + lp.router + lp.norms;
     b.expert_params = lp.routed_experts / (par.ep * par.etp);

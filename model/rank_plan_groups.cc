@@ -17,6 +17,8 @@ CollectiveKind to_topology(Collective c) {
     case Collective::kReduceScatter: return CollectiveKind::kReduceScatter;
     case Collective::kAllGather: return CollectiveKind::kAllGather;
     case Collective::kAllToAll: return CollectiveKind::kAllToAll;
+    case Collective::kAllToAllScaleOut: return CollectiveKind::kAllToAllScaleOut;
+    case Collective::kAllToAllScaleUp: return CollectiveKind::kAllToAllScaleUp;
     case Collective::kSendRecv: return CollectiveKind::kSendRecv;
   }
   MOFASIM_UNREACHABLE("unknown Collective");

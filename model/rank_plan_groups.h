@@ -63,6 +63,7 @@ class RankZeroGroups {
                  const topology::RankOrder& order)
       : spec_(&spec), sizes_(sizes), order_(order) {}
 
+  [[nodiscard]] const topology::ParallelSizes& sizes() const { return sizes_; }
   [[nodiscard]] std::vector<int> members(topology::GroupKind kind) const {
     return topology::group_members_of(sizes_, order_, kind, 0);
   }

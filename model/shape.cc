@@ -5,6 +5,7 @@
 #include <string>
 
 #include "model/attention_window.h"
+#include "model/moe_dispatch.h"
 
 namespace mofasim::model {
 namespace {
@@ -88,6 +89,7 @@ void validate_model(const ModelSpec& model) {
     if (!(model.moe.dispatch_bytes_per_element > 0) || !(model.moe.combine_bytes_per_element > 0)) {
       throw std::invalid_argument("model.moe.dispatch/combine_bytes_per_element must be > 0");
     }
+    validate_moe_routing(model.moe);
   }
 }
 
@@ -114,6 +116,7 @@ void validate_parallel(const ModelSpec& model, const ParallelSpec& parallel) {
       throw std::invalid_argument("parallel.etp (" + std::to_string(parallel.etp) +
                                   ") must divide moe.expert_ffn_hidden_size");
     }
+    validate_moe_parallel(model, parallel);
   }
 }
 

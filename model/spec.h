@@ -67,6 +67,12 @@ struct MlaSpec {
   int v_head_dim = 0;
 };
 
+// Megatron's --moe-token-dispatcher-type (model/moe_dispatch.h gives the bytes of each).
+// kAllToAll: one pairwise all-to-all over EP per dispatch and per combine, a copy per routed expert.
+// kAllGather: every EP rank gathers all tokens of the EP group, the combine reduce-scatters them.
+// kFlex: DeepEP: one copy per destination node over the NIC, forwarded over NVLink in the node.
+enum class MoeDispatcher { kAllToAll, kAllGather, kFlex };
+
 struct MoeSpec {
   int num_experts = 0;                 // routed experts per MoE layer; 0 = dense model
   int top_k = 0;                       // routed experts per token
@@ -77,6 +83,16 @@ struct MoeSpec {
   double load_imbalance = 1.0;         // busiest EP rank's tokens / mean tokens (>= 1)
   double dispatch_bytes_per_element = 2;  // 1 for FP8 dispatch (DeepSeek-V3), 2 for bf16
   double combine_bytes_per_element = 2;
+  MoeDispatcher token_dispatcher = MoeDispatcher::kAllToAll;  // --moe-token-dispatcher-type
+  // Node-limited (group-limited) routing, --moe-router-num-groups / --moe-router-group-topk: the
+  // experts form router_num_groups groups and a token reaches at most router_group_topk of them
+  // (DeepSeek-V3: 8 groups = the 8 nodes of an EP group, 4). 0 = unlimited.
+  int router_num_groups = 0;
+  int router_group_topk = 0;
+  // --moe-expert-capacity-factor: an expert takes at most this times its mean share of tokens and
+  // drops the rest; 0 = dropless. --moe-pad-expert-input-to-capacity pads every expert to it.
+  double expert_capacity_factor = 0;
+  bool pad_expert_input_to_capacity = false;
 };
 
 struct ModelSpec {
@@ -186,7 +202,11 @@ struct ParallelSpec {
   int vpp = 1;        // virtual stages (model chunks) per pipeline rank
   int dp = 1;         // data parallel (attention); gpus = tp*cp*pp*dp
   int ep = 1;         // expert parallel, carved out of dp*cp (Megatron convention)
-  int etp = 1;        // expert tensor parallel
+  int etp = 1;        // expert tensor parallel; ep*etp divides tp*cp*dp (MoE parallel folding:
+                      // the expert data-parallel size is tp*cp*dp / (ep*etp))
+  // Nodes one EP group spans. Derived, not a scenario field: build_rank_plan sets it from the
+  // placement and the topology; 0 = unknown (each EP rank counted as a node of its own).
+  int ep_nodes = 0;
   int micro_batch = 1;    // b
   int global_batch = 1;   // B
   bool sequence_parallel = false;
@@ -194,6 +214,7 @@ struct ParallelSpec {
   std::vector<int> stage_layers{};  // optional explicit layers per (pp*vpp) chunk; empty = uniform
 
   [[nodiscard]] int gpus() const { return tp * cp * pp * dp; }
+  [[nodiscard]] int expert_dp() const { return tp * cp * dp / (ep * etp); }
   [[nodiscard]] int microbatches() const { return global_batch / (micro_batch * dp); }  // m
 };
 

@@ -15,6 +15,8 @@ std::string_view collective_kind_name(CollectiveKind k) {
     case CollectiveKind::kBroadcast: return "broadcast";
     case CollectiveKind::kSendRecv: return "send-recv";
     case CollectiveKind::kRingStep: return "ring-step";
+    case CollectiveKind::kAllToAllScaleOut: return "all-to-all-scale-out";
+    case CollectiveKind::kAllToAllScaleUp: return "all-to-all-scale-up";
   }
   return "?";
 }
@@ -61,7 +63,9 @@ double bus_bandwidth_factor(CollectiveKind kind, int n) {
     case CollectiveKind::kAllReduce: return 2 * (p - 1) / p;
     case CollectiveKind::kReduceScatter:
     case CollectiveKind::kAllGather:
-    case CollectiveKind::kAllToAll: return (p - 1) / p;
+    case CollectiveKind::kAllToAll:
+    case CollectiveKind::kAllToAllScaleOut:
+    case CollectiveKind::kAllToAllScaleUp: return (p - 1) / p;
     case CollectiveKind::kBroadcast:
     case CollectiveKind::kSendRecv:
     case CollectiveKind::kRingStep: return 1;
@@ -71,7 +75,9 @@ double bus_bandwidth_factor(CollectiveKind kind, int n) {
 
 CollectiveAlgorithm default_algorithm(CollectiveKind kind) {
   switch (kind) {
-    case CollectiveKind::kAllToAll: return CollectiveAlgorithm::kPairwise;
+    case CollectiveKind::kAllToAll:
+    case CollectiveKind::kAllToAllScaleOut:
+    case CollectiveKind::kAllToAllScaleUp: return CollectiveAlgorithm::kPairwise;
     case CollectiveKind::kSendRecv: return CollectiveAlgorithm::kDirect;
     default: return CollectiveAlgorithm::kRing;
   }
@@ -94,6 +100,8 @@ void check_supported(CollectiveKind kind, CollectiveAlgorithm algorithm) {
       allowed = "ring";
       break;
     case CollectiveKind::kAllToAll:
+    case CollectiveKind::kAllToAllScaleOut:
+    case CollectiveKind::kAllToAllScaleUp:
       ok = algorithm == A::kPairwise;
       allowed = "pairwise";
       break;

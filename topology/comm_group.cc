@@ -49,7 +49,7 @@ CollectiveCost CommGroup::cost(CollectiveKind kind, CollectiveAlgorithm algorith
     case CollectiveAlgorithm::kRing: return ti::ring_cost(t, shape_, kind, bytes.value);
     case CollectiveAlgorithm::kTree: return ti::tree_cost(t, shape_, bytes.value);
     case CollectiveAlgorithm::kHierarchical: return ti::hierarchical_cost(t, shape_, bytes.value);
-    case CollectiveAlgorithm::kPairwise: return ti::all_to_all_cost(t, shape_, bytes.value);
+    case CollectiveAlgorithm::kPairwise: return ti::all_to_all_cost(t, shape_, kind, bytes.value);
     case CollectiveAlgorithm::kDirect: return ti::p2p_cost(t, gpus_[0], gpus_[1], bytes.value);
   }
   MOFASIM_UNREACHABLE("every algorithm is handled");
@@ -72,7 +72,7 @@ CollectivePlan CommGroup::plan(CollectiveKind kind, CollectiveAlgorithm algorith
     case CollectiveAlgorithm::kRing: ti::ring_plan(t, shape_, ring_, kind, out); break;
     case CollectiveAlgorithm::kTree: ti::tree_plan(t, shape_, ring_, out); break;
     case CollectiveAlgorithm::kHierarchical: ti::hierarchical_plan(t, shape_, ring_, out); break;
-    case CollectiveAlgorithm::kPairwise: ti::all_to_all_plan(t, shape_, ring_, out); break;
+    case CollectiveAlgorithm::kPairwise: ti::all_to_all_plan(t, shape_, ring_, kind, out); break;
     case CollectiveAlgorithm::kDirect: ti::p2p_plan(t, gpus_[0], gpus_[1], out); break;
   }
   return out;

@@ -22,21 +22,29 @@ void check_sizes(const ParallelSizes& sizes) {
   check_size("ep", sizes.ep);
   check_size("dp", sizes.dp);
   check_size("pp", sizes.pp);
-  if ((sizes.cp * sizes.dp) % sizes.ep != 0) {
-    throw std::invalid_argument("parallelism.ep: must divide cp*dp = " + std::to_string(sizes.cp * sizes.dp) +
-                                " (experts are carved out of the cp*dp ranks), got " + std::to_string(sizes.ep));
+  if (sizes.etp != 0) check_size("etp", sizes.etp);
+  const int folded = sizes.tp * sizes.cp * sizes.dp;
+  if (folded % (sizes.ep * sizes.expert_tp()) != 0) {
+    throw std::invalid_argument("parallelism.ep: ep*etp = " + std::to_string(sizes.ep * sizes.expert_tp()) +
+                                " must divide tp*cp*dp = " + std::to_string(folded) +
+                                " (the expert layout folds over the tp*cp*dp ranks)");
   }
+}
+
+void check_folded(const ParallelSizes& sizes, const RankOrder& order) {
+  const std::string why = folded_layout_error(sizes, order);
+  if (!why.empty()) throw std::invalid_argument("parallelism.etp: " + why);
 }
 
 // Size of dimension d in the dense or the expert layout; 0 when the layout leaves it out (ep in
 // the dense layout, cp in the expert one). The expert layout's dp is edp = cp·dp/ep.
 int axis_size(const ParallelSizes& sizes, ParallelDim d, bool expert) {
   switch (d) {
-    case ParallelDim::kTp: return sizes.tp;
+    case ParallelDim::kTp: return expert ? sizes.expert_tp() : sizes.tp;
     case ParallelDim::kPp: return sizes.pp;
     case ParallelDim::kCp: return expert ? 0 : sizes.cp;
     case ParallelDim::kEp: return expert ? sizes.ep : 0;
-    case ParallelDim::kDp: return expert ? sizes.cp * sizes.dp / sizes.ep : sizes.dp;
+    case ParallelDim::kDp: return expert ? sizes.expert_dp() : sizes.dp;
   }
   MOFASIM_UNREACHABLE("unknown ParallelDim");
 }
@@ -76,8 +84,25 @@ std::string_view group_kind_name(GroupKind k) {
   return "?";
 }
 
+std::string folded_layout_error(const ParallelSizes& sizes, const RankOrder& order) {
+  check_sizes(sizes);
+  int dense_before = 1;
+  int expert_before = 1;
+  for (ParallelDim d : order.dims()) {
+    if (d == ParallelDim::kPp) break;
+    dense_before *= std::max(axis_size(sizes, d, /*expert=*/false), 1);
+    expert_before *= std::max(axis_size(sizes, d, /*expert=*/true), 1);
+  }
+  if (dense_before == expert_before) return "";
+  return "etp = " + std::to_string(sizes.expert_tp()) + " with rank_order " + order.to_string() +
+         " gives pipeline groups other than the dense layout's (the dimensions before pp span " +
+         std::to_string(expert_before) + " expert ranks against " + std::to_string(dense_before) +
+         "); use etp = tp or an order with pp first or last";
+}
+
 Placement::Placement(const ParallelSizes& sizes, const RankOrder& order) : sizes_(sizes), order_(order) {
   check_sizes(sizes);
+  check_folded(sizes, order);
   world_ = sizes.world();
   int dense_stride = 1;
   int expert_stride = 1;
@@ -162,8 +187,20 @@ int Placement::coordinate(ParallelDim d, int rank) const {
   MOFASIM_UNREACHABLE("every dimension is in its layout");
 }
 
+int nodes_spanned(const ParallelSizes& sizes, const RankOrder& order, GroupKind k, int gpus_per_node) {
+  int nodes = 0;
+  int last = -1;
+  for (int g : group_members_of(sizes, order, k, 0)) {  // ascending
+    const int node = g / std::max(gpus_per_node, 1);
+    if (node != last) ++nodes;
+    last = node;
+  }
+  return nodes;
+}
+
 std::vector<int> group_members_of(const ParallelSizes& sizes, const RankOrder& order, GroupKind k, int rank) {
   check_sizes(sizes);
+  check_folded(sizes, order);
   const int world = sizes.world();
   if (rank < 0 || rank >= world) {
     throw std::invalid_argument("rank " + std::to_string(rank) + " is outside the world [0, " + std::to_string(world) + ")");

@@ -6,16 +6,19 @@
 //  * world = tp·cp·dp·pp. The dense layout numbers ranks by the order with ep dropped:
 //    rank = Σ coord_d · stride_d, stride of a dimension = product of the sizes listed before it.
 //    With "tp-cp-ep-dp-pp": rank = tp_i + tp·(cp_i + cp·(dp_i + dp·pp_i)).
-//  * Expert layout: the same order with cp dropped and dp replaced by edp = cp·dp/ep (expert tensor
-//    parallelism = tp). Since cp, ep and dp are adjacent in the order, the cp·dp block and the
-//    ep·edp block cover the same ranks, so ep is carved out of cp·dp: with ep before dp an EP group
-//    is ep consecutive positions of the cp·dp block; with ep after dp it is strided by edp.
+//  * Expert layout (MoE parallel folding, Megatron's expert RankGenerator): the same order with cp
+//    dropped, tp replaced by etp (expert tensor parallel) and dp by edp = world/(pp·ep·etp), so
+//    the expert dims etp·ep·edp fold over the dense tp·cp·dp block and EP may span TP, CP and DP.
+//    With etp = tp (the default) ep is carved out of cp·dp: with ep before dp an EP group is ep
+//    consecutive positions of the cp·dp block; with ep after dp it is strided by edp. Both layouts
+//    must give the same pipeline groups (folded_layout_error).
 //  * Members of a group are listed in ascending rank order; groups of a kind are numbered by their
 //    smallest rank, ascending.
 #pragma once
 
 #include <array>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -26,10 +29,14 @@ namespace mofasim::topology {
 struct ParallelSizes {
   int tp = 1;
   int cp = 1;
-  int ep = 1;  // must divide cp·dp
+  int ep = 1;  // ep·etp must divide tp·cp·dp
   int dp = 1;
   int pp = 1;
+  int etp = 0;  // expert tensor parallel; 0 = tp (Megatron's default, no folding)
   [[nodiscard]] int world() const { return tp * cp * dp * pp; }
+  [[nodiscard]] int expert_tp() const { return etp > 0 ? etp : tp; }
+  // Expert data parallel: world / (pp·ep·etp), the group an expert's gradients reduce over.
+  [[nodiscard]] int expert_dp() const { return tp * cp * dp / (ep * expert_tp()); }
 };
 
 enum class GroupKind : std::uint8_t {
@@ -47,7 +54,8 @@ std::string_view group_kind_name(GroupKind k);
 
 class Placement {
  public:
-  // Throws std::invalid_argument when a size is < 1 or ep does not divide cp·dp.
+  // Throws std::invalid_argument when a size is < 1, ep·etp does not divide tp·cp·dp or the
+  // folded layout's pipeline groups differ from the dense one's (folded_layout_error).
   Placement(const ParallelSizes& sizes, const RankOrder& order);
 
   [[nodiscard]] const ParallelSizes& sizes() const { return sizes_; }
@@ -92,6 +100,15 @@ class Placement {
   Layout expert_;
   std::array<Kind, kGroupKindCount> kinds_;
 };
+
+// Why the folded expert layout cannot be used with this order, or "" when it can: the expert
+// layout must give the dense layout's pipeline groups (Megatron asserts the same), i.e. the
+// dimensions ordered before pp must span as many ranks in both layouts.
+std::string folded_layout_error(const ParallelSizes& sizes, const RankOrder& order);
+
+// Nodes of `gpus_per_node` GPUs (numbered node-major) that rank 0's group of kind k touches: the
+// nodes one EP group spans, for the DeepEP dispatch's node copies (model/moe_dispatch.h).
+int nodes_spanned(const ParallelSizes& sizes, const RankOrder& order, GroupKind k, int gpus_per_node);
 
 // The members of the group of kind k that holds `rank`, ascending: what
 // Placement(sizes, order).members_of(k, rank) returns, computed in O(group size · log) from the

@@ -36,6 +36,8 @@ Collective collective_of(model::Collective c) {
     case model::Collective::kReduceScatter: return Collective::kReduceScatter;
     case model::Collective::kAllGather: return Collective::kAllGather;
     case model::Collective::kAllToAll: return Collective::kAllToAll;
+    case model::Collective::kAllToAllScaleOut: return Collective::kAllToAllScaleOut;
+    case model::Collective::kAllToAllScaleUp: return Collective::kAllToAllScaleUp;
     case model::Collective::kSendRecv: return Collective::kSendRecv;
   }
   MOFASIM_UNREACHABLE("bad collective");

@@ -14,7 +14,7 @@
 namespace mofasim::executor {
 namespace {
 
-constexpr int kCollectiveKinds = 5;  // AR, AG, RS, A2A, CP ring step
+constexpr int kCollectiveKinds = 7;  // AR, AG, RS, A2A, CP ring step, A2A scale-out and scale-up hops
 
 struct PlanPhase {
   Duration latency{};
@@ -33,6 +33,8 @@ int kind_index(Collective c) {
     case Collective::kReduceScatter: return 2;
     case Collective::kAllToAll: return 3;
     case Collective::kSendRecv: return 4;
+    case Collective::kAllToAllScaleOut: return 5;
+    case Collective::kAllToAllScaleUp: return 6;
     default: break;
   }
   MOFASIM_UNREACHABLE("collective task without a collective kind");
@@ -46,6 +48,8 @@ topology::CollectiveKind topo_kind(Collective c) {
     case Collective::kAllToAll: return topology::CollectiveKind::kAllToAll;
     // A group send/recv is a CP ring step: every member sends one block to its ring neighbour.
     case Collective::kSendRecv: return topology::CollectiveKind::kRingStep;
+    case Collective::kAllToAllScaleOut: return topology::CollectiveKind::kAllToAllScaleOut;
+    case Collective::kAllToAllScaleUp: return topology::CollectiveKind::kAllToAllScaleUp;
     default: break;
   }
   MOFASIM_UNREACHABLE("no topology collective for this kind");

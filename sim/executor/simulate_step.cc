@@ -100,7 +100,8 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
   topo_spec.bandwidth_scale *= in.features.bandwidth_scale;
   const topology::Topology topo(topo_spec);
   const topology::Placement placement(
-      {.tp = in.parallel.tp, .cp = in.parallel.cp, .ep = in.parallel.ep, .dp = in.parallel.dp, .pp = in.parallel.pp},
+      {.tp = in.parallel.tp, .cp = in.parallel.cp, .ep = in.parallel.ep, .dp = in.parallel.dp, .pp = in.parallel.pp,
+       .etp = in.fold_experts ? in.parallel.etp : 0},
       topology::RankOrder::parse(in.rank_order));
   if (placement.world_size() != topo.gpus()) {
     throw std::invalid_argument("parallelism: tp*cp*pp*dp = " + std::to_string(placement.world_size()) +
@@ -226,7 +227,13 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
 }
 
 PreparedStep prepare_step(const SimulationInput& in) {
-  const model::ParallelSpec& par = in.parallel;
+  model::ParallelSpec par = in.parallel;
+  if (in.model.is_moe() && par.ep_nodes <= 0) {  // the DeepEP dispatch's node copies (model/moe_dispatch.h)
+    par.ep_nodes = topology::nodes_spanned({.tp = par.tp, .cp = par.cp, .ep = par.ep, .dp = par.dp, .pp = par.pp,
+                                            .etp = par.etp},
+                                           topology::RankOrder::parse(in.rank_order), topology::GroupKind::kEp,
+                                           in.topology.gpus_per_node);
+  }
   if (!model::batch_divides(par.global_batch, par.micro_batch, par.dp)) {
     throw std::invalid_argument("parallelism.global_batch (" + std::to_string(par.global_batch) +
                                 ") must be a multiple of micro_batch * dp (" +
@@ -263,7 +270,7 @@ StepResult simulate_step(const SimulationInput& in, const SimulateOptions& optio
                         .hardware = in.hardware, .parallel = in.parallel, .features = step.features,
                         .topology = in.topology, .rank_order = in.rank_order,
                         .perturbations = in.perturbations, .node_hardware = in.node_hardware,
-                        .class_plans = plan_ptrs},
+                        .class_plans = plan_ptrs, .fold_experts = in.model.is_moe()},
                        options);
 }
 

@@ -78,6 +78,7 @@ struct PlanSimulation {
   // Heterogeneous GPUs: entry i's nodes run class_plans[i] (the step priced on its hardware).
   std::vector<perturb::NodeHardware> node_hardware{};
   std::vector<const StepPlan*> class_plans{};
+  bool fold_experts = false;  // a MoE model: expert groups from the folded layout with parallel.etp (placement.h)
 };
 StepResult simulate_plan(const PlanSimulation& input, const SimulateOptions& options);
 

@@ -55,7 +55,9 @@ enum class Scope : std::uint8_t {
 };
 inline constexpr int kScopeCount = static_cast<int>(Scope::kCount);
 
-enum class Collective : std::uint8_t { kNoCollective, kAllReduce, kAllGather, kReduceScatter, kAllToAll, kSendRecv, kCopy };
+enum class Collective : std::uint8_t { kNoCollective, kAllReduce, kAllGather, kReduceScatter, kAllToAll, kSendRecv, kCopy,
+                                       // the two hops of a node-deduplicating all-to-all (DeepEP)
+                                       kAllToAllScaleOut, kAllToAllScaleUp };
 
 // F, B-input, B-weight mirror schedules::Phase; kBackward is a full backward (input + weight).
 enum class Phase : std::uint8_t { kForward, kBackward, kInputGrad, kWeightGrad, kRecompute, kStep };
@@ -93,6 +95,8 @@ constexpr std::string_view collective_name(Collective c) {
     case Collective::kAllToAll: return "all_to_all";
     case Collective::kSendRecv: return "send_recv";
     case Collective::kCopy: return "copy";
+    case Collective::kAllToAllScaleOut: return "all_to_all_scale_out";
+    case Collective::kAllToAllScaleUp: return "all_to_all_scale_up";
   }
   return "?";
 }

@@ -57,7 +57,9 @@ ChakraProtoMsg::CollectiveCommType comm_type(Collective c) {
     case Collective::kAllReduce: return ChakraProtoMsg::ALL_REDUCE;
     case Collective::kAllGather: return ChakraProtoMsg::ALL_GATHER;
     case Collective::kReduceScatter: return ChakraProtoMsg::REDUCE_SCATTER;
-    case Collective::kAllToAll: return ChakraProtoMsg::ALL_TO_ALL;
+    case Collective::kAllToAll:
+    case Collective::kAllToAllScaleOut:  // Chakra has no hop kinds: each DeepEP hop is an all-to-all
+    case Collective::kAllToAllScaleUp: return ChakraProtoMsg::ALL_TO_ALL;
     default: break;
   }
   throw std::logic_error("chakra: collective task with no collective kind");
@@ -111,7 +113,8 @@ executor::Workload step_workload(const executor::SimulationInput& in) {
 
 topology::Placement step_placement(const executor::SimulationInput& in) {
   const model::ParallelSpec& p = in.parallel;
-  return topology::Placement({.tp = p.tp, .cp = p.cp, .ep = p.ep, .dp = p.dp, .pp = p.pp},
+  return topology::Placement({.tp = p.tp, .cp = p.cp, .ep = p.ep, .dp = p.dp, .pp = p.pp,
+                              .etp = in.model.is_moe() ? p.etp : 0},
                              topology::RankOrder::parse(in.rank_order));
 }
 

@@ -76,7 +76,8 @@ constexpr std::array kFlags = {
     MegatronFlag{"--cpu-offloading", 0, X, "activation offload: set optimizations.activation_offload by hand"},
     MegatronFlag{"--tp-comm-overlap-cfg", 1, X, "per-GEMM TP overlap settings: one tp_overlap for all"},
     MegatronFlag{"--defer-embedding-wgrad-compute", 0, X, "deferred embedding weight gradient is not modelled"},
-    MegatronFlag{"--moe-expert-capacity-factor", 1, X, "token dropping: set model.moe.load_imbalance by hand"},
+    MegatronFlag{"--moe-expert-capacity-factor", 1, U, ""}, MegatronFlag{"--moe-pad-expert-input-to-capacity", 0, U, ""},
+    MegatronFlag{"--moe-router-num-groups", 1, U, ""}, MegatronFlag{"--moe-router-group-topk", 1, U, ""},
     // no effect on the step
     MegatronFlag{"--lr", 1, I, kSchedule}, MegatronFlag{"--min-lr", 1, I, kSchedule},
     MegatronFlag{"--lr-decay-style", 1, I, kSchedule}, MegatronFlag{"--lr-decay-iters", 1, I, kSchedule},

@@ -5,6 +5,7 @@
 #include <map>
 #include <regex>
 #include <sstream>
+#include <utility>
 
 #include "sim/interop/megatron_flags.h"
 #include "sim/interop/megatron_script.h"
@@ -273,8 +274,22 @@ class Importer {
         unsupported_value("--moe-layer-freq", "only all-MoE or '[0]*k+[1]*n' (first k dense) is expressible");
       }
     }
-    if (has("--moe-token-dispatcher-type") && word("--moe-token-dispatcher-type") != "alltoall") {
-      unsupported_value("--moe-token-dispatcher-type", "mofasim models the all-to-all dispatcher only");
+    if (has("--moe-token-dispatcher-type")) {
+      const std::string d = word("--moe-token-dispatcher-type");
+      if (d == "alltoall" || d == "allgather" || d == "flex") {
+        set("model", "moe.token_dispatcher_type", d, from("--moe-token-dispatcher-type"));
+      } else {
+        unsupported_value("--moe-token-dispatcher-type", "mofasim models the alltoall, allgather and flex dispatchers");
+      }
+    }
+    const std::pair<const char*, const char*> routing[] = {{"--moe-router-num-groups", "moe.router_num_groups"},
+                                                         {"--moe-router-group-topk", "moe.router_group_topk"},
+                                                         {"--moe-expert-capacity-factor", "moe.expert_capacity_factor"}};
+    for (const auto& [flag, key] : routing) {
+      if (has(flag)) set("model", key, word(flag), from(flag));
+    }
+    if (has("--moe-pad-expert-input-to-capacity")) {
+      set("model", "moe.pad_expert_input_to_capacity", "true", from("--moe-pad-expert-input-to-capacity"));
     }
   }
 

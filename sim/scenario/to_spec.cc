@@ -164,7 +164,14 @@ model::ModelSpec to_model_spec(const proto::Model& m) {
                 .first_k_dense_layers = e.first_k_dense_layers(),
                 .load_imbalance = e.load_imbalance(),
                 .dispatch_bytes_per_element = e.dispatch_bytes_per_element(),
-                .combine_bytes_per_element = e.combine_bytes_per_element()};
+                .combine_bytes_per_element = e.combine_bytes_per_element(),
+                .token_dispatcher = e.token_dispatcher_type() == proto::DISPATCHER_FLEX        ? model::MoeDispatcher::kFlex
+                                    : e.token_dispatcher_type() == proto::DISPATCHER_ALLGATHER ? model::MoeDispatcher::kAllGather
+                                                                                                : model::MoeDispatcher::kAllToAll,
+                .router_num_groups = e.router_num_groups(),
+                .router_group_topk = e.router_group_topk(),
+                .expert_capacity_factor = e.has_expert_capacity_factor() ? e.expert_capacity_factor() : 0.0,
+                .pad_expert_input_to_capacity = e.pad_expert_input_to_capacity()};
   }
   return spec;
 }

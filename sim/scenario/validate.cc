@@ -13,6 +13,8 @@
 #include "sim/scenario/node_hardware.h"
 #include "sim/scenario/perturbations.h"
 #include "model/spec.h"
+#include "topology/placement.h"
+#include "topology/rank_order.h"
 #include "sim/scenario/units.h"
 #include "sim/scenario/validate_memory_fields.h"
 #include "sim/scenario/validate_window.h"
@@ -30,7 +32,7 @@ std::string num(double v) {
 
 std::string num(std::int64_t v) { return std::to_string(v); }
 
-constexpr std::array<std::string_view, 58> kRules = {
+constexpr std::array<std::string_view, 59> kRules = {
     "model: num_layers, hidden_size, num_attention_heads, vocab_size and seq_length are required and >= 1; "
     "ffn_hidden_size is required unless every layer is MoE (moe given and first_k_dense_layers = 0)",
     "model: num_kv_heads (if given) divides num_attention_heads",
@@ -40,6 +42,8 @@ constexpr std::array<std::string_view, 58> kRules = {
     "model.mla: kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim and v_head_dim are required and >= 1",
     "model.moe: num_experts, top_k and expert_ffn_hidden_size are required and >= 1; top_k <= num_experts",
     "model.moe: first_k_dense_layers < num_layers; load_imbalance >= 1; bytes per element > 0",
+    "model.moe: router_num_groups divides num_experts; 1 <= router_group_topk <= router_num_groups, top_k and the "
+    "nodes one EP group spans; expert_capacity_factor > 0; pad_expert_input_to_capacity needs it and not flex",
     "model: attention_dropout in [0, 1)",
     "hardware: peak_bf16, gpu_memory and hbm_bandwidth are required; every peak, size and bandwidth given is > 0",
     "hardware: memory_reserved < gpu_memory",
@@ -59,7 +63,8 @@ constexpr std::array<std::string_view, 58> kRules = {
     "parallelism: without stage_layers, pp*vpp divides model.num_layers",
     "parallelism: stage_layers has pp*vpp entries, each >= 1, summing to model.num_layers",
     "parallelism: with model.window_attn_skip_freq n > 1 and pp*vpp > 1, every chunk holds a multiple of n layers",
-    "parallelism: ep > 1 needs model.moe; ep divides moe.num_experts and dp*cp; etp*ep divides tp*cp*dp",
+    "parallelism: ep > 1 needs model.moe; ep divides moe.num_experts; ep*etp divides tp*cp*dp (MoE parallel folding); "
+    "etp is 1 or tp; etp != tp needs a rank_order with pp first or last; allgather dispatch needs etp = 1",
     "parallelism: global_batch is a multiple of micro_batch*dp (m = global_batch / (micro_batch*dp))",
     "parallelism: interleaved-1f1b needs pp > 1, vpp > 1 and m a multiple of pp; vpp > 1 needs interleaved-1f1b",
     "parallelism: dualpipe needs an even pp and an even m",
@@ -248,6 +253,33 @@ class Validator {
     at_least_one(e.load_imbalance(), q + ".load_imbalance");
     positive(true, e.dispatch_bytes_per_element(), q + ".dispatch_bytes_per_element");
     positive(true, e.combine_bytes_per_element(), q + ".combine_bytes_per_element");
+    check_moe_routing(e, q);
+  }
+
+  // Node-limited routing and capacity (model/moe_dispatch.h has the model's own copy of the rules).
+  void check_moe_routing(const proto::MoeConfig& e, const std::string& q) {
+    const std::int64_t groups = e.router_num_groups();
+    const std::int64_t topk = e.router_group_topk();
+    at_least(true, groups, 0, q + ".router_num_groups");
+    at_least(true, topk, 0, q + ".router_group_topk");
+    if (topk > 0 && groups == 0) fail(q + ".router_group_topk", "needs router_num_groups (the expert groups it picks from)");
+    if (groups > 0 && e.num_experts() >= 1 && e.num_experts() % groups != 0) {
+      fail(q + ".router_num_groups", num(groups) + " does not divide num_experts = " + num(std::int64_t{e.num_experts()}));
+    }
+    if (groups > 0 && (topk < 1 || topk > groups)) {
+      fail(q + ".router_group_topk", num(topk) + " is outside [1, router_num_groups = " + num(groups) + "]");
+    }
+    if (groups > 0 && topk > e.top_k() && e.top_k() >= 1) {
+      fail(q + ".router_group_topk", num(topk) + " exceeds top_k = " + num(std::int64_t{e.top_k()}) +
+                                         ": a token cannot use more groups than experts");
+    }
+    if (e.has_expert_capacity_factor()) positive(true, e.expert_capacity_factor(), q + ".expert_capacity_factor");
+    if (e.pad_expert_input_to_capacity() && !e.has_expert_capacity_factor()) {
+      fail(q + ".pad_expert_input_to_capacity", "needs expert_capacity_factor (the capacity to pad to)");
+    }
+    if (e.pad_expert_input_to_capacity() && e.token_dispatcher_type() == proto::DISPATCHER_FLEX) {
+      fail(q + ".pad_expert_input_to_capacity", "is not modelled with token_dispatcher_type flex");
+    }
   }
 
   // ---- hardware ---------------------------------------------------------------------------
@@ -416,10 +448,7 @@ class Validator {
     if (has_model && m.has_moe() && m.moe().num_experts() >= 1 && m.moe().num_experts() % ep != 0) {
       fail(p + ".ep", num(ep) + " does not divide model.moe.num_experts = " + num(std::int64_t{m.moe().num_experts()}));
     }
-    if ((dp * cp) % ep != 0) fail(p + ".ep", num(ep) + " does not divide dp*cp = " + num(dp * cp));
-    if ((tp * cp * dp) % (x.etp() * ep) != 0) {
-      fail(p + ".etp", "etp*ep = " + num(std::int64_t{x.etp()} * ep) + " does not divide tp*cp*dp = " + num(tp * cp * dp));
-    }
+    if (has_model && m.has_moe()) check_expert_layout(x, m.moe());
     // Batch and schedule.
     const std::int64_t per_step = std::int64_t{x.micro_batch()} * dp;
     if (batch_ok && !model::batch_divides(x.global_batch(), x.micro_batch(), dp)) {
@@ -475,6 +504,49 @@ class Validator {
     }
     if (layers >= 1 && sum != layers) {
       fail(p + ".stage_layers", "entries sum to " + num(sum) + " but model.num_layers = " + num(layers));
+    }
+  }
+
+  // MoE parallel folding (placement.h): the expert dims etp*ep*edp fold over the tp*cp*dp ranks.
+  void check_expert_layout(const proto::Parallelism& x, const proto::MoeConfig& moe) {
+    const std::string p = "parallelism";
+    const std::int64_t tp = x.tp(), cp = x.cp(), dp = x.dp(), ep = x.ep(), etp = x.etp();
+    if ((tp * cp * dp) % (etp * ep) != 0) {
+      fail(p + ".ep", "ep*etp = " + num(ep) + "*" + num(etp) + " = " + num(ep * etp) +
+                          " does not divide the folded group tp*cp*dp = " + num(tp * cp * dp));
+      return;
+    }
+    if (etp != 1 && etp != tp) {
+      fail(p + ".etp", num(etp) + " is neither 1 nor tp = " + num(tp) +
+                           " (the replay runs expert-TP collectives on the TP group, exact only for etp = tp)");
+      return;
+    }
+    if (moe.token_dispatcher_type() == proto::DISPATCHER_ALLGATHER && etp > 1) {
+      fail("model.moe.token_dispatcher_type", "allgather is modelled for etp = 1 only, got parallelism.etp = " + num(etp));
+    }
+    topology::RankOrder order;
+    try {
+      order = topology::RankOrder::parse(x.rank_order());
+    } catch (const std::invalid_argument&) {
+      return;  // check_rank_order reported it
+    }
+    const topology::ParallelSizes sizes{.tp = x.tp(), .cp = x.cp(), .ep = x.ep(), .dp = x.dp(), .pp = x.pp(), .etp = x.etp()};
+    const std::string why = topology::folded_layout_error(sizes, order);
+    if (!why.empty()) {
+      fail(p + ".etp", why);
+      return;
+    }
+    // Node-limited routing can only bound the nodes a token reaches by at most the nodes there are.
+    if (moe.router_group_topk() > 0 && s_.has_topology() && s_.topology().gpus_per_node() >= 1) {
+      const std::vector<int> members = topology::group_members_of(sizes, order, topology::GroupKind::kEp, 0);
+      std::set<int> nodes;
+      for (int g : members) nodes.insert(g / s_.topology().gpus_per_node());
+      if (moe.router_group_topk() > static_cast<int>(nodes.size())) {
+        fail("model.moe.router_group_topk", num(std::int64_t{moe.router_group_topk()}) +
+                                                " exceeds the nodes one EP group spans (" + num(static_cast<std::int64_t>(nodes.size())) +
+                                                " with ep = " + num(ep) + " and topology.gpus_per_node = " +
+                                                num(std::int64_t{s_.topology().gpus_per_node()}) + ")");
+      }
     }
   }
 

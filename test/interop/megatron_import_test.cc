@@ -176,7 +176,8 @@ TEST(MegatronImport, DeepSeekV3MlaSharedExpertsDenseFirstLayersAndMtp) {
   EXPECT_EQ(s.proto.optimizations().compute_dtype(), proto::FP8);
   EXPECT_EQ(s.proto.optimizations().recompute(), proto::FULL);
   EXPECT_EQ(s.proto.topology().intra_node().bandwidth(), 160e9);  // the h800 default
-  EXPECT_TRUE(listed(r.unsupported, "--moe-token-dispatcher-type", "flex"));
+  EXPECT_EQ(m.moe().token_dispatcher_type(), proto::DISPATCHER_FLEX);  // DeepEP, modelled since folding
+  EXPECT_FALSE(listed(r.unsupported, "--moe-token-dispatcher-type", "flex"));
   EXPECT_TRUE(listed(r.unsupported, "--recompute-method", "block"));  // 20 of 61 layers only
   EXPECT_TRUE(listed(r.ignored, "--recompute-modules", "mla_up_proj mlp"));  // selective only
   EXPECT_TRUE(listed(r.ignored, "--moe-router-score-function", "sigmoid"));
@@ -230,11 +231,11 @@ TEST(MegatronImportCli, WritesAScenarioThatSimulates) {
 }
 
 TEST(MegatronImportCli, StdinAndBadOptionsExitTwo) {
-  // 8 GPUs at pp 4 leave dp 2, too few for ep 8: the written scenario does not load, and the
-  // error names the written line.
+  // 8 GPUs at pp 4 leave tp*cp*dp = 2 ranks to fold ep 8 over: the written scenario does not
+  // load, and the error names the written line.
   const test::CliRun ep = test::run_mofasim("import-megatron --hardware a100-80gb --gpus 8 < test/interop/data/mixtral_8x7b.txt");
   EXPECT_EQ(ep.exit_code, 2);
-  EXPECT_EQ(ep.err.substr(0, ep.err.find('\n')), "<import-megatron output>:47:7: parallelism.ep: 8 does not divide dp*cp = 2");
+  EXPECT_EQ(ep.err.substr(0, ep.err.find('\n')), "<import-megatron output>:48:7: parallelism.ep: ep*etp = 8*1 = 8 does not divide the folded group tp*cp*dp = 2");
   const test::CliRun hw = test::run_mofasim("import-megatron --hardware tpu-v5 --gpus 8 < test/interop/data/mixtral_8x7b.txt");
   EXPECT_EQ(hw.exit_code, 2);
   EXPECT_EQ(hw.err.substr(0, hw.err.find(" (known")), "mofasim import-megatron: --hardware: unknown preset 'tpu-v5'");

@@ -41,6 +41,12 @@ struct BaseScenario {
 
 inline std::string base() { return BaseScenario{}.text(); }
 
+// The base model with 8 routed experts (top 2) in every layer.
+inline std::string moe_model() {
+  return BaseScenario{}.model.substr(0, BaseScenario{}.model.size() - 1) +
+         ", moe: {num_experts: 8, top_k: 2, expert_ffn_hidden_size: 128}}";
+}
+
 // The base with one section's line replaced ("model", "hardware", "topology", "parallelism",
 // "fault" or "training").
 inline std::string base_with(const std::string& section, const std::string& line) {
@@ -265,6 +271,25 @@ inline std::vector<BadInput> bad_inputs() {
        "--set:1:24: parallelism.rank_order: must keep cp, ep and dp adjacent, in any order (ep is carved out of the cp*dp block), got 'cp-tp-ep-dp-pp'"},
       {"RankOrderSplitsCpDpBlockWithPp", base(), {"parallelism.rank_order=tp-cp-pp-ep-dp"}, "simulate",
        "--set:1:24: parallelism.rank_order: must keep cp, ep and dp adjacent, in any order (ep is carved out of the cp*dp block), got 'tp-cp-pp-ep-dp'"},
+      // MoE parallel folding, node-limited routing and capacity (issue 13): model.moe with 8 experts.
+      {"MoeEpNotDividingFoldedGroup", base_with("model", moe_model()), {"parallelism.ep=8"}, "simulate",
+       "--set:1:16: parallelism.ep: ep*etp = 8*1 = 8 does not divide the folded group tp*cp*dp = 4"},
+      {"MoeEtpAboveTp", base_with("model", moe_model()), {"parallelism.etp=4"}, "memory",
+       "--set:1:17: parallelism.etp: 4 is neither 1 nor tp = 2 (the replay runs expert-TP collectives on the TP group, exact only for etp = tp)"},
+      {"MoeNodeLimitAboveEpNodes", base_with("model", moe_model()),
+       {"parallelism.ep=4", "model.moe.router_num_groups=4", "model.moe.router_group_topk=2"}, "ettr",
+       "--set:3:29: model.moe.router_group_topk: 2 exceeds the nodes one EP group spans (1 with ep = 4 and topology.gpus_per_node = 8)"},
+      {"MoePadWithoutCapacity", base_with("model", moe_model()), {"model.moe.pad_expert_input_to_capacity=true"}, "simulate",
+       "--set:1:40: model.moe.pad_expert_input_to_capacity: needs expert_capacity_factor (the capacity to pad to)"},
+      {"MoeAllgatherWithExpertTp", base_with("model", moe_model()),
+       {"parallelism.etp=2", "model.moe.token_dispatcher_type=allgather"}, "memory",
+       "--set:2:33: model.moe.token_dispatcher_type: allgather is modelled for etp = 1 only, got parallelism.etp = 2"},
+      {"MoeFoldedPipelineGroupsDiffer", base_with("model", moe_model()),
+       {"parallelism.rank_order=tp-pp-cp-ep-dp", "parallelism.ep=4"}, "simulate",
+       "bad.yaml:4:14: parallelism.etp: etp = 1 with rank_order tp-pp-cp-ep-dp gives pipeline groups other than the dense layout's (the dimensions before pp span 1 expert ranks against 2); use etp = tp or an order with pp first or last"},
+      {"MoeRouterGroupsNotDividingExperts", base_with("model", moe_model()),
+       {"model.moe.router_num_groups=3", "model.moe.router_group_topk=1"}, "ettr",
+       "--set:1:29: model.moe.router_num_groups: 3 does not divide num_experts = 8"},
       {"TasksPerStepBudget", base(), {"model.num_layers=10000", "parallelism.global_batch=65536"}, "memory",
        "--set:2:26: parallelism.global_batch: an estimated 26214400000 simulator tasks per step (m = 32768 micro-batches x 10000 layers x 2 passes x 40 ops), about 3125 GiB of replay tables, exceed the budget of 2e+07 tasks; use fewer micro-batches or layers"},
       {"TasksPerStepBudgetWithChunks", base(), {"model.num_layers=2000", "parallelism.global_batch=4096", "optimizations.tp_overlap.chunks=256"}, "ettr",

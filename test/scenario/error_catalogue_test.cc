@@ -172,13 +172,14 @@ std::vector<BadCase> cases() {
        {"bad.yaml:4:68: parallelism.stage_layers: has 3 entries but pp*vpp = 2",
         "bad.yaml:4:72: parallelism.stage_layers[1]: must be at least 1, got 0",
         "bad.yaml:4:68: parallelism.stage_layers: entries sum to 3 but model.num_layers = 4"}},
-      {"EpMustDivideExpertsAndDpCp",
+      // ep 4 with etp = tp = 2 needs 8 folded ranks, tp*cp*dp has 4 (with etp 1 ep 4 would fold).
+      {"EpMustDivideExpertsAndTheFoldedGroup",
        Lines{.model = model("preset: test-moe, moe: {num_experts: 6}"),
-             .parallelism = parallelism("tp: 2, pp: 2, dp: 2, ep: 4, global_batch: 16")}
+             .parallelism = parallelism("tp: 2, pp: 2, dp: 2, ep: 4, etp: 2, global_batch: 16")}
            .text(),
        {},
        {"bad.yaml:4:40: parallelism.ep: 4 does not divide model.moe.num_experts = 6",
-        "bad.yaml:4:40: parallelism.ep: 4 does not divide dp*cp = 2"}},
+        "bad.yaml:4:40: parallelism.ep: ep*etp = 4*2 = 8 does not divide the folded group tp*cp*dp = 4"}},
       {"EpNeedsMoe", Lines{.parallelism = parallelism("tp: 2, pp: 2, dp: 2, ep: 2, global_batch: 16")}.text(), {},
        {"bad.yaml:4:40: parallelism.ep: 2 needs a MoE model (model.moe)"}},
       {"TopKAtMostExperts", Lines{.model = model("preset: test-moe, moe: {top_k: 9}")}.text(), {},

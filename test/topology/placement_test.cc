@@ -55,9 +55,9 @@ TEST(PlacementTest, RejectsBadSizes) {
   EXPECT_THROW(Placement({.tp = 0}, RankOrder()), std::invalid_argument);
   try {
     Placement({.tp = 2, .cp = 2, .ep = 3, .dp = 8, .pp = 2}, RankOrder());
-    FAIL() << "ep = 3 does not divide cp*dp = 16";
+    FAIL() << "ep*etp = 3*2 does not divide tp*cp*dp = 32";
   } catch (const std::invalid_argument& e) {
-    EXPECT_THAT(e.what(), HasSubstr("parallelism.ep: must divide cp*dp = 16"));
+    EXPECT_THAT(e.what(), HasSubstr("parallelism.ep: ep*etp = 6 must divide tp*cp*dp = 32"));
   }
   const Placement p({.tp = 2}, RankOrder());
   EXPECT_THROW((void)p.group_of(GroupKind::kTp, 2), std::invalid_argument);

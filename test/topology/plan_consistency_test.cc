@@ -85,11 +85,14 @@ TEST_P(PlanConsistency, AloneFluidTimeEqualsClosedForm) {
                                    {K::kAllReduce, A::kHierarchical}, {K::kReduceScatter, A::kRing},
                                    {K::kAllGather, A::kRing},     {K::kBroadcast, A::kRing},
                                    {K::kAllToAll, A::kPairwise},  {K::kSendRecv, A::kDirect},
-                                   {K::kRingStep, A::kRing}};
+                                   {K::kRingStep, A::kRing},      {K::kAllToAllScaleOut, A::kPairwise},
+                                   {K::kAllToAllScaleUp, A::kPairwise}};
   const double bytes = 3.5e8;
   for (const Pair& p : pairs) {
     if (p.kind == K::kSendRecv && g.size() != 2) continue;
     if (p.algorithm == A::kHierarchical && !g.shape().uniform()) continue;
+    if (p.kind == K::kAllToAllScaleOut && g.shape().nodes == 1) continue;  // nothing leaves the node
+    if (p.kind == K::kAllToAllScaleUp && g.shape().max_local == 1) continue;  // one member per node
     const CollectivePlan plan = g.plan(p.kind, p.algorithm);
     const double closed = g.seconds(p.kind, p.algorithm, Bytes{bytes});
     EXPECT_GT(closed, 0) << collective_kind_name(p.kind);

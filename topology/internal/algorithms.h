@@ -56,8 +56,10 @@ CollectiveCost hierarchical_cost(const Topology& t, const GroupShape& s, double 
 void hierarchical_plan(const Topology& t, const GroupShape& s, std::span<const int> ring, CollectivePlan& out);
 
 // Pairwise all-to-all.
-CollectiveCost all_to_all_cost(const Topology& t, const GroupShape& s, double bytes);
-void all_to_all_plan(const Topology& t, const GroupShape& s, std::span<const int> ring, CollectivePlan& out);
+// kind: kAllToAll, or one hop of it (kAllToAllScaleOut / kAllToAllScaleUp).
+CollectiveCost all_to_all_cost(const Topology& t, const GroupShape& s, CollectiveKind kind, double bytes);
+void all_to_all_plan(const Topology& t, const GroupShape& s, std::span<const int> ring, CollectiveKind kind,
+                     CollectivePlan& out);
 
 // Send/recv from src to dst.
 CollectiveCost p2p_cost(const Topology& t, int src, int dst, double bytes);

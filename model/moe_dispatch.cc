@@ -1,0 +1,212 @@
+// The EP and expert-TP collectives of a MoE layer per token dispatcher (see moe_dispatch.h).
+#include "model/moe_dispatch.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace mofasim::model {
+namespace {
+
+constexpr double kAct = 2;  // bytes per bf16 activation element
+
+std::string num(double v) {
+  std::string s = std::to_string(v);
+  s.erase(s.find_last_not_of('0') + 1);
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s;
+}
+
+// One collective on `group` of n members with payload S = bytes (nccl-tests convention) and the
+// bytes this rank puts on the wire per call.
+void add_comm(LayerOps& ops, Collective kind, CommGroup group, int n, Phase phase, OpKind op, bool before,
+              double bytes, double wire) {
+  if (n <= 1 || bytes <= 0) return;
+  ops.add(CommOp{.collective = kind,
+                 .group = group,
+                 .group_size = n,
+                 .phase = phase,
+                 .op = op,
+                 .before_op = before,
+                 .bytes = bytes,
+                 .wire_bytes = wire,
+                 .count = 1});
+}
+
+// A collective whose wire bytes follow from its kind over n members (AG/RS/A2A: (n−1)/n·S).
+void add_uniform(LayerOps& ops, Collective kind, CommGroup group, int n, Phase phase, OpKind op, bool before,
+                 double bytes) {
+  add_comm(ops, kind, group, n, phase, op, before, bytes, bytes * (n - 1) / std::max(n, 1));
+}
+
+// Where a transfer sits in the layer: before fc1 (dispatch, forward; combine's gradient, backward:
+// fc2's backward comes first) or after fc2 (combine, forward; dispatch's gradient after fc1's
+// backward).
+struct Slot {
+  Phase phase;
+  OpKind op;
+  bool before;
+  bool toward_experts;  // dispatch direction: tokens go to the experts
+};
+
+// DeepEP's two hops: toward the experts the node copy crosses the NIC first and is then forwarded
+// inside the node; back from them the node's copies are reduced first and then sent home.
+void add_flex(LayerOps& ops, const Slot& at, int ep, int nodes, double node_copy_bytes, double expert_copy_bytes) {
+  const int per_node = std::max(ep / nodes, 1);
+  auto scale_out = [&] {
+    if (nodes > 1) {
+      add_comm(ops, Collective::kAllToAllScaleOut, CommGroup::kEp, ep, at.phase, at.op, at.before, node_copy_bytes,
+               node_copy_bytes * (nodes - 1) / nodes);
+    }
+  };
+  auto scale_up = [&] {
+    if (per_node > 1) {
+      add_comm(ops, Collective::kAllToAllScaleUp, CommGroup::kEp, ep, at.phase, at.op, at.before, expert_copy_bytes,
+               expert_copy_bytes * (per_node - 1) / per_node);
+    }
+  };
+  if (at.toward_experts) {
+    scale_out();
+    scale_up();
+  } else {
+    scale_up();
+    scale_out();
+  }
+}
+
+}  // namespace
+
+double routed_token_factor(const MoeSpec& moe, int ep) {
+  const double dropless = ep > 1 ? moe.load_imbalance : 1.0;
+  if (moe.expert_capacity_factor <= 0) return dropless;
+  if (moe.pad_expert_input_to_capacity) return moe.expert_capacity_factor;
+  return std::min(dropless, moe.expert_capacity_factor);
+}
+
+double dispatch_nodes_per_token(const MoeSpec& moe, int ep, int ep_nodes) {
+  const int nodes = ep_nodes > 0 ? ep_nodes : ep;
+  double reachable = nodes;
+  if (moe.router_num_groups > 0 && moe.router_group_topk > 0) {
+    const double nodes_per_group = std::ceil(static_cast<double>(nodes) / moe.router_num_groups);
+    reachable = std::min(reachable, moe.router_group_topk * nodes_per_group);
+  }
+  // k experts drawn uniformly over the reachable nodes hit R·(1 − (1 − 1/R)^k) distinct ones.
+  return reachable * (1 - std::pow(1 - 1 / reachable, moe.top_k));
+}
+
+void validate_moe_routing(const MoeSpec& moe) {
+  const std::string q = "model.moe.";
+  if (moe.router_num_groups < 0 || moe.router_group_topk < 0) {
+    throw std::invalid_argument(q + "router_num_groups and router_group_topk must be >= 0");
+  }
+  if (moe.router_group_topk > 0 && moe.router_num_groups == 0) {
+    throw std::invalid_argument(q + "router_group_topk needs router_num_groups (the expert groups it picks from)");
+  }
+  if (moe.router_num_groups > 0) {
+    if (moe.num_experts % moe.router_num_groups != 0) {
+      throw std::invalid_argument(q + "router_num_groups (" + std::to_string(moe.router_num_groups) +
+                                  ") must divide num_experts (" + std::to_string(moe.num_experts) + ")");
+    }
+    if (moe.router_group_topk < 1 || moe.router_group_topk > moe.router_num_groups) {
+      throw std::invalid_argument(q + "router_group_topk must be in [1, router_num_groups = " +
+                                  std::to_string(moe.router_num_groups) + "], got " +
+                                  std::to_string(moe.router_group_topk));
+    }
+    if (moe.router_group_topk > moe.top_k) {
+      throw std::invalid_argument(q + "router_group_topk (" + std::to_string(moe.router_group_topk) +
+                                  ") exceeds top_k (" + std::to_string(moe.top_k) +
+                                  "): a token cannot use more groups than experts");
+    }
+  }
+  if (moe.expert_capacity_factor < 0 || !std::isfinite(moe.expert_capacity_factor)) {
+    throw std::invalid_argument(q + "expert_capacity_factor must be > 0 (0 = dropless), got " +
+                                num(moe.expert_capacity_factor));
+  }
+  if (moe.pad_expert_input_to_capacity && moe.expert_capacity_factor <= 0) {
+    throw std::invalid_argument(q + "pad_expert_input_to_capacity needs expert_capacity_factor (the capacity to pad to)");
+  }
+  if (moe.pad_expert_input_to_capacity && moe.token_dispatcher == MoeDispatcher::kFlex) {
+    throw std::invalid_argument(q + "pad_expert_input_to_capacity is not modelled with token_dispatcher_type flex");
+  }
+}
+
+void validate_moe_parallel(const ModelSpec& model, const ParallelSpec& parallel) {
+  if (!model.is_moe()) return;
+  const long folded = static_cast<long>(parallel.tp) * parallel.cp * parallel.dp;
+  const long expert_group = static_cast<long>(parallel.ep) * parallel.etp;
+  if (folded % expert_group != 0) {
+    throw std::invalid_argument("parallel: ep*etp (" + std::to_string(expert_group) + ") must divide tp*cp*dp (" +
+                                std::to_string(folded) + "): the expert layout folds over those ranks");
+  }
+  if (parallel.etp != 1 && parallel.etp != parallel.tp) {
+    throw std::invalid_argument("parallel.etp must be 1 or tp (" + std::to_string(parallel.tp) + "), got " +
+                                std::to_string(parallel.etp) +
+                                ": the replay runs expert-TP collectives on the TP group");
+  }
+  if (model.moe.token_dispatcher == MoeDispatcher::kAllGather && parallel.etp > 1) {
+    throw std::invalid_argument("model.moe.token_dispatcher_type allgather is modelled for etp = 1 only, got etp " +
+                                std::to_string(parallel.etp));
+  }
+}
+
+void add_moe_collectives(LayerOps& ops, const ModelSpec& model, const ParallelSpec& parallel, double tokens_moe,
+                         double routed_tokens) {
+  const MoeSpec& moe = model.moe;
+  const int ep = parallel.ep;
+  const double h = model.hidden_size;
+  const double f = routed_token_factor(moe, ep);
+  const double bd = moe.dispatch_bytes_per_element;
+  const double bc = moe.combine_bytes_per_element;
+  const Slot dispatch{Phase::kForward, OpKind::kExpertLinear1, true, true};
+  const Slot combine{Phase::kForward, OpKind::kExpertLinear2, false, false};
+  const Slot combine_grad{Phase::kBackwardInput, OpKind::kExpertLinear2, true, true};
+  const Slot dispatch_grad{Phase::kBackwardInput, OpKind::kExpertLinear1, false, false};
+  switch (moe.token_dispatcher) {
+    case MoeDispatcher::kAllToAll: {
+      // The busiest rank's receive side bounds a pairwise all-to-all, so its volume scales with f.
+      const double copies = tokens_moe * moe.top_k * h * f;
+      add_uniform(ops, Collective::kAllToAll, CommGroup::kEp, ep, dispatch.phase, dispatch.op, dispatch.before, copies * bd);
+      add_uniform(ops, Collective::kAllToAll, CommGroup::kEp, ep, combine.phase, combine.op, combine.before, copies * bc);
+      add_uniform(ops, Collective::kAllToAll, CommGroup::kEp, ep, combine_grad.phase, combine_grad.op,
+                  combine_grad.before, copies * bc);
+      add_uniform(ops, Collective::kAllToAll, CommGroup::kEp, ep, dispatch_grad.phase, dispatch_grad.op,
+                  dispatch_grad.before, copies * bc);
+      break;
+    }
+    case MoeDispatcher::kAllGather: {
+      const double group_tokens = ep * tokens_moe * h;
+      add_uniform(ops, Collective::kAllGather, CommGroup::kEp, ep, dispatch.phase, dispatch.op, dispatch.before,
+                  group_tokens * bd);
+      add_uniform(ops, Collective::kReduceScatter, CommGroup::kEp, ep, combine.phase, combine.op, combine.before,
+                  group_tokens * bc);
+      add_uniform(ops, Collective::kAllGather, CommGroup::kEp, ep, combine_grad.phase, combine_grad.op,
+                  combine_grad.before, group_tokens * bc);
+      add_uniform(ops, Collective::kReduceScatter, CommGroup::kEp, ep, dispatch_grad.phase, dispatch_grad.op,
+                  dispatch_grad.before, group_tokens * bc);
+      break;
+    }
+    case MoeDispatcher::kFlex: {
+      const int nodes = parallel.ep_nodes > 0 ? parallel.ep_nodes : ep;
+      const double node_copies = tokens_moe * dispatch_nodes_per_token(moe, ep, parallel.ep_nodes) * h * f;
+      const double expert_copies = tokens_moe * moe.top_k * h * f;
+      add_flex(ops, dispatch, ep, nodes, node_copies * bd, expert_copies * bd);
+      add_flex(ops, combine, ep, nodes, node_copies * bc, expert_copies * bc);
+      add_flex(ops, combine_grad, ep, nodes, node_copies * bc, expert_copies * bc);
+      add_flex(ops, dispatch_grad, ep, nodes, node_copies * bc, expert_copies * bc);
+      break;
+    }
+  }
+  // Expert TP: gather the dispatched tokens over ETP before fc1, reduce-scatter after fc2.
+  const double etp_bytes = kAct * routed_tokens * h;
+  const int etp = parallel.etp;
+  add_uniform(ops, Collective::kAllGather, CommGroup::kEtp, etp, Phase::kForward, OpKind::kExpertLinear1, true, etp_bytes);
+  add_uniform(ops, Collective::kReduceScatter, CommGroup::kEtp, etp, Phase::kForward, OpKind::kExpertLinear2, false,
+              etp_bytes);
+  add_uniform(ops, Collective::kAllGather, CommGroup::kEtp, etp, Phase::kBackwardInput, OpKind::kExpertLinear2, true,
+              etp_bytes);
+  add_uniform(ops, Collective::kReduceScatter, CommGroup::kEtp, etp, Phase::kBackwardInput, OpKind::kExpertLinear1,
+              false, etp_bytes);
+}
+
+}  // namespace mofasim::model

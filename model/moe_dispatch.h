@@ -1,0 +1,59 @@
+// How routed tokens travel in a MoE layer (Megatron-Core's token dispatchers) and how many of them
+// the busiest expert-parallel rank computes: the EP and expert-TP collectives of one MoE layer, for
+// one micro-batch on one GPU, that op_table.cc appends to the layer's table.
+//
+// Notation (op_table.h): T_g tokens each GPU dispatches, k = top_k, h = hidden size, B_d / B_c the
+// dispatch / combine bytes per element, f = routed_token_factor (below), ep the EP group size,
+// N = nodes one EP group spans (ParallelSpec::ep_nodes), g = ep / N EP ranks per node.
+//   alltoall: dispatch and combine are pairwise all-to-alls over EP of S = T_g·k·h·f·B (a copy per
+//     routed expert). Node-limited routing does not change these bytes: it bounds the nodes a
+//     token reaches, not its copies.
+//   allgather: each EP rank gathers every token of its EP group, S = ep·T_g·h·B_d (not scaled by f:
+//     the gather moves every token whatever the routing); the combine reduce-scatters the same
+//     buffer in B_c. Modelled for etp = 1 only (Megatron gathers over the ETP×EP group).
+//   flex (DeepEP): two hops. Scale-out: one copy per destination node, S = T_g·D·h·f·B, of which
+//     the NIC carries the (N−1)/N that leaves the node; scale-up: the forward to the experts' GPUs
+//     inside each node, S = T_g·k·h·f·B, (g−1)/g of it over NVLink. D = the expected distinct
+//     destination nodes of a token whose k experts are spread uniformly over the R nodes it may
+//     reach: D = R·(1 − (1 − 1/R)^k), R = N, or with node-limited routing R = min(N, M·⌈N/G⌉)
+//     (G groups, M per token, a group spanning ⌈N/G⌉ nodes): DeepSeek-V3's bound (report §3.2.2,
+//     each token to at most M = 4 nodes). DeepSeek-V3 on 8 nodes: D = 5.25 unlimited, 3.60 at M = 4. The combine runs the hops in reverse. The two hops are
+//     charged one after the other; DeepEP pipelines them in chunks, so this is an upper bound by
+//     the shorter hop.
+//   The backward mirrors the forward: the combine's gradient goes the dispatch way and the
+//   dispatch's gradient the combine way, both in B_c (bf16 gradients).
+//   Expert TP (etp > 1): the dispatched tokens are all-gathered over ETP before fc1 and
+//   reduce-scattered after fc2 (backward mirrored), S = 2·(routed tokens)·h.
+#pragma once
+
+#include "model/op_table.h"
+#include "model/spec.h"
+
+namespace mofasim::model {
+
+// The busiest EP rank's routed tokens over the mean share (op_table.h's `imbalance`):
+//   dropless: load_imbalance (1 when ep = 1: every expert is on the one rank, the total is fixed);
+//   capacity factor C: min(that, C), every expert keeps at most C times its mean share;
+//   padded to capacity: C, every expert computes exactly its capacity.
+double routed_token_factor(const MoeSpec& moe, int ep);
+
+// D above: the expected nodes a token's copies reach under the flex dispatcher, for an EP group
+// spanning ep_nodes nodes (<= 0: unknown, each EP rank its own node).
+double dispatch_nodes_per_token(const MoeSpec& moe, int ep, int ep_nodes);
+
+// Throws std::invalid_argument for a routing or capacity setting that cannot run (one line,
+// naming the field): router groups not dividing num_experts, group_topk outside [1, groups] or
+// above top_k, group_topk without groups, a capacity factor <= 0, padding without a capacity
+// factor or with flex.
+void validate_moe_routing(const MoeSpec& moe);
+
+// Throws std::invalid_argument for a layout the MoE layer cannot run on: ep*etp not dividing
+// tp*cp*dp, etp other than 1 or tp, allgather with etp > 1.
+void validate_moe_parallel(const ModelSpec& model, const ParallelSpec& parallel);
+
+// Appends the EP dispatch/combine and the expert-TP collectives of one MoE layer. tokens_moe =
+// T_g; routed_tokens = the tokens the busiest rank's experts compute (all local experts).
+void add_moe_collectives(LayerOps& ops, const ModelSpec& model, const ParallelSpec& parallel, double tokens_moe,
+                         double routed_tokens);
+
+}  // namespace mofasim::model

@@ -1,0 +1,190 @@
+// MoE token dispatch per GPU and micro-batch (model/moe_dispatch.h), hand-worked on DeepSeek-V3's
+// MoE layer: T = 4096 tokens, h = 7168, E = 256, k = 8, FP8 dispatch (1 B) and bf16 combine (2 B),
+// EP 64 over 8 nodes of 8 GPUs.
+#include "model/moe_dispatch.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "test/model/model_presets_for_test.h"
+
+namespace mofasim::model {
+namespace {
+
+using testing::deepseek_v3;
+
+constexpr double kT = 4096;
+constexpr double kH = 7168;
+
+ParallelSpec layout(int tp, int dp, int ep, int etp, int ep_nodes) {
+  ParallelSpec p = testing::parallel_spec({.tp = tp, .cp = 1, .pp = 1, .vpp = 1, .dp = dp, .ep = ep, .etp = etp,
+                                           .micro_batch = 1, .global_batch = dp, .sequence_parallel = tp > 1});
+  p.ep_nodes = ep_nodes;
+  return p;
+}
+
+ModelSpec dsv3(MoeDispatcher d) {
+  ModelSpec m = deepseek_v3();
+  m.moe.token_dispatcher = d;
+  return m;
+}
+
+// The forward dispatch's collectives (before fc1), in issue order.
+std::vector<CommOp> dispatch(const LayerOps& ops) {
+  std::vector<CommOp> out;
+  for (const CommOp& c : ops.comms()) {
+    if (c.group == CommGroup::kEp && c.phase == Phase::kForward && c.before_op) out.push_back(c);
+  }
+  return out;
+}
+
+const OpCost& expert_fc1(const LayerOps& ops) {
+  for (const OpCost& op : ops.ops()) {
+    if (op.op == OpKind::kExpertLinear1) return op;
+  }
+  throw std::logic_error("no expert fc1");
+}
+
+TEST(MoeDispatch, AllToAllSendsOneCopyPerRoutedExpert) {
+  const auto d = dispatch(ops_for_layer(dsv3(MoeDispatcher::kAllToAll), layout(1, 64, 64, 1, 8), 3));
+  ASSERT_EQ(d.size(), 1U);
+  EXPECT_EQ(d[0].collective, Collective::kAllToAll);
+  EXPECT_EQ(d[0].bytes, kT * 8 * kH * 1);  // 234,881,024 B
+  EXPECT_EQ(d[0].bytes, 234'881'024.0);
+  EXPECT_EQ(d[0].wire_bytes, d[0].bytes * 63 / 64);
+}
+
+TEST(MoeDispatch, FlexSendsOneCopyPerDestinationNodeThenForwardsOverNvlink) {
+  // Unlimited: a token's 8 experts spread over 8 nodes reach 8 (1 - (7/8)^8) = 5.2511 nodes:
+  // S = 4096 * 7168 * 8 * 11,012,415 / 16,777,216 = 154,173,810 B, 7/8 of it off the node.
+  const auto d = dispatch(ops_for_layer(dsv3(MoeDispatcher::kFlex), layout(1, 64, 64, 1, 8), 3));
+  ASSERT_EQ(d.size(), 2U);
+  EXPECT_EQ(d[0].collective, Collective::kAllToAllScaleOut);
+  EXPECT_DOUBLE_EQ(d[0].bytes, 154'173'810.0);
+  EXPECT_DOUBLE_EQ(d[0].wire_bytes, 154'173'810.0 * 7 / 8);
+  // Then every expert copy is forwarded inside its node: 234,881,024 B, 7/8 to the other GPUs.
+  EXPECT_EQ(d[1].collective, Collective::kAllToAllScaleUp);
+  EXPECT_EQ(d[1].bytes, 234'881'024.0);
+  EXPECT_EQ(d[1].wire_bytes, 234'881'024.0 * 7 / 8);
+  EXPECT_EQ(d[0].group_size, 64);
+  EXPECT_EQ(d[1].group_size, 64);
+}
+
+TEST(MoeDispatch, NodeLimitedRoutingCutsTheNicBytes) {
+  // DeepSeek-V3: 8 groups (one per node), at most 4 per token: 4 (1 - (3/4)^8) = 3.5995 nodes,
+  // S = 4096 * 7168 * 4 * 58,975 / 65,536 = 105,683,200 B; the NIC carries 7/8 of it, against
+  // 205,520,896 B under alltoall (45 %).
+  ModelSpec m = dsv3(MoeDispatcher::kFlex);
+  m.moe.router_num_groups = 8;
+  m.moe.router_group_topk = 4;
+  const auto d = dispatch(ops_for_layer(m, layout(1, 64, 64, 1, 8), 3));
+  ASSERT_EQ(d.size(), 2U);
+  EXPECT_DOUBLE_EQ(d[0].bytes, 105'683'200.0);
+  EXPECT_DOUBLE_EQ(d[0].wire_bytes, 92'472'800.0);
+  EXPECT_DOUBLE_EQ(dispatch_nodes_per_token(m.moe, 64, 8), 4 * (1 - 6561.0 / 65536));
+  // The alltoall dispatcher moves a copy per expert whatever the node limit.
+  m.moe.token_dispatcher = MoeDispatcher::kAllToAll;
+  EXPECT_EQ(dispatch(ops_for_layer(m, layout(1, 64, 64, 1, 8), 3))[0].bytes, 234'881'024.0);
+}
+
+TEST(MoeDispatch, FlexOnOneNodeIsTheAllToAllOverNvlink) {
+  // EP 8 on one node: one node copy stays home (no scale-out hop); the forward is the all-to-all.
+  const auto flex = dispatch(ops_for_layer(dsv3(MoeDispatcher::kFlex), layout(1, 8, 8, 1, 1), 3));
+  const auto a2a = dispatch(ops_for_layer(dsv3(MoeDispatcher::kAllToAll), layout(1, 8, 8, 1, 1), 3));
+  ASSERT_EQ(flex.size(), 1U);
+  EXPECT_EQ(flex[0].collective, Collective::kAllToAllScaleUp);
+  EXPECT_EQ(flex[0].bytes, a2a[0].bytes);
+  EXPECT_EQ(flex[0].wire_bytes, a2a[0].wire_bytes);
+}
+
+TEST(MoeDispatch, AllGatherGathersEveryTokenOfTheEpGroup) {
+  const LayerOps ops = ops_for_layer(dsv3(MoeDispatcher::kAllGather), layout(1, 64, 64, 1, 8), 3);
+  const auto d = dispatch(ops);
+  ASSERT_EQ(d.size(), 1U);
+  EXPECT_EQ(d[0].collective, Collective::kAllGather);
+  EXPECT_EQ(d[0].bytes, 1'879'048'192.0);  // 64 ranks x 4096 tokens x 7168 in FP8
+  int reduce_scatters = 0;
+  for (const CommOp& c : ops.comms()) {
+    if (c.collective == Collective::kReduceScatter && c.group == CommGroup::kEp) {
+      EXPECT_EQ(c.bytes, 64 * kT * kH * 2);
+      ++reduce_scatters;
+    }
+  }
+  EXPECT_EQ(reduce_scatters, 2);  // the forward combine and the dispatch's gradient
+}
+
+TEST(MoeDispatch, CapacityFactorCapsOrPadsTheBusiestRank) {
+  ModelSpec m = dsv3(MoeDispatcher::kAllToAll);
+  m.moe.load_imbalance = 1.5;
+  // Dropless: 64 * 4096 * 8 * 1.5 / 256 = 12,288 tokens per local expert.
+  EXPECT_EQ(expert_fc1(ops_for_layer(m, layout(1, 64, 64, 1, 8), 3)).gemm.m, 12288.0);
+  m.moe.expert_capacity_factor = 1.25;  // capped: 10,240
+  EXPECT_EQ(expert_fc1(ops_for_layer(m, layout(1, 64, 64, 1, 8), 3)).gemm.m, 10240.0);
+  EXPECT_EQ(dispatch(ops_for_layer(m, layout(1, 64, 64, 1, 8), 3))[0].bytes, kT * 8 * kH * 1.25);
+  m.moe.load_imbalance = 1.0;  // under capacity: the mean share, 8192
+  EXPECT_EQ(expert_fc1(ops_for_layer(m, layout(1, 64, 64, 1, 8), 3)).gemm.m, 8192.0);
+  m.moe.pad_expert_input_to_capacity = true;  // padded up to capacity: 10,240 again
+  const LayerOps padded = ops_for_layer(m, layout(1, 64, 64, 1, 8), 3);
+  EXPECT_EQ(expert_fc1(padded).gemm.m, 10240.0);
+  // The memory model stores the padded copies: 1.25 * k * T token inputs of 2h bytes each.
+  EXPECT_EQ(padded.totals().routed_input_bytes, 1.25 * 8 * kT * 2 * kH);
+  // Padding applies on one rank too: 4096 * 8 * 2 / 256 = 256 tokens per expert at factor 2.
+  m.moe.expert_capacity_factor = 2;
+  EXPECT_EQ(expert_fc1(ops_for_layer(m, layout(1, 1, 1, 1, 1), 3)).gemm.m, 256.0);
+  EXPECT_EQ(routed_token_factor(m.moe, 1), 2.0);
+}
+
+TEST(MoeDispatch, FoldedExpertsDoTheSameWorkPerGpuAsExpertsCarvedFromDp) {
+  // tp 2 with sequence parallelism: each GPU dispatches T/2 tokens. etp = tp = 2 (EP 4 carved out
+  // of dp 8) and etp = 1 (EP 8 folded over TP x DP) give every GPU the same expert FLOPs; only
+  // etp = 2 gathers the tokens over expert TP.
+  const ModelSpec m = dsv3(MoeDispatcher::kAllToAll);
+  const LayerOps carved = ops_for_layer(m, layout(2, 8, 4, 2, 2), 3);
+  const LayerOps folded = ops_for_layer(m, layout(2, 8, 8, 1, 2), 3);
+  EXPECT_EQ(expert_fc1(carved).forward.flops, expert_fc1(folded).forward.flops);
+  EXPECT_EQ(expert_fc1(folded).forward.flops, kT / 2 * 8 * 2 * kH * 2 * 2048);
+  int etp_carved = 0;
+  int etp_folded = 0;
+  for (const CommOp& c : carved.comms()) etp_carved += c.group == CommGroup::kEtp ? 1 : 0;
+  for (const CommOp& c : folded.comms()) etp_folded += c.group == CommGroup::kEtp ? 1 : 0;
+  EXPECT_EQ(etp_carved, 4);
+  EXPECT_EQ(etp_folded, 0);
+  EXPECT_EQ(layout(2, 8, 8, 1, 2).expert_dp(), 2);  // 16 / (8 * 1)
+  EXPECT_EQ(layout(2, 8, 4, 2, 2).expert_dp(), 2);  // 16 / (4 * 2)
+}
+
+void expect_error(const ModelSpec& m, const ParallelSpec& p, const std::string& message) {
+  try {
+    (void)ops_for_layer(m, p, 3);
+    FAIL() << "expected: " << message;
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()), message);
+  }
+}
+
+TEST(MoeDispatch, BadCombinationsAreOneLineErrors) {
+  ModelSpec m = dsv3(MoeDispatcher::kAllToAll);
+  const ParallelSpec ok = layout(1, 64, 64, 1, 8);
+  m.moe.router_num_groups = 3;
+  m.moe.router_group_topk = 1;
+  expect_error(m, ok, "model.moe.router_num_groups (3) must divide num_experts (256)");
+  m.moe.router_num_groups = 8;
+  m.moe.router_group_topk = 9;
+  expect_error(m, ok, "model.moe.router_group_topk must be in [1, router_num_groups = 8], got 9");
+  m.moe.router_num_groups = 0;
+  m.moe.router_group_topk = 4;
+  expect_error(m, ok, "model.moe.router_group_topk needs router_num_groups (the expert groups it picks from)");
+  m.moe.router_group_topk = 0;
+  m.moe.pad_expert_input_to_capacity = true;
+  expect_error(m, ok, "model.moe.pad_expert_input_to_capacity needs expert_capacity_factor (the capacity to pad to)");
+  m.moe.pad_expert_input_to_capacity = false;
+  expect_error(m, layout(4, 16, 8, 2, 2), "parallel.etp must be 1 or tp (4), got 2: the replay runs expert-TP collectives on the TP group");
+  expect_error(m, layout(2, 8, 8, 4, 2), "parallel: ep*etp (32) must divide tp*cp*dp (16): the expert layout folds over those ranks");
+  m.moe.token_dispatcher = MoeDispatcher::kAllGather;
+  expect_error(m, layout(2, 8, 4, 2, 2), "model.moe.token_dispatcher_type allgather is modelled for etp = 1 only, got etp 2");
+}
+
+}  // namespace
+}  // namespace mofasim::model
