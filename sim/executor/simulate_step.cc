@@ -129,7 +129,7 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
                                      model::overlap_interference_alpha(in.hardware, in.features.overlap_interference),
                                  .perturbations = &perturbed, .extra_replicas = extra_replicas,
                                  .shuffle_ties_seed = options.shuffle_ties_seed, .progress = options.progress,
-                                 .watched_links = &watched_links});
+                                 .watched_links = &watched_links, .background = options.background});
 
   StepResult res;
   res.fidelity = fidelity;
@@ -140,6 +140,7 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
   res.events = r.events;
   res.tasks = w.size();
   res.instances = r.end_ns.size();
+  if (options.background != nullptr) res.background = r.background;
   const InstanceTimes times(w, r);
   double least_idle = -1;
   for (int s = 0; s < w.stages(); ++s) {

@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/executor/instance_map.h"
+#include "sim/executor/replay_background.h"
 #include "sim/executor/task.h"
 
 namespace mofasim::executor {
@@ -92,6 +93,7 @@ struct StepResult {
   double critical_path_perturbed_s = 0;
   std::optional<double> healthy_step_time_s{};
   std::vector<PerturbationCost> perturbation_costs{};
+  std::optional<BackgroundOutcome> background{};  // SimulateOptions::background given
   std::uint64_t events = 0;
   std::uint64_t tasks = 0;      // template tasks (one replica)
   std::uint64_t instances = 0;  // simulated task instances
