@@ -11,7 +11,8 @@
 // (a host-to-NIC DMA slows no kernel) and do not cross the spine (storage sits beside the rails).
 //
 // Folded fidelity simulates some GPUs only. By symmetry every unsimulated GPU drains like the
-// simulated one it mirrors, so a simulated flow stands for world / simulated flows on the shared
+// simulated one it mirrors (which needs equal bytes on the GPUs of one pipeline stage, as
+// checkpoint shards are), so a simulated flow stands for world / simulated flows on the shared
 // limit and for (node's GPUs) / (node's simulated GPUs) flows on its node's limit: its weight on
 // those resources (progressive filling gives k identical flows the rate of one flow of weight k).
 #pragma once

@@ -124,6 +124,33 @@ TEST_F(DrainReplay, ADrainOverManyStepsCountsTheIdenticalOnes) {
   EXPECT_NEAR(capped.slowdown_s, 20e-3, 1e-7);
 }
 
+// Two stages on two nodes of 4 GPUs, dp 4 with DP outermost (rank order tp-pp-cp-ep-dp: rank = pp + 2 dp), so every DP
+// all-reduce crosses the NICs the drains leave by. Folded fidelity drains from replica 0's GPUs only, with fold weights on the shared and node
+// limits; every number equals the full replay's.
+TEST(DrainReplayFolding, FoldedEqualsFullWithSharedAndNodeLimits) {
+  StepPlan plan = testing::uniform_plan(2, 2, 1e-3, 2e-3, 1e-3);
+  for (LayerPlan& lp : plan.layers) lp.dense_grad_bytes = 0.2e9;
+  const schedules::Schedule sched = schedules::build_schedule(model::ScheduleKind::k1F1B, {.stages = 2, .microbatches = 4});
+  PlanSimulation sim{.plan = &plan, .schedule = &sched, .position_layers = {{0, 1}, {1, 1}},
+                     .parallel = {.pp = 2, .dp = 4, .micro_batch = 1, .global_batch = 16},
+                     .topology = {.gpus = 8, .gpus_per_node = 4, .intra_node = {.bandwidth = 100e9, .latency = 1e-6},
+                                  .inter_node = {.bandwidth = 25e9, .latency = 5e-6}},
+                     .rank_order = "tp-pp-cp-ep-dp"};
+  // Shards by stage (GPU g holds stage g % 2), as checkpoint shards are: folding relies on it.
+  const BackgroundEgress e{.bytes_by_gpu = {1e9, 2e9, 1e9, 2e9, 1e9, 2e9, 1e9, 2e9}, .streams = 2,
+                           .node_limit = 60e9, .shared_limit = 100e9};
+  auto run = [&](Fidelity f) {
+    return simulate_drain([&](const SimulateOptions& o) { return simulate_plan(sim, o); }, {.fidelity = f}, e, 1000);
+  };
+  const DrainUnderTraining folded = run(Fidelity::kFolded);
+  const DrainUnderTraining full = run(Fidelity::kFull);
+  EXPECT_NEAR(folded.drain_s, full.drain_s, 1e-9);
+  EXPECT_NEAR(folded.first_step_s, full.first_step_s, 1e-9);
+  EXPECT_NEAR(folded.slowdown_s, full.slowdown_s, 1e-9);
+  EXPECT_EQ(folded.draining_steps, full.draining_steps);
+  EXPECT_GT(full.slowdown_s, 0);
+}
+
 TEST_F(DrainReplay, MalformedDrainsAreRefused) {
   EXPECT_THROW(drain(shards(1e9), 0), std::invalid_argument);
   EXPECT_THROW(drain({.bytes_by_gpu = {1e9}}), std::invalid_argument);  // one GPU of two
