@@ -10,6 +10,7 @@
 #include "schedules/factory.h"
 #include "sim/cli/cli_common.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/memory_fit.h"
 #include "sim/units/format.h"
 #include "sim/scenario/scenario_specs.h"
 #include "sim/scenario/loader.h"
@@ -69,6 +70,11 @@ int run_memory(const Args& args) {
                         {"excess_bytes", st.excess_bytes}});
     }
     j["stages"] = stages;
+    if (s.proto.topology().node_hardware_size() > 0) {  // mixed GPUs: each against its own capacity
+      const MemoryFit fit = memory_fit(s);
+      j["fits"] = fit.fits;
+      j["mixed_gpus"] = to_json(fit);
+    }
     std::cout << j.dump(2) << "\n";
     return 0;
   }
@@ -90,6 +96,13 @@ int run_memory(const Args& args) {
                   format_bytes(st.activation_bytes).c_str(), format_bytes(st.peak_bytes).c_str(),
                   st.fits() ? "fits" : ("OUT OF MEMORY by " + format_bytes(st.excess_bytes)).c_str());
     std::cout << line;
+  }
+  if (s.proto.topology().node_hardware_size() > 0) {
+    // The table is the hardware section's GPU; topology.node_hardware puts others on some nodes.
+    const MemoryFit fit = memory_fit(s);
+    std::cout << "\nmixed GPUs: the table is " << s.hardware.name << "; against each GPU's own capacity, stage "
+              << fit.worst_stage << " on " << fit.hardware << " has the least room: " << format_bytes(fit.peak_bytes)
+              << " of " << format_bytes(fit.capacity_bytes) << (fit.fits ? " (fits)" : " (OUT OF MEMORY)") << "\n";
   }
   if (s.features.fp8.enabled) {
     // The table's columns do not show them: the peak includes each stage's FP8 weight copies.

@@ -183,6 +183,7 @@ int run_tune(const Args& args) {
   inputs.push_back(path);
   check_outputs("tune", {{"--csv", csv_path}}, inputs);
   const scenario::LoadedScenario loaded = load_checked(path, common.sets, e2e);
+  refuse_node_hardware(loaded, "tune's layout search");
   tuner::TuneProblem problem{.model = loaded.model,
                              .hardware = loaded.hardware,
                              .topology = to_topology_spec(loaded.proto),

@@ -6,38 +6,96 @@
 
 #include "model/memory.h"
 #include "schedules/factory.h"
+#include "sim/scenario/node_hardware.h"
+#include "sim/scenario/scenario_specs.h"
+#include "topology/placement.h"
+#include "topology/rank_order.h"
 #include "sim/units/format.h"
 
 namespace mofasim::cli {
 
+namespace {
+
+// Stages held by GPUs of each hardware class (class 0: the hardware section); one class: all.
+std::vector<std::vector<char>> stages_by_class(const scenario::LoadedScenario& s,
+                                               const std::vector<perturb::NodeHardware>& entries) {
+  const int stages = s.parallel.pp;
+  std::vector<std::vector<char>> held(entries.size() + 1, std::vector<char>(static_cast<std::size_t>(stages), 0));
+  if (entries.empty()) {
+    held[0].assign(static_cast<std::size_t>(stages), 1);
+    return held;
+  }
+  const topology::TopologySpec topo = to_topology_spec(s.proto);
+  const std::vector<int> klass = perturb::hardware_class_by_gpu(entries, topo);
+  const topology::Placement placement(
+      {.tp = s.parallel.tp, .cp = s.parallel.cp, .ep = s.parallel.ep, .dp = s.parallel.dp, .pp = s.parallel.pp},
+      topology::RankOrder::parse(s.proto.parallelism().rank_order()));
+  for (int g = 0; g < placement.group_count(topology::GroupKind::kPp); ++g) {
+    const auto ranks = placement.members(topology::GroupKind::kPp, g);
+    for (int st = 0; st < stages && st < static_cast<int>(ranks.size()); ++st) {
+      held[static_cast<std::size_t>(klass[static_cast<std::size_t>(ranks[static_cast<std::size_t>(st)])])]
+          [static_cast<std::size_t>(st)] = 1;
+    }
+  }
+  return held;
+}
+
+}  // namespace
+
 MemoryFit memory_fit(const scenario::LoadedScenario& s) {
   const std::vector<double> inflight = schedules::stage_inflight_microbatches(s.model, s.parallel, s.features);
-  const model::MemoryReport report = model::memory_report(s.model, s.hardware, s.parallel, s.features, inflight);
+  // Heterogeneous GPUs: every GPU against its own capacity; the stage and GPU with the least
+  // room (the most excess) is the one reported.
+  const std::vector<perturb::NodeHardware> entries = scenario::to_node_hardware(s.proto);
+  const std::vector<std::vector<char>> held = stages_by_class(s, entries);
   MemoryFit fit;
-  fit.fits = report.fits();
-  fit.worst_stage = report.worst_rank;
-  fit.capacity_bytes = s.hardware.gpu_memory_bytes;
-  fit.peak_bytes = report.peak_bytes();
-  for (const model::StageMemory& st : report.stages) fit.stages_over += st.fits() ? 0 : 1;
-  if (!report.stages.empty()) fit.excess_bytes = report.stages[static_cast<std::size_t>(report.worst_rank)].excess_bytes;
+  bool first = true;
+  double worst_room = 0;
+  std::vector<char> over(static_cast<std::size_t>(s.parallel.pp), 0);
+  for (std::size_t c = 0; c < held.size(); ++c) {
+    const model::HardwareSpec& hw = c == 0 ? s.hardware : entries[c - 1].hardware;
+    const model::MemoryReport report = model::memory_report(s.model, hw, s.parallel, s.features, inflight);
+    for (const model::StageMemory& st : report.stages) {
+      const auto i = static_cast<std::size_t>(st.rank);
+      if (i >= held[c].size() || held[c][i] == 0) continue;
+      if (!st.fits()) over[i] = 1;
+      const double room = st.capacity_bytes - st.peak_bytes;
+      // One class: the highest peak, as memory_report's worst_rank; several: the least room.
+      const bool worse = held.size() == 1 ? st.rank == report.worst_rank : room < worst_room;
+      if (first || worse) {
+        first = false;
+        worst_room = room;
+        fit.worst_stage = st.rank;
+        fit.capacity_bytes = st.capacity_bytes;
+        fit.peak_bytes = st.peak_bytes;
+        fit.excess_bytes = st.excess_bytes;
+        if (held.size() > 1) fit.hardware = hw.name;
+      }
+    }
+  }
+  for (char o : over) fit.stages_over += o;
+  fit.fits = fit.stages_over == 0;
   return fit;
 }
 
 void warn_if_out_of_memory(const std::string& command, const MemoryFit& fit, std::ostream& err) {
   if (fit.fits) return;
   err << "mofasim " << command << ": warning: the scenario's layout does not fit in GPU memory: stage " << fit.worst_stage << " needs "
-      << format_bytes(fit.peak_bytes) << " of " << format_bytes(fit.capacity_bytes) << " ("
+      << format_bytes(fit.peak_bytes) << " of " << format_bytes(fit.capacity_bytes)
+      << (fit.hardware.empty() ? "" : " on " + fit.hardware) << " ("
       << format_bytes(fit.excess_bytes) << " over; " << fit.stages_over << (fit.stages_over == 1 ? " stage" : " stages")
       << " over; see mofasim memory)\n";
 }
 
 nlohmann::json to_json(const MemoryFit& fit) {
-  return {{"fits", fit.fits},
+  nlohmann::json j = {{"fits", fit.fits},
           {"worst_stage", fit.worst_stage},
           {"stages_over", fit.stages_over},
           {"peak_bytes", fit.peak_bytes},
           {"capacity_bytes", fit.capacity_bytes},
           {"excess_bytes", fit.excess_bytes}};
+  if (!fit.hardware.empty()) j["hardware"] = fit.hardware;
+  return j;
 }
 
 }  // namespace mofasim::cli

@@ -19,6 +19,7 @@ struct MemoryFit {
   double peak_bytes = 0;       // the worst stage's peak
   double capacity_bytes = 0;   // hardware.gpu_memory
   double excess_bytes = 0;     // peak - capacity on the worst stage, 0 when it fits
+  std::string hardware{};      // heterogeneous GPUs (topology.node_hardware): the GPU that binds; else empty
 };
 
 MemoryFit memory_fit(const scenario::LoadedScenario& loaded);
@@ -27,7 +28,7 @@ MemoryFit memory_fit(const scenario::LoadedScenario& loaded);
 // needs 81.65 GiB of 80.00 GiB (1.65 GiB over; 7 stages over; see mofasim memory)" on `err` when it does not fit; nothing otherwise.
 void warn_if_out_of_memory(const std::string& command, const MemoryFit& fit, std::ostream& err);
 
-// {"fits", "worst_stage", "stages_over", "peak_bytes", "capacity_bytes", "excess_bytes"}.
+// {"fits", "worst_stage", "stages_over", "peak_bytes", "capacity_bytes", "excess_bytes"}, and "hardware" when it names one.
 nlohmann::json to_json(const MemoryFit& fit);
 
 }  // namespace mofasim::cli

@@ -1,13 +1,23 @@
 // Folding with perturbations: which replicas (PP groups) must be simulated besides replica 0 so
 // that a folded replay of a perturbed cluster still equals the full one, or why it cannot be.
 //
-// Folded fidelity assumes every unsimulated replica runs exactly like replica 0. A perturbed GPU
-// (slow, or attached to a degraded link) breaks that for its replica, which is then simulated too.
-// The others still run like replica 0 when every group the perturbed replica takes part in (every
-// scope the workload uses, at every stage) also holds replica 0: each group instance is then the
-// one replica 0 waits on, and any group without replica 0 has only healthy, replica-0-like members.
-// Pure data parallelism (one DP group per stage) always folds; a slow GPU in another TP group does
-// not, and the step is replayed at full fidelity instead.
+// Folded fidelity simulates a set S of replicas and lets every other replica g be represented by
+// one simulated replica rep(g). The step stays exact when
+//   (a) every GPU of g computes no slower than the GPU of rep(g) at the same stage, of the same
+//       hardware class (a slow GPU is then represented by one equally slow, a healthy one by any);
+//   (b) a GPU on a degraded link is simulated itself (its collectives take longer);
+//   (c) for every group (each scope the workload uses, at every stage) the representatives of its
+//       members all lie in one group, the group of each member's own representative.
+// By (c) a simulated group instance waits on a simulated representative of every real member, and
+// by induction over the DAG every unsimulated replica ends no later than its representative, so the
+// simulated replicas and the step (the last end) are exact.
+//
+// Two choices of representatives are tried, the smaller first:
+//   - by symmetry: a slow GPU's replica is represented by the first replica of its stage-0 TP group
+//     with the same per-stage slowdowns (a slow node under TP: all TP ranks alike, so one replica
+//     per slow model copy plus replica 0 is simulated, not every rank);
+//   - one each: every perturbed replica simulated itself, healthy ones represented by replica 0.
+// If neither satisfies (c), the reason is returned and the step is replayed at full fidelity.
 #pragma once
 
 #include <span>
@@ -15,13 +25,16 @@
 #include <vector>
 
 #include "sim/executor/workload.h"
+#include "sim/perturb/perturbation.h"
 #include "topology/placement.h"
 
 namespace mofasim::executor {
 
 // "" and the ascending extra PP groups (without 0) when folding stays exact; otherwise the reason
-// (shown as the result's fidelity note) and `extra` is left empty.
+// (shown as the result's fidelity note) and `extra` is left empty. `hardware_class` is by GPU
+// (empty: one class); GPUs of different classes never represent each other.
 std::string perturbed_folding(const Workload& w, const topology::Placement& placement,
-                              std::span<const int> affected_gpus, std::vector<int>& extra);
+                              const perturb::ResolvedPerturbations& perturbed, std::span<const int> hardware_class,
+                              std::vector<int>& extra);
 
 }  // namespace mofasim::executor

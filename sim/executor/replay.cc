@@ -61,7 +61,8 @@ class Replayer {
         queue_(sim::EventQueueOptions{.shuffle_ties_seed = in.shuffle_ties_seed}), fluid_(queue_),
         progress_(in.progress), watched_links_(in.watched_links),
         interference_alpha_(in.comm_interference_alpha), background_(in.background),
-        world_(in.placement->world_size()) {}
+        world_(in.placement->world_size()), hardware_class_(in.hardware_class),
+        class_work_(in.class_work), class_hardware_(in.class_hardware) {}
 
   ReplayOutput run() {
     build_instances();
@@ -135,12 +136,20 @@ class Replayer {
     h2d_.resize(slots);
     host_.resize(slots);
     domain_.resize(slots);
-    const double d2h_bw = hw_.d2h_bandwidth > 0 ? hw_.d2h_bandwidth : 1e30;
-    const double h2d_bw = hw_.h2d_bandwidth > 0 ? hw_.h2d_bandwidth : 1e30;
+    slot_class_.assign(slots, 0);
     for (int s = 0; s < map_.stages(); ++s) {
       for (int g = 0; g < map_.replicas(); ++g) {
         const std::uint32_t slot = map_.slot(s, g);
         const std::string rank = std::to_string(map_.rank(s, g));
+        // Heterogeneous GPUs: the rank's own copy engines (its class's hardware).
+        const int cls = hardware_class_.empty() ? 0 : hardware_class_[static_cast<std::size_t>(map_.rank(s, g))];
+        MOFASIM_CHECK(cls == 0 || (class_work_ != nullptr && static_cast<std::size_t>(cls) <= class_work_->size() &&
+                                   static_cast<std::size_t>(cls) <= class_hardware_.size()),
+                      "replay: a hardware class without its work or hardware");
+        slot_class_[slot] = cls;
+        const model::HardwareSpec& hw = cls == 0 ? hw_ : class_hardware_[static_cast<std::size_t>(cls - 1)];
+        const double d2h_bw = hw.d2h_bandwidth > 0 ? hw.d2h_bandwidth : 1e30;
+        const double h2d_bw = hw.h2d_bandwidth > 0 ? hw.h2d_bandwidth : 1e30;
         compute_[slot] = fluid_.add_resource({.name = "gpu" + rank + ".compute",
                                               .capacity = 1.0 / compute_factor(map_.rank(s, g))});
         d2h_[slot] = fluid_.add_resource({.name = "gpu" + rank + ".d2h", .capacity = d2h_bw});
@@ -272,7 +281,9 @@ class Replayer {
       live_bytes_[slot] += w_.alloc_bytes(t);
       out_.peak_bytes[slot] = std::max(out_.peak_bytes[slot], live_bytes_[slot]);
     }
-    const double work = w_.work(t);
+    const int cls = slot_class_[slot];
+    const bool priced_per_class = cls > 0 && (w_.kind(t) == TaskKind::kCompute || w_.kind(t) == TaskKind::kHost);
+    const double work = priced_per_class ? (*class_work_)[static_cast<std::size_t>(cls - 1)][t] : w_.work(t);
     sim::Action done = [this, t, inst] { finish(t, inst); };
     switch (w_.kind(t)) {
       case TaskKind::kCompute:
@@ -424,6 +435,10 @@ class Replayer {
   const BackgroundEgress* background_ = nullptr;
   int world_ = 0;
   BackgroundFlows background_flows_;
+  std::span<const int> hardware_class_;
+  const std::vector<std::vector<double>>* class_work_ = nullptr;
+  std::span<const model::HardwareSpec> class_hardware_;
+  std::vector<int> slot_class_;  // hardware class by rank slot (0: the replay's hardware)
 };
 
 }  // namespace

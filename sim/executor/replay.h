@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -55,6 +56,13 @@ struct ReplayInput {
   // Stragglers and degraded links (sim/perturb): a slow GPU's compute resource has capacity
   // 1 / factor, a degraded link its capacity times the fraction. Null or empty: a healthy cluster.
   const perturb::ResolvedPerturbations* perturbations = nullptr;
+  // Heterogeneous GPUs (sim/perturb/node_hardware.h): hardware class by GPU (empty: one class,
+  // `hardware`). A rank of class c > 0 runs its compute and host tasks for the work priced on its
+  // own hardware, class_work[c - 1][task] (the same workload generated from that class's plan),
+  // and its copy engines at class_hardware[c - 1]'s bandwidths.
+  std::span<const int> hardware_class{};
+  const std::vector<std::vector<double>>* class_work = nullptr;
+  std::span<const model::HardwareSpec> class_hardware{};
   // Folded fidelity: PP groups simulated besides replica 0 (ascending); see InstanceMap.
   std::vector<int> extra_replicas{};
   // Debug (style.md S9): permute same-time events with this seed; results must not change.

@@ -10,6 +10,7 @@
 #include "schedules/factory.h"
 #include "schedules/task_graph.h"
 #include "sim/executor/analyze.h"
+#include "sim/executor/hardware_classes.h"
 #include "sim/executor/perturbed_folding.h"
 #include "sim/executor/plan_from_model.h"
 #include "sim/executor/replay.h"
@@ -89,9 +90,10 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
   if (in.plan == nullptr || in.schedule == nullptr) {
     throw std::invalid_argument("simulate_plan: plan and schedule are required");
   }
-  const Workload w = generate_workload({.schedule = in.schedule, .plan = in.plan, .parallel = in.parallel,
-                                        .features = in.features, .load_imbalance = in.load_imbalance,
-                                        .position_layers = in.position_layers});
+  const GenerateInput generate_in{.schedule = in.schedule, .plan = in.plan, .parallel = in.parallel,
+                                  .features = in.features, .load_imbalance = in.load_imbalance,
+                                  .position_layers = in.position_layers};
+  const Workload w = generate_workload(generate_in);
   check_acyclic(w);
   // mu_b (MoFa(18)) is a feature of the run: it scales every network link the replay prices.
   topology::TopologySpec topo_spec = in.topology;
@@ -116,18 +118,24 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
     if (!options.trace_path->ends_with(".json")) watched_links = traced_links(topo, traced_ranks, trace_filter.link_kinds);
   }
   in.perturbations.validate(in.topology);
-  const perturb::ResolvedPerturbations perturbed = perturb::resolve(in.perturbations, topo);
+  perturb::validate(in.node_hardware, in.topology);
+  const HardwareClasses classes =
+      price_hardware_classes(in.node_hardware, in.class_plans, generate_in, w, in.topology);
+  perturb::ResolvedPerturbations perturbed = perturb::resolve(in.perturbations, topo);
+  scale_node_links(in.node_hardware, topo, in.topology.intra_node.bandwidth, perturbed);
   std::string fold_refusal = options.fidelity == Fidelity::kFolded ? folding_refusal(topo_spec) : "";
   std::vector<int> extra_replicas;
   if (options.fidelity == Fidelity::kFolded && fold_refusal.empty()) {
-    fold_refusal = perturbed_folding(w, placement, perturbed.affected_gpus, extra_replicas);
+    fold_refusal = perturbed_folding(w, placement, perturbed, classes.class_by_gpu, extra_replicas);
   }
   const Fidelity fidelity = fold_refusal.empty() ? options.fidelity : Fidelity::kFull;
   const ReplayOutput r = replay({.workload = &w, .topology = &topo, .placement = &placement,
                                  .hardware = &in.hardware, .fidelity = fidelity,
                                  .comm_interference_alpha =
                                      model::overlap_interference_alpha(in.hardware, in.features.overlap_interference),
-                                 .perturbations = &perturbed, .extra_replicas = extra_replicas,
+                                 .perturbations = &perturbed, .hardware_class = classes.class_by_gpu,
+                                 .class_work = &classes.work, .class_hardware = classes.hardware,
+                                 .extra_replicas = extra_replicas,
                                  .shuffle_ties_seed = options.shuffle_ties_seed, .progress = options.progress,
                                  .watched_links = &watched_links, .background = options.background});
 
@@ -153,6 +161,7 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
   }
   const CriticalPath cp = critical_path(times);
   if (!perturbed.empty()) res.critical_path_perturbed_s = perturbed_path_seconds(w, r.map, cp, perturbed, topo.gpus_per_node());
+  if (!classes.empty()) res.hardware = hardware_use(classes, in.hardware, w, r.map, cp);
   if (options.trace_path) write_trace(*options.trace_path, w, r, cp, trace_filter);
   if (options.critical_path_tasks) {
     res.critical_path_tasks.reserve(cp.steps.size());
@@ -176,6 +185,16 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
     double peak = 0;
     try {
       peak = model::peak_flops(in.hardware, in.features.compute_dtype);
+      // Heterogeneous GPUs: MFU against the job's mean peak (each GPU its own).
+      if (!classes.empty()) {
+        double sum = 0;
+        for (int g = 0; g < gpus; ++g) {
+          const int c = classes.of(g);
+          sum += model::peak_flops(c == 0 ? in.hardware : classes.hardware[static_cast<std::size_t>(c - 1)],
+                                   in.features.compute_dtype);
+        }
+        peak = sum / gpus;
+      }
     } catch (const std::invalid_argument&) {
       peak = 0;  // no peak given (abstract tests): MFU/HFU stay 0
     }
@@ -199,6 +218,7 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
     m.reserved_bytes = in.hardware.memory_reserved_bytes;
     m.peak_bytes = m.static_bytes + m.peak_activation_bytes + m.reserved_bytes;
     m.capacity_bytes = in.hardware.gpu_memory_bytes;
+    if (!classes.empty()) bind_stage_memory(classes, in.hardware, placement, m);
     res.peak_memory_bytes = std::max(res.peak_memory_bytes, m.peak_bytes);
     res.memory.push_back(m);
   }
@@ -230,10 +250,21 @@ PreparedStep prepare_step(const SimulationInput& in) {
 
 StepResult simulate_step(const SimulationInput& in, const SimulateOptions& options) {
   const PreparedStep step = prepare_step(in);
+  // Heterogeneous GPUs: the rank plan re-priced on each entry's hardware, with the same schedule
+  // and features (MemFine's chunk count as resolved for the hardware section), so the tasks match.
+  std::vector<StepPlan> class_plans;
+  class_plans.reserve(in.node_hardware.size());
+  for (const perturb::NodeHardware& e : in.node_hardware) {
+    class_plans.push_back(plan_from_model({.model = &in.model, .hardware = &e.hardware, .parallel = in.parallel,
+                                           .features = step.features, .schedule = &step.schedule}));
+  }
+  std::vector<const StepPlan*> plan_ptrs;
+  for (const StepPlan& p : class_plans) plan_ptrs.push_back(&p);
   return simulate_plan({.plan = &step.plan, .schedule = &step.schedule, .position_layers = step.position_layers,
                         .hardware = in.hardware, .parallel = in.parallel, .features = step.features,
                         .topology = in.topology, .rank_order = in.rank_order,
-                        .perturbations = in.perturbations},
+                        .perturbations = in.perturbations, .node_hardware = in.node_hardware,
+                        .class_plans = plan_ptrs},
                        options);
 }
 

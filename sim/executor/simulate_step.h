@@ -18,6 +18,7 @@
 #include "sim/executor/step_plan.h"
 #include "sim/executor/step_result.h"
 #include "sim/executor/trace_filter.h"
+#include "sim/perturb/node_hardware.h"
 #include "sim/perturb/perturbation.h"
 #include "topology/topology_spec.h"
 
@@ -31,6 +32,7 @@ struct SimulationInput {
   topology::TopologySpec topology{};
   std::string rank_order = "tp-cp-ep-dp-pp";  // Megatron's default (topology/rank_order.h)
   perturb::PerturbationSpec perturbations{};   // stragglers and degraded links; empty = healthy
+  std::vector<perturb::NodeHardware> node_hardware{};  // heterogeneous GPUs; empty = every node `hardware`
 };
 
 struct SimulateOptions {
@@ -77,6 +79,9 @@ struct PlanSimulation {
   std::string rank_order = "tp-cp-ep-dp-pp";
   double load_imbalance = 1.0;
   perturb::PerturbationSpec perturbations{};
+  // Heterogeneous GPUs: entry i's nodes run class_plans[i] (the step priced on its hardware).
+  std::vector<perturb::NodeHardware> node_hardware{};
+  std::vector<const StepPlan*> class_plans{};
 };
 StepResult simulate_plan(const PlanSimulation& input, const SimulateOptions& options);
 

@@ -6,6 +6,18 @@
 #include <string>
 
 namespace mofasim::executor {
+namespace {
+
+// The hardware class with the most critical-path compute (the first on a tie).
+const HardwareUse* bound_by(const StepResult& r) {
+  const HardwareUse* best = nullptr;
+  for (const HardwareUse& h : r.hardware) {
+    if (best == nullptr || h.critical_path_compute_s > best->critical_path_compute_s) best = &h;
+  }
+  return best;
+}
+
+}  // namespace
 
 nlohmann::json to_json(const StepResult& r) {
   const Breakdown& b = r.breakdown;
@@ -35,6 +47,7 @@ nlohmann::json to_json(const StepResult& r) {
                    {"peak_bytes", m.peak_bytes},
                    {"capacity_bytes", m.capacity_bytes},
                    {"fits", m.fits()}});
+    if (!m.bound_hardware.empty()) mem.back()["bound_by"] = m.bound_hardware;
   }
   j["memory"] = mem;
   nlohmann::json cp = nlohmann::json::object();
@@ -58,6 +71,13 @@ nlohmann::json to_json(const StepResult& r) {
                           {"cost_s", r.step_time_s - *r.healthy_step_time_s},
                           {"critical_path_s", r.critical_path_perturbed_s},
                           {"each", each}};
+  }
+  if (const HardwareUse* bound = bound_by(r)) {
+    nlohmann::json each = nlohmann::json::array();
+    for (const HardwareUse& h : r.hardware) {
+      each.push_back({{"name", h.name}, {"gpus", h.gpus}, {"critical_path_compute_s", h.critical_path_compute_s}});
+    }
+    j["hardware"] = {{"bound_by", bound->name}, {"each", each}};
   }
   j["events"] = r.events;
   j["tasks"] = r.tasks;
@@ -95,12 +115,21 @@ std::string to_table(const StepResult& r) {
   row("TFLOPS/GPU", format_number("%.1f", r.tflops_per_gpu));
   row("MFU / HFU", format_number("%.1f%%", 100 * r.mfu) + " / " + format_number("%.1f%%", 100 * r.hfu));
   row("tokens/s", format_number("%.0f", r.tokens_per_s));
+  if (const HardwareUse* bound = bound_by(r)) {
+    row("hardware", "step bound by " + bound->name + " (the most critical-path compute)");
+    for (const HardwareUse& h : r.hardware) {
+      row("  " + h.name, std::to_string(h.gpus) + (h.gpus == 1 ? " GPU, " : " GPUs, ") +
+                             format_number("%.6f s of critical-path compute", h.critical_path_compute_s));
+    }
+  }
   row("peak memory", format_number("%.2f GiB", r.peak_memory_bytes / (1024.0 * 1024 * 1024)));
   for (const StageMemory& m : r.memory) {
     row("  stage " + std::to_string(m.stage),
         format_number("%.2f GiB", m.peak_bytes / (1024.0 * 1024 * 1024)) + " (static " +
             format_number("%.2f", m.static_bytes / (1024.0 * 1024 * 1024)) + " + activation " +
-            format_number("%.2f", m.peak_activation_bytes / (1024.0 * 1024 * 1024)) + ")" + (m.fits() ? "" : "  OUT OF MEMORY"));
+            format_number("%.2f", m.peak_activation_bytes / (1024.0 * 1024 * 1024)) + ")" +
+            (m.bound_hardware.empty() ? "" : " on " + m.bound_hardware + format_number(" of %.2f GiB", m.capacity_bytes / (1024.0 * 1024 * 1024))) +
+            (m.fits() ? "" : "  OUT OF MEMORY"));
   }
   std::string path;
   for (int c = 0; c < kCategoryCount; ++c) {
@@ -111,10 +140,10 @@ std::string to_table(const StepResult& r) {
   row("critical path", path);
   if (r.healthy_step_time_s) {
     const double healthy = *r.healthy_step_time_s;
-    row("perturbations", format_number("+%.6f s", r.step_time_s - healthy) + " over the healthy " +
+    row("perturbations", format_number("%+.6f s", r.step_time_s - healthy) + " over the healthy " +
                              format_number("%.6f s", healthy) + format_number(" (%.1f%%)", healthy > 0 ? 100 * (r.step_time_s / healthy - 1) : 0.0));
     for (const PerturbationCost& c : r.perturbation_costs) {
-      row("  " + c.name, format_number("+%.6f s alone", c.cost_s) +
+      row("  " + c.name, format_number("%+.6f s alone", c.cost_s) +
                              (c.critical_path_s > 0 ? format_number(", %.6f s of its critical path", c.critical_path_s)
                                                     : std::string(", off the critical path")));
     }

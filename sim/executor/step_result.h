@@ -50,6 +50,7 @@ struct StageMemory {
   double reserved_bytes = 0;
   double peak_bytes = 0;               // static + peak activation + reserved
   double capacity_bytes = 0;
+  std::string bound_hardware{};        // heterogeneous GPUs: the GPU with the least room holding the stage
   [[nodiscard]] bool fits() const { return capacity_bytes <= 0 || peak_bytes <= capacity_bytes; }
 };
 
@@ -69,6 +70,13 @@ struct PerturbationCost {
   double step_time_s = 0;       // the step with only this perturbation
   double cost_s = 0;            // step_time_s - healthy step
   double critical_path_s = 0;   // critical-path seconds on its GPUs (0: off the critical path)
+};
+
+// Heterogeneous GPUs: one hardware class of the job and the critical path's compute on it.
+struct HardwareUse {
+  std::string name;
+  int gpus = 0;
+  double critical_path_compute_s = 0;
 };
 
 struct StepResult {
@@ -94,6 +102,9 @@ struct StepResult {
   std::optional<double> healthy_step_time_s{};
   std::vector<PerturbationCost> perturbation_costs{};
   std::optional<BackgroundOutcome> background{};  // SimulateOptions::background given
+  // Heterogeneous GPUs only (topology.node_hardware): every hardware class, the scenario's first;
+  // the step is bound by the one with the most critical-path compute.
+  std::vector<HardwareUse> hardware{};
   std::uint64_t events = 0;
   std::uint64_t tasks = 0;      // template tasks (one replica)
   std::uint64_t instances = 0;  // simulated task instances
@@ -103,7 +114,9 @@ struct StepResult {
 // peak_memory_bytes, memory[...], critical_path{category: share},
 // critical_path_tasks[{task, stage, rank, start_s, duration_s}], events, tasks, instances,
 // fidelity, gpus, critical_stage; perturbed runs add perturbations{healthy_step_time_s, cost_s,
-// critical_path_s, each[{name, step_time_s, cost_s, critical_path_s, on_critical_path}]}.
+// critical_path_s, each[{name, step_time_s, cost_s, critical_path_s, on_critical_path}]};
+// heterogeneous GPUs add hardware{bound_by, each[{name, gpus, critical_path_compute_s}]} and
+// memory[...].bound_by.
 nlohmann::json to_json(const StepResult& r);
 std::string to_table(const StepResult& r);
 

@@ -131,6 +131,55 @@ std::vector<std::string> PresetCatalog::names(PresetSection section) const {
   return out;
 }
 
+namespace {
+
+// Merges the preset named by `section_map`'s scalar `preset` (if any) under it; `path` is the
+// section's field path ("hardware", "topology.node_hardware[1].hardware").
+void merge_section(YamlSource& source, const PresetCatalog& catalog, Diagnostics& diagnostics, PresetSection section,
+                   const std::string& path_prefix, YAML::Node section_map, const Origin& section_origin) {
+  const std::string key_name(section_key(section));
+  YAML::Node preset_key;
+  YAML::Node preset_value;
+  if (!find_entry(section_map, "preset", preset_key, preset_value) || !preset_value.IsScalar()) return;
+  const Origin& value_origin = source.origin_of(preset_value, source.origin_of(preset_key, section_origin));
+  const std::string path = path_prefix + ".preset";
+  const std::string& name = preset_value.Scalar();
+  const PresetFile* preset = catalog.find(section, name);
+  if (preset == nullptr) {
+    const auto known = catalog.names(section);
+    std::string message = unknown_name_message(key_name + " preset", name, known);
+    if (message.find("did you mean") != std::string::npos && !known.empty()) {
+      message += " (known: " + join_names(known) + ")";
+    }
+    diagnostics.error(YamlSource::locate(preset_value, value_origin), path, message);
+    return;
+  }
+  const Origin preset_origin{.file = preset->file, .fixed_line = 0, .column_offset = 0};
+  YAML::Node tree;
+  try {
+    tree = YAML::Load(preset->text);
+  } catch (const YAML::Exception& e) {
+    const SourceLocation at{.file = preset->file, .line = e.mark.is_null() ? 0 : e.mark.line + 1,
+                            .column = e.mark.is_null() ? 0 : e.mark.column + 1};
+    diagnostics.error(at, "", "invalid YAML: " + e.msg);
+    return;
+  }
+  if (!tree.IsMap()) {
+    diagnostics.error({.file = preset->file, .line = 1, .column = 1}, key_name,
+                      "a preset file must be a map of " + key_name + " fields");
+    return;
+  }
+  YAML::Node nested_key;
+  YAML::Node nested_value;
+  if (find_entry(tree, "preset", nested_key, nested_value)) {
+    diagnostics.error(YamlSource::locate(nested_key, preset_origin), path, "a preset cannot name another preset");
+    return;
+  }
+  merge_under(section_map, tree, preset_origin, source);
+}
+
+}  // namespace
+
 void merge_presets(YamlSource& source, const PresetCatalog& catalog, Diagnostics& diagnostics) {
   const YAML::Node& root = source.root();
   if (!root.IsMap()) return;  // the converter reports it
@@ -139,46 +188,29 @@ void merge_presets(YamlSource& source, const PresetCatalog& catalog, Diagnostics
     YAML::Node section_key_node;
     YAML::Node section_map;
     if (!find_entry(root, key_name, section_key_node, section_map) || !section_map.IsMap()) continue;
-    YAML::Node preset_key;
-    YAML::Node preset_value;
-    if (!find_entry(section_map, "preset", preset_key, preset_value) || !preset_value.IsScalar()) continue;
-    const Origin& section_origin =
-        source.origin_of(section_map, source.origin_of(section_key_node, source.origin()));
-    const Origin& value_origin = source.origin_of(preset_value, source.origin_of(preset_key, section_origin));
-    const std::string path = key_name + ".preset";
-    const std::string& name = preset_value.Scalar();
-    const PresetFile* preset = catalog.find(section, name);
-    if (preset == nullptr) {
-      const auto known = catalog.names(section);
-      std::string message = unknown_name_message(key_name + " preset", name, known);
-      if (message.find("did you mean") != std::string::npos && !known.empty()) {
-        message += " (known: " + join_names(known) + ")";
-      }
-      diagnostics.error(YamlSource::locate(preset_value, value_origin), path, message);
-      continue;
-    }
-    const Origin preset_origin{.file = preset->file, .fixed_line = 0, .column_offset = 0};
-    YAML::Node tree;
-    try {
-      tree = YAML::Load(preset->text);
-    } catch (const YAML::Exception& e) {
-      const SourceLocation at{.file = preset->file, .line = e.mark.is_null() ? 0 : e.mark.line + 1,
-                              .column = e.mark.is_null() ? 0 : e.mark.column + 1};
-      diagnostics.error(at, "", "invalid YAML: " + e.msg);
-      continue;
-    }
-    if (!tree.IsMap()) {
-      diagnostics.error({.file = preset->file, .line = 1, .column = 1}, key_name,
-                        "a preset file must be a map of " + key_name + " fields");
-      continue;
-    }
-    YAML::Node nested_key;
-    YAML::Node nested_value;
-    if (find_entry(tree, "preset", nested_key, nested_value)) {
-      diagnostics.error(YamlSource::locate(nested_key, preset_origin), path, "a preset cannot name another preset");
-      continue;
-    }
-    merge_under(section_map, tree, preset_origin, source);
+    merge_section(source, catalog, diagnostics, section, key_name, section_map,
+                  source.origin_of(section_map, source.origin_of(section_key_node, source.origin())));
+  }
+  // Heterogeneous GPUs: topology.node_hardware[i].hardware takes a hardware preset too.
+  YAML::Node topology_key;
+  YAML::Node topology;
+  YAML::Node list_key;
+  YAML::Node list;
+  if (!find_entry(root, "topology", topology_key, topology) || !topology.IsMap() ||
+      !find_entry(topology, "node_hardware", list_key, list) || !list.IsSequence()) {
+    return;
+  }
+  // Origins are inherited down the path (a --set value is grafted at its top node).
+  const Origin& list_origin = source.origin_of(
+      list, source.origin_of(list_key, source.origin_of(topology, source.origin_of(topology_key, source.origin()))));
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    YAML::Node entry = list[i];
+    YAML::Node hw_key;
+    YAML::Node hw;
+    if (!entry.IsMap() || !find_entry(entry, "hardware", hw_key, hw) || !hw.IsMap()) continue;
+    merge_section(source, catalog, diagnostics, PresetSection::kHardware,
+                  "topology.node_hardware[" + std::to_string(i) + "].hardware", hw,
+                  source.origin_of(hw, source.origin_of(hw_key, source.origin_of(entry, list_origin))));
   }
 }
 

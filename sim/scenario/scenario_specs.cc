@@ -6,6 +6,7 @@
 #include "schedules/factory.h"
 #include "sim/fault/failure_records.h"
 #include "sim/scenario/to_spec.h"
+#include "sim/scenario/node_hardware.h"
 #include "sim/scenario/perturbations.h"
 #include "sim/scenario/scenario_specs_checkpoint.h"
 
@@ -169,10 +170,23 @@ executor::SimulationInput simulation_input(const scenario::LoadedScenario& loade
                                    .features = loaded.features,
                                    .topology = topo,
                                    .rank_order = loaded.proto.parallelism().rank_order(),
-                                   .perturbations = scenario::to_perturbation_spec(loaded.proto)};
+                                   .perturbations = scenario::to_perturbation_spec(loaded.proto),
+                                   .node_hardware = scenario::to_node_hardware(loaded.proto)};
+}
+
+void refuse_node_hardware(const scenario::LoadedScenario& loaded, const std::string& what) {
+  if (loaded.proto.topology().node_hardware_size() == 0) return;
+  const std::string field = "topology.node_hardware";
+  scenario::SourceLocation at = loaded.sources.find(field);
+  if (at.file.empty()) at.file = loaded.path;
+  if (at.line == 0) at = scenario::SourceLocation{.file = at.file, .line = 1, .column = 1};
+  throw scenario::ScenarioError({scenario::format_location(at) + ": " + field + ": " + what +
+                                 " prices one GPU for every rank; heterogeneous GPUs are priced by the step "
+                                 "simulation (mofasim simulate, ettr)"});
 }
 
 model::AnalyticInput analytic_input(const scenario::LoadedScenario& loaded) {
+  refuse_node_hardware(loaded, "the analytic model");
   return model::AnalyticInput{.model = loaded.model,
                               .hardware = loaded.hardware,
                               .parallel = loaded.parallel,

@@ -46,7 +46,11 @@ scenario::LoadedScenario load_checked(const std::string& path, const std::vector
 // Everything the step simulation needs, from one loaded scenario.
 executor::SimulationInput simulation_input(const scenario::LoadedScenario& loaded);
 
-// Everything the analytic MoFa model needs, from one loaded scenario.
+// Throws a located ScenarioError when the scenario mixes GPUs (topology.node_hardware): `what`
+// (the analytic model, tune's search) prices one GPU for every rank.
+void refuse_node_hardware(const scenario::LoadedScenario& loaded, const std::string& what);
+
+// Everything the analytic MoFa model needs, from one loaded scenario (refused for mixed GPUs).
 model::AnalyticInput analytic_input(const scenario::LoadedScenario& loaded);
 
 }  // namespace mofasim::cli

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/scenario/node_hardware.h"
 #include "sim/scenario/perturbations.h"
 #include "model/spec.h"
 #include "sim/scenario/units.h"
@@ -28,7 +29,7 @@ std::string num(double v) {
 
 std::string num(std::int64_t v) { return std::to_string(v); }
 
-constexpr std::array<std::string_view, 57> kRules = {
+constexpr std::array<std::string_view, 58> kRules = {
     "model: num_layers, hidden_size, num_attention_heads, vocab_size and seq_length are required and >= 1; "
     "ffn_hidden_size is required unless every layer is MoE (moe given and first_k_dense_layers = 0)",
     "model: num_kv_heads (if given) divides num_attention_heads",
@@ -96,6 +97,8 @@ constexpr std::array<std::string_view, 57> kRules = {
     "perturbations.slow: one of ranks, fraction, nodes or supernodes, each inside the cluster; slowdown >= 1 is required",
     "perturbations.degraded_links: level and bandwidth_fraction in (0, 1] are required; nvlink takes gpu, nic and spine "
     "take node (and nic); spine needs more than one supernode",
+    "topology.node_hardware: nodes inside the cluster, each in one entry; hardware as the hardware section; "
+    "gpus_per_node (if given) = topology.gpus_per_node; intra_node: bandwidth only",
 };
 
 class Validator {
@@ -112,6 +115,7 @@ class Validator {
     check_fault_tolerance();
     check_training();
     check_perturbations(s_, sources_, diagnostics_);
+    check_node_hardware();
   }
 
  private:
@@ -248,8 +252,33 @@ class Validator {
   // ---- hardware ---------------------------------------------------------------------------
   void check_hardware() {
     if (!require_section(s_.has_hardware(), "hardware", "peak_bf16, gpu_memory, hbm_bandwidth")) return;
-    const proto::Hardware& h = s_.hardware();
-    const std::string p = "hardware";
+    check_hardware_fields(s_.hardware(), "hardware");
+  }
+
+  // Heterogeneous GPUs: each node_hardware entry's hardware by the hardware section's rules.
+  void check_node_hardware() {
+    const auto& entries = s_.topology().node_hardware();
+    for (int i = 0; i < entries.size(); ++i) {
+      const proto::NodeHardware& e = entries.Get(i);
+      const std::string q = "topology.node_hardware[" + std::to_string(i) + "]";
+      if (e.has_intra_node()) {
+        if (require(e.intra_node(), q + ".intra_node", "bandwidth")) positive(true, e.intra_node().bandwidth(), q + ".intra_node.bandwidth");
+        if (e.intra_node().has_latency()) fail(q + ".intra_node.latency", "only bandwidth differs per node (latency: topology.intra_node)");
+      }
+      if (!e.has_hardware()) {
+        fail(q + ".hardware", "missing (the nodes' GPU, e.g. {preset: h200})");
+        continue;
+      }
+      check_hardware_fields(e.hardware(), q + ".hardware");
+      const proto::Optimizations& o = s_.optimizations();
+      if (o.compute_dtype() == proto::FP8 || o.precision() == proto::FP8) {
+        require(e.hardware(), q + ".hardware", "peak_fp8", "required by fp8 compute");
+      }
+    }
+    check_node_hardware_nodes(s_, sources_, diagnostics_);
+  }
+
+  void check_hardware_fields(const proto::Hardware& h, const std::string& p) {
     for (std::string_view name : {"peak_bf16", "gpu_memory", "hbm_bandwidth"}) require(h, p, name);
     positive(h.has_peak_bf16(), h.peak_bf16(), p + ".peak_bf16");
     positive(h.has_peak_fp8(), h.peak_fp8(), p + ".peak_fp8");

@@ -146,7 +146,42 @@ TEST(PerturbationReplay, FoldingIsRefusedWhereAStragglerReachesGroupsReplicaZero
   sim.perturbations = slow_ranks({3}, 1.5);  // TP group {2, 3}; replica 0 is rank 0 (TP group {0, 1})
   const StepResult r = simulate_plan(sim, {.fidelity = Fidelity::kFolded});
   EXPECT_EQ(r.fidelity, Fidelity::kFull);
-  EXPECT_NE(r.fidelity_note.find("folded refused: perturbed rank 3 shares a tp group"), std::string::npos) << r.fidelity_note;
+  EXPECT_NE(r.fidelity_note.find("folded refused: the tp group of rank 3 (stage 0) mixes perturbed and healthy replicas"), std::string::npos) << r.fidelity_note;
+}
+
+// A whole slow node under TP: node 3 holds TP group {6, 7}, stage 1 of replicas 2 and 3 (tp 2,
+// pp 2, dp 2, rank = tp + 2 dp + 4 pp, two GPUs per node). Both TP ranks are alike, so folding
+// simulates replica 0 and replica 2 (the first of the slow TP group) and represents replica 1 by 0
+// and replica 3 by 2: 4 of the 8 ranks, and the step equals the full replay's.
+TEST(PerturbationReplay, ASlowNodeUnderTensorParallelismFoldsToOneSlowReplica) {
+  StepPlan plan = one_layer_plan(2, 0.2e9);
+  for (LayerPlan& lp : plan.layers) {
+    lp.forward.ops.push_back(
+        {.name = "tp_ar", .is_comm = true, .scope = Scope::kTp, .collective = Collective::kAllReduce, .bytes = 4e6});
+  }
+  const schedules::Schedule sched = schedules::build_schedule(model::ScheduleKind::k1F1B, {.stages = 2, .microbatches = 4});
+  PlanSimulation sim{.plan = &plan, .schedule = &sched, .position_layers = one_layer_per_stage(2),
+                     .parallel = {.tp = 2, .pp = 2, .dp = 2, .micro_batch = 1, .global_batch = 8},
+                     .topology = {.gpus = 8, .gpus_per_node = 2, .intra_node = {.bandwidth = 100e9, .latency = 1e-6},
+                                  .inter_node = {.bandwidth = 25e9, .latency = 5e-6}}};
+  sim.perturbations.slow.push_back({.nodes = {3}, .slowdown = 1.7});
+  const StepResult folded = simulate_plan(sim, {.fidelity = Fidelity::kFolded});
+  const StepResult full = simulate_plan(sim, {.fidelity = Fidelity::kFull});
+  EXPECT_EQ(folded.fidelity, Fidelity::kFolded) << folded.fidelity_note;
+  EXPECT_EQ(folded.simulated_ranks, 4);
+  EXPECT_EQ(full.simulated_ranks, 8);
+  EXPECT_DOUBLE_EQ(folded.step_time_s, full.step_time_s);
+  EXPECT_DOUBLE_EQ(folded.breakdown.dp, full.breakdown.dp);
+  EXPECT_DOUBLE_EQ(folded.breakdown.tp, full.breakdown.tp);
+  EXPECT_DOUBLE_EQ(folded.critical_path_perturbed_s, full.critical_path_perturbed_s);
+  PlanSimulation healthy = sim;
+  healthy.perturbations = {};
+  EXPECT_GT(folded.step_time_s, simulate_plan(healthy, {}).step_time_s);
+  // Only GPU 7 slow: its TP peer 6 is healthy, no replica represents both, so full fidelity.
+  sim.perturbations.slow[0] = {.ranks = {7}, .slowdown = 1.7};
+  const StepResult one = simulate_plan(sim, {.fidelity = Fidelity::kFolded});
+  EXPECT_EQ(one.fidelity, Fidelity::kFull);
+  EXPECT_DOUBLE_EQ(one.step_time_s, simulate_plan(sim, {.fidelity = Fidelity::kFull}).step_time_s);
 }
 
 // Costs alone against the healthy step: a straggler costs time on the critical path; a degraded

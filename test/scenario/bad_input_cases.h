@@ -321,6 +321,15 @@ inline std::vector<BadInput> bad_inputs() {
        "bad.yaml:7:53: perturbations.degraded_links[0].node: the cluster has one node, so no scale-out link to degrade"},
       {"PerturbationLinkLevelMissing", base_with("training", "training: {steps: 100}\nperturbations: {degraded_links: [{node: 0, bandwidth_fraction: 0.5}]}"), {}, "simulate",
        "bad.yaml:7:34: perturbations.degraded_links[0].level: missing (nvlink, nic or spine)"},
+      // heterogeneous GPUs (issue 17): topology.node_hardware, checked against the topology
+      {"NodeHardwareNodeOutsideCluster", base(), {"topology.node_hardware=[{nodes: [1], hardware: {peak_bf16: \"989 TFLOPS\", gpu_memory: \"141 GB\", hbm_bandwidth: \"4.8 TB/s\"}}]"}, "simulate",
+       "--set:1:34: topology.node_hardware[0].nodes[0]: node 1 is outside the cluster (0..0)"},
+      {"NodeHardwareFieldMissing", base(), {"topology.node_hardware=[{nodes: [0], hardware: {name: x, gpu_memory: \"141 GB\", hbm_bandwidth: \"4.8 TB/s\"}}]"}, "memory",
+       "--set:1:48: topology.node_hardware[0].hardware.peak_bf16: missing (required), e.g. \"989 TFLOPS\""},
+      {"NodeHardwareOtherGpusPerNode", base(), {"topology.node_hardware=[{nodes: [0], gpus_per_node: 4, hardware: {peak_bf16: \"989 TFLOPS\", gpu_memory: \"141 GB\", hbm_bandwidth: \"4.8 TB/s\"}}]"}, "ettr",
+       "--set:1:53: topology.node_hardware[0].gpus_per_node: 4 GPUs per node, but topology.gpus_per_node is 8; nodes of different sizes would split TP groups and rails differently, which the placement cannot express"},
+      {"NodeHardwareNodeTwice", base(), {"topology.node_hardware=[{nodes: [0, 0], hardware: {peak_bf16: \"989 TFLOPS\", gpu_memory: \"141 GB\", hbm_bandwidth: \"4.8 TB/s\"}}]"}, "simulate",
+       "--set:1:37: topology.node_hardware[0].nodes[1]: node 0 already has hardware from this entry"},
       // checkpoint I/O (issue 17): simulated from a storage tier, or given; never both, never ignored
       {"CheckpointSaveTimeAndStorage", base_with("fault", "fault_tolerance: {node_failure_rate_per_day: 0.005, checkpoint: {interval_steps: 100, save_time: \"1 s\", storage: {write_bandwidth: \"1 GB/s\"}}}"), {}, "ettr",
        "bad.yaml:5:98: fault_tolerance.checkpoint.save_time: give save_time or storage, not both (storage simulates it)"},

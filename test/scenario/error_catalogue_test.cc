@@ -43,7 +43,7 @@ std::vector<BadCase> cases() {
        {},
        {"bad.yaml:3:21: topology: unknown field 'switches'; expected one of gpus, gpus_per_node, "
         "nodes_per_supernode, nics_per_node, intra_node, inter_node, inter_supernode, oversubscription, "
-        "bandwidth_decay, all_reduce_algorithm, collective_model"}},
+        "bandwidth_decay, all_reduce_algorithm, collective_model, node_hardware"}},
       {"UnknownTopLevelKey", Lines{.extra = "modle: {}"}.text(), {},
        {"bad.yaml:5:1: (top level): unknown field 'modle'; did you mean 'model'?"}},
       {"UnknownUnit",  // "3.35 TB" is a size: the bandwidth spelling is suggested

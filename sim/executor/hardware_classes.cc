@@ -1,0 +1,95 @@
+// Heterogeneous GPUs in the step simulation (see hardware_classes.h).
+#include "sim/executor/hardware_classes.h"
+
+#include <limits>
+#include <stdexcept>
+
+#include "sim/executor/trace_labels.h"
+
+namespace mofasim::executor {
+
+HardwareClasses price_hardware_classes(const std::vector<perturb::NodeHardware>& entries,
+                                       std::span<const StepPlan* const> plans, const GenerateInput& base,
+                                       const Workload& base_workload, const topology::TopologySpec& topology) {
+  HardwareClasses c;
+  if (entries.empty()) return c;
+  if (plans.size() != entries.size()) throw std::invalid_argument("node_hardware: one priced plan per entry is required");
+  c.class_by_gpu = perturb::hardware_class_by_gpu(entries, topology);
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    GenerateInput in = base;
+    in.plan = plans[i];
+    const Workload w = generate_workload(in);
+    bool same = w.size() == base_workload.size();
+    for (TaskId t = 0; same && t < w.size(); ++t) same = w.kind(t) == base_workload.kind(t);
+    if (!same) {
+      throw std::invalid_argument("topology.node_hardware[" + std::to_string(i) +
+                                  "].hardware: its step has other tasks than the hardware section's (" +
+                                  std::to_string(w.size()) + " vs " + std::to_string(base_workload.size()) +
+                                  "), so the two cannot run one step together");
+    }
+    std::vector<double> work(w.size());
+    for (TaskId t = 0; t < w.size(); ++t) work[t] = w.work(t);
+    c.hardware.push_back(entries[i].hardware);
+    c.work.push_back(std::move(work));
+  }
+  return c;
+}
+
+void scale_node_links(const std::vector<perturb::NodeHardware>& entries, const topology::Topology& topo,
+                      double intra_node_bandwidth, perturb::ResolvedPerturbations& p) {
+  for (const perturb::NodeHardware& e : entries) {
+    if (!e.intra_node_bandwidth || !(intra_node_bandwidth > 0)) continue;
+    const double factor = *e.intra_node_bandwidth / intra_node_bandwidth;
+    if (p.link_fraction.empty()) p.link_fraction.assign(topo.links().size(), 1.0);
+    for (int n : e.nodes) {
+      for (int i = 0; i < topo.gpus_per_node(); ++i) {
+        const int gpu = n * topo.gpus_per_node() + i;
+        p.link_fraction[topology::index_of(topo.nvlink_tx(gpu))] *= factor;
+        p.link_fraction[topology::index_of(topo.nvlink_rx(gpu))] *= factor;
+      }
+    }
+  }
+}
+
+void bind_stage_memory(const HardwareClasses& classes, const model::HardwareSpec& base, const topology::Placement& placement,
+                       StageMemory& m) {
+  const auto hw = [&](int cls) -> const model::HardwareSpec& {
+    return cls == 0 ? base : classes.hardware[static_cast<std::size_t>(cls - 1)];
+  };
+  const int replicas = placement.group_count(topology::GroupKind::kPp);
+  std::vector<char> present(classes.hardware.size() + 1, 0);
+  for (int g = 0; g < replicas; ++g) {
+    present[static_cast<std::size_t>(classes.of(placement.members(topology::GroupKind::kPp, g)[static_cast<std::size_t>(m.stage)]))] = 1;
+  }
+  double least_room = std::numeric_limits<double>::infinity();
+  for (std::size_t cls = 0; cls < present.size(); ++cls) {
+    if (present[cls] == 0) continue;
+    const model::HardwareSpec& h = hw(static_cast<int>(cls));
+    const double peak = m.static_bytes + m.peak_activation_bytes + h.memory_reserved_bytes;
+    const double room = h.gpu_memory_bytes - peak;
+    if (room < least_room) {
+      least_room = room;
+      m.reserved_bytes = h.memory_reserved_bytes;
+      m.peak_bytes = peak;
+      m.capacity_bytes = h.gpu_memory_bytes;
+      m.bound_hardware = h.name;
+    }
+  }
+}
+
+std::vector<HardwareUse> hardware_use(const HardwareClasses& classes, const model::HardwareSpec& base,
+                                      const Workload& w, const InstanceMap& map, const CriticalPath& cp) {
+  std::vector<HardwareUse> use(classes.hardware.size() + 1);
+  use[0].name = base.name;
+  for (std::size_t i = 0; i < classes.hardware.size(); ++i) use[i + 1].name = classes.hardware[i].name;
+  for (int cls : classes.class_by_gpu) ++use[static_cast<std::size_t>(cls)].gpus;
+  for (const CriticalStep& step : cp.steps) {
+    if (w.kind(step.task) != TaskKind::kCompute) continue;
+    const int rank = instance_rank(w, map, step.task, step.inst);
+    use[static_cast<std::size_t>(classes.of(rank))].critical_path_compute_s +=
+        static_cast<double>(step.end_ns - step.start_ns) * 1e-9;
+  }
+  return use;
+}
+
+}  // namespace mofasim::executor
