@@ -14,12 +14,9 @@ namespace {
 constexpr double kSecondsPerDay = 86400.0;
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-// Stall per checkpoint that the closed form charges: the blocking save, or only the snapshot of an
-// asynchronous checkpoint (its background write overlaps training).
-double stall_per_checkpoint_s(const FaultSpec& spec) {
-  return spec.checkpoint.mode == CheckpointMode::kBlocking ? spec.checkpoint.save_time_s
-                                                           : spec.checkpoint.snapshot_time_s;
-}
+// Stall per checkpoint that the closed form charges: the blocking save, or the snapshot of an
+// asynchronous checkpoint plus its drain's slowdown of training (its write itself overlaps).
+double stall_per_checkpoint_s(const FaultSpec& spec) { return checkpoint_stall_s(spec.checkpoint); }
 
 }  // namespace
 

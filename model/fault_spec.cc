@@ -66,6 +66,7 @@ void validate(const FaultSpec& spec) {
   require(finite_non_negative(c.save_time_s), "fault.checkpoint.save_time_s must be a finite number >= 0");
   require(finite_non_negative(c.snapshot_time_s), "fault.checkpoint.snapshot_time_s must be a finite number >= 0");
   require(finite_non_negative(c.restore_time_s), "fault.checkpoint.restore_time_s must be a finite number >= 0");
+  require(finite_non_negative(c.drain_slowdown_s), "fault.checkpoint.drain_slowdown_s must be a finite number >= 0");
   require(c.mode == CheckpointMode::kBlocking || c.mode == CheckpointMode::kAsync,
           "fault.checkpoint.mode must be blocking or async");
   require(finite_non_negative(spec.init_time_s), "fault.init_time_s must be a finite number >= 0");

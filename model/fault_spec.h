@@ -47,7 +47,18 @@ struct CheckpointPolicy {
   // gives save_time (its class recovery times are taken to include the reload); the checkpoint
   // I/O model (sim/fault/checkpoint_io.h) sets it from the storage tier's read path.
   double restore_time_s = 0;
+  // Async only: the training time the background write costs while it runs, summed over the steps
+  // it spans (each step's time while draining minus the step alone). 0 unless the checkpoint I/O
+  // model replays the drain beside the step's traffic (sim/executor/replay_drain.h). Charged like
+  // the snapshot: once per checkpoint, right after it.
+  double drain_slowdown_s = 0;
 };
+
+// The training time one checkpoint costs at the step: the blocking save, or an async checkpoint's
+// snapshot stall plus its drain's slowdown of the steps that follow (its write itself overlaps).
+inline double checkpoint_stall_s(const CheckpointPolicy& c) {
+  return c.mode == CheckpointMode::kBlocking ? c.save_time_s : c.snapshot_time_s + c.drain_slowdown_s;
+}
 
 enum class FailureProcessKind {
   kPoisson,    // job failures are Poisson with rate failure_units * lambda / 86400 per second

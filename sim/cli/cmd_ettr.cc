@@ -61,10 +61,12 @@ int run_ettr(const Args& args) {
 
   const scenario::LoadedScenario loaded = load_checked(path, common.sets, true);
   const StepTimeChoice step = resolve_step_time(loaded, ettr.step_time);
-  model::FaultSpec spec = to_fault_spec(loaded);
+  std::optional<CheckpointIoResult> io_result;  // shown when the checkpoint times were simulated
+  if (loaded.proto.fault_tolerance().checkpoint().has_storage()) io_result = simulate_checkpoint(loaded);
+  model::FaultSpec spec = io_result ? to_fault_spec(loaded, *io_result) : to_fault_spec(loaded);
   const FailSlowPricing fail_slow = price_fail_slow(loaded, spec.fail_slow);  // the slow steps, simulated
-  std::optional<fault::CheckpointIoTimes> io;  // shown when the checkpoint times were simulated
-  if (loaded.proto.fault_tolerance().checkpoint().has_storage()) io = fault::simulate_checkpoint_io(checkpoint_io_spec(loaded));
+  const fault::CheckpointIoTimes* io = io_result ? &io_result->idle : nullptr;
+  const executor::DrainUnderTraining* drain = io_result && io_result->drain ? &*io_result->drain : nullptr;
   const model::RunSpec run{.step_time_s = step.seconds, .n_steps = scenario::training_steps(loaded.proto),
                            .tokens_per_step = static_cast<double>(loaded.parallel.global_batch) * loaded.model.seq_length};
   const fault::MonteCarloOptions mc_options = monte_carlo_options(ettr);
@@ -106,6 +108,12 @@ int run_ettr(const Args& args) {
     if (io) {
       j["checkpoint_io"] = {{"bytes", io->total_bytes}, {"save_s", io->save_s}, {"snapshot_s", io->snapshot_s},
                             {"drain_s", io->drain_s}, {"restore_s", io->restore_s}};
+      if (drain != nullptr) {
+        j["checkpoint_io"]["drain_under_training"] = {
+            {"drain_s", drain->drain_s},           {"healthy_step_s", drain->healthy_step_s},
+            {"first_step_s", drain->first_step_s}, {"draining_steps", drain->draining_steps},
+            {"slowdown_s", drain->slowdown_s},     {"outlived_interval", drain->outlived_interval}};
+      }
     }
     if (spec.fail_slow.on()) j["fail_slow_cases"] = fail_slow_json(fail_slow, spec.fail_slow);
     std::cout << j.dump(2) << "\n";
@@ -117,6 +125,13 @@ int run_ettr(const Args& args) {
                 << format_number("%.4g s", io->save_s) << ", async snapshot " << format_number("%.4g s", io->snapshot_s)
                 << " + drain " << format_number("%.4g s", io->drain_s) << ", restore "
                 << format_number("%.4g s", io->restore_s) << " (added to every recovery)\n";
+      if (drain != nullptr) {
+        std::cout << "drain      beside training: " << format_number("%.4g s", drain->drain_s) << " over "
+                  << drain->draining_steps << " step(s); step " << format_number("%.4g s", drain->first_step_s)
+                  << " while draining (" << format_number("%.4g s", drain->healthy_step_s) << " alone), costs "
+                  << format_number("%.4g s", drain->slowdown_s) << " per checkpoint"
+                  << (drain->outlived_interval ? "; outlives the interval, the next snapshot waits" : "") << "\n";
+      }
     }
     if (spec.fail_slow.on()) std::cout << render_fail_slow_cases(fail_slow, spec.fail_slow);
     std::cout << "\n" << fault::render_ettr_table(study);

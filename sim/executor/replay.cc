@@ -8,6 +8,7 @@
 #include "sim/engine/event_queue.h"
 #include "sim/engine/fluid_model.h"
 #include "sim/executor/instance_times.h"
+#include "sim/executor/replay_background_flows.h"
 #include "sim/units/check.h"
 #include "topology/comm_group.h"
 
@@ -63,13 +64,15 @@ class Replayer {
         out_(InstanceMap(*in.placement, in.workload->stages(), in.fidelity, in.extra_replicas)), map_(out_.map),
         queue_(sim::EventQueueOptions{.shuffle_ties_seed = in.shuffle_ties_seed}), fluid_(queue_),
         progress_(in.progress), watched_links_(in.watched_links),
-        interference_alpha_(in.comm_interference_alpha), hardware_class_(in.hardware_class),
+        interference_alpha_(in.comm_interference_alpha), background_(in.background),
+        world_(in.placement->world_size()), hardware_class_(in.hardware_class),
         class_work_(in.class_work), class_hardware_(in.class_hardware) {}
 
   ReplayOutput run() {
     build_instances();
     build_resources();
     init_in_degrees();
+    if (background_ != nullptr) background_flows_.start(*background_, topo_, map_, world_, link_res_, fluid_);
     for (TaskId t = 0; t < w_.size(); ++t) {
       for (std::uint32_t i = 0; i < out_.instances(t); ++i) {
         if (remaining_[out_.base[t] + i] == 0) start(t, i);
@@ -81,6 +84,7 @@ class Replayer {
     out_.events = queue_.processed();
     out_.activities = fluid_.completed();
     collect_link_loads();
+    if (background_ != nullptr) out_.background = background_flows_.outcome();
     return std::move(out_);
   }
 
@@ -371,6 +375,7 @@ class Replayer {
     out_.end_ns[gi] = now;
     out_.step_ns = std::max(out_.step_ns, now);
     ++finished_;
+    if (background_ != nullptr && finished_ == out_.end_ns.size()) background_flows_.note_step_end(fluid_);
     if (progress_ && finished_ % kProgressEvery == 0) {
       progress_(static_cast<std::int64_t>(finished_), static_cast<std::int64_t>(out_.end_ns.size()));
     }
@@ -431,6 +436,9 @@ class Replayer {
   std::function<void(std::int64_t, std::int64_t)> progress_;
   const std::vector<std::uint32_t>* watched_links_ = nullptr;
   double interference_alpha_ = 1.0;
+  const BackgroundEgress* background_ = nullptr;
+  int world_ = 0;
+  BackgroundFlows background_flows_;
   std::span<const int> hardware_class_;
   const std::vector<std::vector<double>>* class_work_ = nullptr;
   std::span<const model::HardwareSpec> class_hardware_;

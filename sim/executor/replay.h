@@ -34,6 +34,7 @@
 
 #include "model/spec.h"
 #include "sim/executor/instance_map.h"
+#include "sim/executor/replay_background.h"
 #include "sim/executor/workload.h"
 #include "sim/executor/zeroed_array.h"
 #include "sim/perturb/perturbation.h"
@@ -71,6 +72,8 @@ struct ReplayInput {
   // Links (indices into topology->links()) whose load is recorded into ReplayOutput::link_loads,
   // for the trace's link counters; null or empty: none (and no recording cost).
   const std::vector<std::uint32_t>* watched_links = nullptr;
+  // Background traffic beside the step (a checkpoint drain, replay_background.h); null: none.
+  const BackgroundEgress* background = nullptr;
 };
 
 // The load history of one watched link: bytes/s from t_ns[i] on (0 before the first sample).
@@ -96,6 +99,7 @@ struct ReplayOutput {
   std::uint64_t events = 0;            // events the queue fired
   std::uint64_t activities = 0;        // engine activities completed
   std::vector<LinkLoad> link_loads{};  // the watched links, in ReplayInput::watched_links order
+  BackgroundOutcome background{};      // when ReplayInput::background was given
 
   [[nodiscard]] std::uint32_t instances(TaskId t) const { return static_cast<std::uint32_t>(base[t + 1] - base[t]); }
 };

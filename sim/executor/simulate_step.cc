@@ -138,7 +138,7 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
                                  .class_work = &classes.work, .class_hardware = classes.hardware,
                                  .extra_replicas = extra_replicas,
                                  .shuffle_ties_seed = options.shuffle_ties_seed, .progress = options.progress,
-                                 .watched_links = &watched_links});
+                                 .watched_links = &watched_links, .background = options.background});
 
   StepResult res;
   res.fidelity = fidelity;
@@ -149,6 +149,7 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
   res.events = r.events;
   res.tasks = w.size();
   res.instances = r.end_ns.size();
+  if (options.background != nullptr) res.background = r.background;
   const InstanceTimes times(w, r);
   double least_idle = -1;
   for (int s = 0; s < w.stages(); ++s) {

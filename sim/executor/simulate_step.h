@@ -14,6 +14,7 @@
 #include "schedules/schedule.h"
 #include "sim/executor/generate.h"
 #include "sim/executor/instance_map.h"
+#include "sim/executor/replay_background.h"
 #include "sim/executor/step_plan.h"
 #include "sim/executor/step_result.h"
 #include "sim/executor/trace_filter.h"
@@ -47,6 +48,9 @@ struct SimulateOptions {
   // Fill StepResult::critical_path_tasks. Off by default: at 2,048 GPUs the chain is ~10^5 tasks
   // (about 19 MB of JSON), which scripts asking for the step time should not have to read.
   bool critical_path_tasks = false;
+  // Background traffic replayed beside the step (a checkpoint drain, replay_background.h); null:
+  // none. StepResult::background reports it.
+  const BackgroundEgress* background = nullptr;
 };
 
 // One step before its replay: the schedule, the features with MemFine's chunk count resolved, the

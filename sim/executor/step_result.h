@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/executor/instance_map.h"
+#include "sim/executor/replay_background.h"
 #include "sim/executor/task.h"
 
 namespace mofasim::executor {
@@ -100,6 +101,7 @@ struct StepResult {
   double critical_path_perturbed_s = 0;
   std::optional<double> healthy_step_time_s{};
   std::vector<PerturbationCost> perturbation_costs{};
+  std::optional<BackgroundOutcome> background{};  // SimulateOptions::background given
   // Heterogeneous GPUs only (topology.node_hardware): every hardware class, the scenario's first;
   // the step is bound by the one with the most critical-path compute.
   std::vector<HardwareUse> hardware{};

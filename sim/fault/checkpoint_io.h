@@ -16,8 +16,9 @@
 // (progressive filling gives k identical flows the rate one flow of weight k gets), which keeps a
 // 16,384-GPU save to a few dozen flows.
 //
-// Not modelled: the drain's contention with DP traffic on the NICs while training goes on (the
-// drain is timed on an idle network), and stragglers in the storage tier.
+// Here the drain is timed on an idle network; sim/executor/replay_drain.h replays it beside the
+// step's own traffic on the NICs (what the fault model uses for async checkpoints). Not
+// modelled: stragglers in the storage tier.
 #pragma once
 
 #include <vector>

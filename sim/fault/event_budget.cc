@@ -16,7 +16,7 @@ double exposed_segment_s(const model::FaultSpec& spec, const model::RunSpec& run
   if (!spec.failures_during_save) return work;
   const model::CheckpointPolicy& ck = spec.checkpoint;
   if (ck.mode == model::CheckpointMode::kBlocking) return work + ck.save_time_s;
-  return work + ck.snapshot_time_s + std::max(0.0, ck.save_time_s - work);  // snapshot, then wait for the write
+  return work + model::checkpoint_stall_s(ck) + std::max(0.0, ck.save_time_s - work);  // snapshot, then wait for the write
 }
 
 }  // namespace

@@ -26,7 +26,7 @@ class TrialSimulator {
         interval_(spec.checkpoint.interval_steps),
         step_s_(run.step_time_s),
         save_s_(spec.checkpoint.save_time_s),
-        snap_s_(spec.checkpoint.snapshot_time_s),
+        snap_s_(model::checkpoint_stall_s(spec.checkpoint)),  // async: snapshot + drain slowdown
         save_exposed_(spec.failures_during_save),
         recovery_exposed_(spec.failures_during_recovery),
         max_failures_(max_failures),

@@ -7,7 +7,8 @@
 //    of step_time_s each, then a checkpoint; the last segment may be shorter, and the run ends
 //    when the checkpoint of its final step is complete (the final weights are on disk).
 //  - Blocking: the checkpoint stalls training for save_time_s and is complete at its end.
-//  - Async: training stalls for snapshot_time_s, then the write of save_time_s runs in the
+//  - Async: training stalls for snapshot_time_s plus drain_slowdown_s (what the write costs the
+//    steps it runs beside, charged here: model::checkpoint_stall_s), then the write of save_time_s runs in the
 //    background while the next segment trains; it completes save_time_s after the snapshot. A
 //    snapshot that comes due while the previous write is still running waits for it (the wait is
 //    checkpoint overhead). A failure before a write completes loses that checkpoint.

@@ -51,7 +51,10 @@ topology::TopologySpec to_topology_spec(const proto::Scenario& scenario) {
   return spec;
 }
 
-model::FaultSpec to_fault_spec(const scenario::LoadedScenario& loaded) {
+namespace {
+
+// fault_tolerance.* without the checkpoint I/O model's times (to_fault_spec adds them).
+model::FaultSpec fault_spec_without_io(const scenario::LoadedScenario& loaded) {
   const proto::Scenario& scenario = loaded.proto;
   if (!scenario.has_fault_tolerance()) {
     throw std::invalid_argument("fault_tolerance: the scenario has no fault_tolerance section");
@@ -86,10 +89,6 @@ model::FaultSpec to_fault_spec(const scenario::LoadedScenario& loaded) {
       .mode = ft.checkpoint().mode() == proto::ASYNC ? model::CheckpointMode::kAsync : model::CheckpointMode::kBlocking,
       .snapshot_time_s = ft.checkpoint().snapshot_time(),
   };
-  // With a storage tier the save, snapshot and restore times are simulated, not given.
-  if (ft.checkpoint().has_storage()) {
-    apply_checkpoint_io(fault::simulate_checkpoint_io(checkpoint_io_spec(loaded)), spec.checkpoint);
-  }
   spec.init_time_s = ft.init_time();
   spec.failures_during_save = ft.failures_during_save();
   spec.failures_during_recovery = ft.failures_during_recovery();
@@ -114,6 +113,20 @@ model::FaultSpec to_fault_spec(const scenario::LoadedScenario& loaded) {
   return spec;
 }
 
+}  // namespace
+
+model::FaultSpec to_fault_spec(const scenario::LoadedScenario& loaded) {
+  // With a storage tier the save, snapshot and restore times are simulated, not given.
+  if (!loaded.proto.fault_tolerance().checkpoint().has_storage()) return fault_spec_without_io(loaded);
+  return to_fault_spec(loaded, simulate_checkpoint(loaded));
+}
+
+model::FaultSpec to_fault_spec(const scenario::LoadedScenario& loaded, const CheckpointIoResult& io) {
+  model::FaultSpec spec = fault_spec_without_io(loaded);
+  apply_checkpoint_io(io, spec.checkpoint);
+  return spec;
+}
+
 
 void check_scenario_specs(const scenario::LoadedScenario& loaded, bool with_faults) {
   auto locate = [&](const std::invalid_argument& e) {
@@ -131,7 +144,12 @@ void check_scenario_specs(const scenario::LoadedScenario& loaded, bool with_faul
   try {
     to_topology_spec(loaded.proto).validate();
     if (with_faults) {
-      model::validate(to_fault_spec(loaded));
+      // The idle-network I/O only: the drain's step replays wait for the command that uses them.
+      model::FaultSpec spec = fault_spec_without_io(loaded);
+      if (loaded.proto.fault_tolerance().checkpoint().has_storage()) {
+        apply_checkpoint_io(fault::simulate_checkpoint_io(checkpoint_io_spec(loaded)), spec.checkpoint);
+      }
+      model::validate(spec);
       static_cast<void>(scenario::training_steps(loaded.proto));  // the fault model's run length
     }
   } catch (const std::invalid_argument& e) {

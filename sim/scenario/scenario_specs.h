@@ -17,6 +17,8 @@
 
 namespace mofasim::cli {
 
+struct CheckpointIoResult;  // scenario_specs_checkpoint.h
+
 // topology.* with bandwidth_scale 1: mu_b (MoFa(18)) travels in FeatureSpec::bandwidth_scale, which
 // both the step simulation and the analytic model apply (applying it here too would count it twice).
 topology::TopologySpec to_topology_spec(const proto::Scenario& scenario);
@@ -25,7 +27,11 @@ topology::TopologySpec to_topology_spec(const proto::Scenario& scenario);
 // relative to the scenario file's folder) is fitted here, its records taken as recorded on a
 // cluster of this scenario's size. Throws std::invalid_argument when the scenario has no
 // fault_tolerance section.
+// With fault_tolerance.checkpoint.storage the checkpoint times are simulated (scenario_specs_checkpoint.h),
+// an async drain beside the scenario's own steps included.
 model::FaultSpec to_fault_spec(const scenario::LoadedScenario& loaded);
+// The same with the checkpoint I/O already simulated (simulate_checkpoint), to report and use one run.
+model::FaultSpec to_fault_spec(const scenario::LoadedScenario& loaded, const CheckpointIoResult& io);
 
 // Runs the validators of the layer specs that the loader's own rules do not cover (e.g. topology's
 // supernode shape) and turns their std::invalid_argument into a ScenarioError located at the field

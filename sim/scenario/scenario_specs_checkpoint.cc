@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "model/checkpoint_shard.h"
+#include "sim/executor/simulate_step.h"
+#include "sim/scenario/scenario_specs.h"
 #include "topology/placement.h"
 #include "topology/rank_order.h"
 
@@ -55,6 +57,38 @@ void apply_checkpoint_io(const fault::CheckpointIoTimes& io, model::CheckpointPo
     policy.save_time_s = io.save_s;
   }
   policy.restore_time_s = io.restore_s;
+}
+
+executor::BackgroundEgress drain_egress(const scenario::LoadedScenario& loaded, const fault::CheckpointIoSpec& io) {
+  const proto::CheckpointStorage& storage = loaded.proto.fault_tolerance().checkpoint().storage();
+  return {.bytes_by_gpu = io.shard_bytes,
+          .streams = storage.drain_streams(),
+          .start_s = storage.drain_start(),
+          .node_limit = io.node_write,
+          .shared_limit = io.storage_write};
+}
+
+CheckpointIoResult simulate_checkpoint(const scenario::LoadedScenario& loaded) {
+  const fault::CheckpointIoSpec spec = checkpoint_io_spec(loaded);
+  CheckpointIoResult r{.idle = fault::simulate_checkpoint_io(spec)};
+  const proto::Checkpoint& c = loaded.proto.fault_tolerance().checkpoint();
+  if (c.mode() == proto::ASYNC) {
+    const executor::SimulationInput input = simulation_input(loaded);
+    r.drain = executor::simulate_drain(
+        [&](const executor::SimulateOptions& o) { return executor::simulate_step(input, o); },
+        executor::SimulateOptions{}, drain_egress(loaded, spec), c.interval_steps());
+  }
+  return r;
+}
+
+void apply_checkpoint_io(const CheckpointIoResult& io, model::CheckpointPolicy& policy) {
+  apply_checkpoint_io(io.idle, policy);
+  if (io.drain && policy.mode == model::CheckpointMode::kAsync) {
+    policy.save_time_s = io.drain->drain_s;
+    // Max-min sharing is not monotone: a drain that slows one flow can free a link for another,
+    // so a step beside it can come out a hair faster. A checkpoint's cost is never negative.
+    policy.drain_slowdown_s = std::max(0.0, io.drain->slowdown_s);
+  }
 }
 
 }  // namespace mofasim::cli

@@ -92,6 +92,7 @@ constexpr std::array<std::string_view, 59> kRules = {
     "and given with storage neither save_time nor snapshot_time is allowed (storage.write_bandwidth is required)",
     "hardware: disk_write_bandwidth and disk_read_bandwidth only with fault_tolerance.checkpoint.storage",
     "fault_tolerance.checkpoint: async needs snapshot_time <= save_time",
+    "fault_tolerance.checkpoint.storage: drain_streams >= 1; drain_streams and drain_start only with mode async",
     "fault_tolerance: process empirical needs failure_records; weibull_shape > 0",
     "fault_tolerance: step_time (if given) > 0",
     "training: exactly one of tokens (> 0) and steps (>= 1)",
@@ -677,6 +678,13 @@ class Validator {
         if (c.has_save_time()) fail(q + ".save_time", "give save_time or storage, not both (storage simulates it)");
         if (c.has_snapshot_time()) fail(q + ".snapshot_time", "give snapshot_time or storage, not both (storage simulates it)");
         require(c.storage(), q + ".storage", "write_bandwidth");
+        at_least(c.storage().has_drain_streams(), c.storage().drain_streams(), 1, q + ".storage.drain_streams");
+        for (const char* drain : {"drain_streams", "drain_start"}) {  // a blocking save has no drain
+          const gpb::FieldDescriptor* field = c.storage().GetDescriptor()->FindFieldByName(drain);
+          if (c.mode() != proto::ASYNC && c.storage().GetReflection()->HasField(c.storage(), field)) {
+            fail(q + ".storage." + drain, "only used with mode: async (a blocking save has no background drain)");
+          }
+        }
       } else {
         const bool save_ok = require(c, q, "save_time", "required unless storage is given");
         if (save_ok && c.mode() == proto::ASYNC && c.snapshot_time() > c.save_time()) {

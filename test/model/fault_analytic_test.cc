@@ -244,6 +244,24 @@ TEST(AnalyticE2e, AsyncChargesOnlyTheSnapshot) {
   EXPECT_DOUBLE_EQ(analytic_e2e(spec, {.step_time_s = 10, .n_steps = 100}).t_total_s, 1005.0);
 }
 
+TEST(AnalyticE2e, AsyncChargesTheSnapshotAndTheDrainsSlowdown) {
+  // No failures: T_total = 100 * 10 + (100 / 10) * (0.5 + 2) = 1025 s: the write overlaps, the
+  // 2 s it costs the steps it runs beside does not.
+  FaultSpec spec{.node_failure_rate_per_day = 0, .failure_units = 1, .fixed_downtime_s = 0.0,
+                 .checkpoint = {.interval_steps = 10, .save_time_s = 30, .mode = CheckpointMode::kAsync,
+                                .snapshot_time_s = 0.5, .drain_slowdown_s = 2}};
+  const RunSpec run{.step_time_s = 10, .n_steps = 100};
+  EXPECT_DOUBLE_EQ(checkpoint_stall_s(spec.checkpoint), 2.5);
+  EXPECT_DOUBLE_EQ(analytic_e2e(spec, run).t_total_s, 1025.0);
+  EXPECT_DOUBLE_EQ(analytic_e2e(spec, run).checkpoint_s, 25.0);
+  // Young's interval with t_save = 2.5 s at c = 100 failures/day: sqrt(2 * 2.5 * 864) / 10 = 6.573 steps.
+  spec.node_failure_rate_per_day = 100;
+  EXPECT_NEAR(optimal_interval(spec, run).young_steps, std::sqrt(2 * 2.5 * 864.0) / 10, 1e-12);
+  spec.checkpoint.drain_slowdown_s = -1;
+  EXPECT_THAT([&] { validate(spec); },
+              ::testing::ThrowsMessage<std::invalid_argument>(HasSubstr("fault.checkpoint.drain_slowdown_s")));
+}
+
 TEST(Validate, NamesTheField) {
   FaultSpec spec{.node_failure_rate_per_day = 0.01, .failure_units = 4, .fixed_downtime_s = 10.0,
                  .checkpoint = {.interval_steps = 0, .save_time_s = 1}};

@@ -362,6 +362,10 @@ inline std::vector<BadInput> bad_inputs() {
        "bad.yaml:5:96: fault_tolerance.checkpoint.storage.write_bandwidth: missing (required), e.g. \"400 GB/s\""},
       {"DiskWriteBandwidthIgnoredWithSaveTime", base_with("hardware", "hardware: {peak_bf16: \"989 TFLOPS\", gpu_memory: \"80 GiB\", hbm_bandwidth: \"3.35 TB/s\", disk_write_bandwidth: \"2 GB/s\"}"), {}, "simulate",
        "bad.yaml:2:109: hardware.disk_write_bandwidth: changes nothing while fault_tolerance.checkpoint.save_time is given; give checkpoint.storage to simulate the checkpoint I/O, or remove it"},
+      {"CheckpointDrainStreamsZero", base_with("fault", "fault_tolerance: {node_failure_rate_per_day: 0.005, checkpoint: {interval_steps: 100, mode: async, storage: {write_bandwidth: \"1 GB/s\", drain_streams: 0}}}"), {}, "ettr",
+       "bad.yaml:5:152: fault_tolerance.checkpoint.storage.drain_streams: must be at least 1, got 0"},
+      {"CheckpointDrainOfABlockingSave", base_with("fault", "fault_tolerance: {node_failure_rate_per_day: 0.005, checkpoint: {interval_steps: 100, storage: {write_bandwidth: \"1 GB/s\", drain_start: \"2 s\"}}}"), {}, "ettr",
+       "bad.yaml:5:137: fault_tolerance.checkpoint.storage.drain_start: only used with mode: async (a blocking save has no background drain)"},
   };
 }
 

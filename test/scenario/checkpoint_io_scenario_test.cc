@@ -76,5 +76,43 @@ TEST(CheckpointIoScenario, AsyncStallsForTheSnapshotAndDrainsTheRest) {
   EXPECT_NEAR(spec.checkpoint.save_time_s, total / 1e9, 1e-9);        // the drain, storage bound
 }
 
+// Two nodes of 4 GPUs (tp 2, dp 4): every DP all-reduce crosses the 1 GB/s NICs, so an async
+// drain through the same NICs contends with it. The fault model takes the drain under training
+// (longer than on an idle network) as the write time, and charges the snapshot plus the steps'
+// slowdown per checkpoint (executor/drain_replay_test works the max-min numbers by hand).
+TEST(CheckpointIoScenario, AsyncDrainUnderTrainingFeedsTheFaultModel) {
+  const std::string text =
+      "model: {num_layers: 4, hidden_size: 256, num_attention_heads: 8, num_kv_heads: 4, ffn_hidden_size: 1024, "
+      "vocab_size: 1000, seq_length: 128}\n"
+      "hardware: {peak_bf16: \"989 TFLOPS\", gpu_memory: \"80 GiB\", hbm_bandwidth: \"3.35 TB/s\", d2h_bandwidth: \"10 GB/s\"}\n"
+      "topology: {gpus: 8, gpus_per_node: 4, intra_node: {bandwidth: \"400 GB/s\"}, inter_node: {bandwidth: \"1 GB/s\"}}\n"
+      "parallelism: {tp: 2, dp: 4, global_batch: 16}\n"
+      "fault_tolerance: {node_failure_rate_per_day: 5, checkpoint: {interval_steps: 100, mode: async, "
+      "storage: {write_bandwidth: \"1000 GB/s\"}}}\n"
+      "training: {steps: 100000}\n";
+  const scenario::LoadedScenario loaded = scenario::load_scenario_from_string(text, "io.yaml");
+  const CheckpointIoResult io = simulate_checkpoint(loaded);
+  ASSERT_TRUE(io.drain.has_value());
+  const executor::DrainUnderTraining& d = *io.drain;
+  // Alone, each GPU's shard leaves at its NIC rail's 1 GB/s (the tier's 1000 GB/s is no limit).
+  const fault::CheckpointIoSpec spec = checkpoint_io_spec(loaded);
+  EXPECT_NEAR(io.idle.drain_s, spec.shard_bytes[0] / 1e9, 1e-9);
+  EXPECT_GT(d.drain_s, io.idle.drain_s);          // beside the all-reduces it takes longer
+  EXPECT_GT(d.first_step_s, d.healthy_step_s);  // and the step it runs in too
+  EXPECT_GT(d.slowdown_s, 0);
+  const model::FaultSpec f = to_fault_spec(loaded, io);
+  EXPECT_DOUBLE_EQ(f.checkpoint.save_time_s, d.drain_s);
+  EXPECT_DOUBLE_EQ(f.checkpoint.drain_slowdown_s, d.slowdown_s);
+  EXPECT_DOUBLE_EQ(f.checkpoint.snapshot_time_s, io.idle.snapshot_s);
+  // The closed form charges snapshot + slowdown once per checkpoint: 100000 / 100 of them.
+  const model::RunSpec run{.step_time_s = d.healthy_step_s, .n_steps = 100000};
+  EXPECT_NEAR(model::analytic_e2e(f, run).checkpoint_s, 1000 * (io.idle.snapshot_s + d.slowdown_s), 1e-9);
+  // The same scenario with the drain ignored (slowdown 0) has a higher ETTR and a shorter interval.
+  model::FaultSpec idle = f;
+  idle.checkpoint.drain_slowdown_s = 0;
+  EXPECT_GT(model::analytic_e2e(idle, run).ettr, model::analytic_e2e(f, run).ettr);
+  EXPECT_LT(model::optimal_interval(idle, run).exact_real, model::optimal_interval(f, run).exact_real);
+}
+
 }  // namespace
 }  // namespace mofasim::cli
