@@ -26,6 +26,13 @@ void check_sizes(const ParallelSizes& sizes) {
     throw std::invalid_argument("parallelism.ep: must divide cp*dp = " + std::to_string(sizes.cp * sizes.dp) +
                                 " (experts are carved out of the cp*dp ranks), got " + std::to_string(sizes.ep));
   }
+  const int n = sizes.dist_opt_instances;
+  const int edp = sizes.cp * sizes.dp / sizes.ep;
+  if (n < 1 || (sizes.cp * sizes.dp) % n != 0 || edp % n != 0) {
+    throw std::invalid_argument("optimizations.optimizer.num_distributed_optimizer_instances: must divide dp*cp = " +
+                                std::to_string(sizes.cp * sizes.dp) + " and the expert-DP size " + std::to_string(edp) +
+                                ", got " + std::to_string(n));
+  }
 }
 
 // Size of dimension d in the dense or the expert layout; 0 when the layout leaves it out (ep in
@@ -57,8 +64,12 @@ KindAxes kind_axes(GroupKind k) {
     case GroupKind::kDpCp: return {.expert = false, .varying = {ParallelDim::kCp, ParallelDim::kDp}, .count = 2};
     case GroupKind::kEp: return {.expert = true, .varying = {ParallelDim::kEp}, .count = 1};
     case GroupKind::kExpertDp: return {.expert = true, .varying = {ParallelDim::kDp}, .count = 1};
+    case GroupKind::kDpCpShard:
+    case GroupKind::kDpCpReplica:
+    case GroupKind::kExpertDpShard:
+    case GroupKind::kExpertDpReplica: break;  // slices of the kinds above (placement_dp_slices.cc)
   }
-  MOFASIM_UNREACHABLE("unknown GroupKind");
+  MOFASIM_UNREACHABLE("not a layout group kind");
 }
 
 }  // namespace
@@ -72,12 +83,17 @@ std::string_view group_kind_name(GroupKind k) {
     case GroupKind::kEp: return "ep";
     case GroupKind::kDpCp: return "dp_cp";
     case GroupKind::kExpertDp: return "expert_dp";
+    case GroupKind::kDpCpShard: return "dp_cp_shard";
+    case GroupKind::kDpCpReplica: return "dp_cp_replica";
+    case GroupKind::kExpertDpShard: return "expert_dp_shard";
+    case GroupKind::kExpertDpReplica: return "expert_dp_replica";
   }
   return "?";
 }
 
 Placement::Placement(const ParallelSizes& sizes, const RankOrder& order) : sizes_(sizes), order_(order) {
   check_sizes(sizes);
+  check_order_for_sizes(sizes, order);
   world_ = sizes.world();
   int dense_stride = 1;
   int expert_stride = 1;
@@ -100,7 +116,16 @@ Placement::Placement(const ParallelSizes& sizes, const RankOrder& order) : sizes
   build(GroupKind::kPp, dense_, {ParallelDim::kPp});
   build(GroupKind::kDpCp, dense_, {ParallelDim::kCp, ParallelDim::kDp});
   build(GroupKind::kEp, expert_, {ParallelDim::kEp});
-  build(GroupKind::kExpertDp, expert_, {ParallelDim::kDp});
+  if (sizes.ep == 1) {
+    // Without expert parallelism the experts' gradients are reduced with the dense ones, over the
+    // dp·cp group, whatever the order (with cp, ep, dp adjacent the expert layout gives the same
+    // groups; with Meta's tp-cp-ep-pp-dp it would not).
+    build(GroupKind::kExpertDp, dense_, {ParallelDim::kCp, ParallelDim::kDp});
+  } else {
+    build(GroupKind::kExpertDp, expert_, {ParallelDim::kDp});
+  }
+  build_dp_slices(GroupKind::kDpCp, GroupKind::kDpCpShard, GroupKind::kDpCpReplica);
+  build_dp_slices(GroupKind::kExpertDp, GroupKind::kExpertDpShard, GroupKind::kExpertDpReplica);
 }
 
 void Placement::build(GroupKind k, const Layout& layout, std::initializer_list<ParallelDim> varying) {
@@ -163,7 +188,10 @@ int Placement::coordinate(ParallelDim d, int rank) const {
 }
 
 std::vector<int> group_members_of(const ParallelSizes& sizes, const RankOrder& order, GroupKind k, int rank) {
+  if (is_dp_slice(k)) return dp_slice_members_of(sizes, order, k, rank);
+  if (k == GroupKind::kExpertDp && sizes.ep == 1) k = GroupKind::kDpCp;  // as the Placement builds it
   check_sizes(sizes);
+  check_order_for_sizes(sizes, order);
   const int world = sizes.world();
   if (rank < 0 || rank >= world) {
     throw std::invalid_argument("rank " + std::to_string(rank) + " is outside the world [0, " + std::to_string(world) + ")");

@@ -7,9 +7,13 @@
 //    rank = Σ coord_d · stride_d, stride of a dimension = product of the sizes listed before it.
 //    With "tp-cp-ep-dp-pp": rank = tp_i + tp·(cp_i + cp·(dp_i + dp·pp_i)).
 //  * Expert layout: the same order with cp dropped and dp replaced by edp = cp·dp/ep (expert tensor
-//    parallelism = tp). Since cp, ep and dp are adjacent in the order, the cp·dp block and the
-//    ep·edp block cover the same ranks, so ep is carved out of cp·dp: with ep before dp an EP group
-//    is ep consecutive positions of the cp·dp block; with ep after dp it is strided by edp.
+//    parallelism = tp), as Megatron's expert RankGenerator. When cp, ep and dp are adjacent in the
+//    order the cp·dp block and the ep·edp block cover the same ranks, so ep is carved out of cp·dp:
+//    with ep before dp an EP group is ep consecutive positions of the cp·dp block; with ep after
+//    dp it is strided by edp. Any other order is taken as Megatron takes it, under its checks
+//    (check_order_for_sizes), e.g. Meta's "tp-cp-ep-pp-dp".
+//  * HSDP: the dp·cp and expert-DP groups cut into dist_opt_instances shard groups, with replica
+//    groups across them (placement_dp_slices.cc).
 //  * Members of a group are listed in ascending rank order; groups of a kind are numbered by their
 //    smallest rank, ascending.
 #pragma once
@@ -29,6 +33,10 @@ struct ParallelSizes {
   int ep = 1;  // must divide cp·dp
   int dp = 1;
   int pp = 1;
+  // Megatron's num_distributed_optimizer_instances (HSDP): the dp·cp group and the expert-DP group
+  // are each cut into this many shard groups of consecutive members (ZeRO within a shard group,
+  // replicated across them); must divide cp·dp and cp·dp/ep. See placement_dp_slices.cc.
+  int dist_opt_instances = 1;
   [[nodiscard]] int world() const { return tp * cp * dp * pp; }
 };
 
@@ -40,9 +48,19 @@ enum class GroupKind : std::uint8_t {
   kEp,        // expert parallel (expert layout)
   kDpCp,      // dp × cp: dense gradient reduction when cp > 1
   kExpertDp,  // expert data parallel (edp): expert gradient reduction
+  // HSDP (ParallelSizes::dist_opt_instances = N), Megatron's partial distributed optimizer: the
+  // ascending dp·cp (expert-DP) group cut into N consecutive shard groups ("intra-partial"), and
+  // the replica groups of the members at the same position in each ("inter-partial"). With N = 1
+  // a shard group is the whole group and a replica group one rank.
+  kDpCpShard,
+  kDpCpReplica,
+  kExpertDpShard,
+  kExpertDpReplica,
 };
 
-inline constexpr int kGroupKindCount = 7;
+inline constexpr int kGroupKindCount = 11;
+// The shard / replica kinds above, cut from kDpCp or kExpertDp.
+bool is_dp_slice(GroupKind k);
 std::string_view group_kind_name(GroupKind k);
 
 class Placement {
@@ -84,6 +102,8 @@ class Placement {
   const Kind& kind(GroupKind k) const { return kinds_[static_cast<std::size_t>(k)]; }
   std::size_t check(int rank) const;
   void build(GroupKind k, const Layout& layout, std::initializer_list<ParallelDim> varying);
+  // The HSDP shard and replica groups of `whole` (placement_dp_slices.cc).
+  void build_dp_slices(GroupKind whole, GroupKind shard, GroupKind replica);
 
   ParallelSizes sizes_;
   RankOrder order_;
@@ -98,5 +118,14 @@ class Placement {
 // rank's coordinates without building every group (the analytic model needs rank 0's groups only).
 // Throws std::invalid_argument like Placement's constructor, and for a rank outside the world.
 std::vector<int> group_members_of(const ParallelSizes& sizes, const RankOrder& order, GroupKind k, int rank);
+
+// group_members_of for the HSDP kinds (is_dp_slice(k)): the slice of rank's kDpCp / kExpertDp group.
+std::vector<int> dp_slice_members_of(const ParallelSizes& sizes, const RankOrder& order, GroupKind k, int rank);
+
+// Megatron's checks on a rank order with these sizes (parallel_state.initialize_model_parallel):
+// with pp > 1 and the order not ending in pp, the expert-DP size cp·dp/ep must equal dp, and the
+// dense and expert layouts must give the same PP groups. Throws std::invalid_argument naming
+// parallelism.rank_order.
+void check_order_for_sizes(const ParallelSizes& sizes, const RankOrder& order);
 
 }  // namespace mofasim::topology
