@@ -238,6 +238,10 @@ struct FeatureSpec {
   OptimizerPlacement optimizer_placement = OptimizerPlacement::kGpu;  // cpu: MoFa(27) MoFa(28)
   bool distributed_optimizer = false;  // MoFa(25) MoFa(26)
   DpSharding dp_sharding = DpSharding::kNone;  // ZeRO stage; distributed_optimizer means at least kOptim
+  // HSDP (Megatron's num_distributed_optimizer_instances, FSDP's hybrid shard): the dp*cp and
+  // expert-DP groups cut into this many shard groups; dp_sharding applies within one, the shard
+  // groups keep replicas and all-reduce the gradient shard across them. Divides dp*cp and edp.
+  int dist_opt_instances = 1;
   DType param_dtype = DType::kBf16;             // Megatron params_dtype
   DType grad_dtype = DType::kFp32;              // Megatron --main-grads-dtype (fp16: legacy fp16 training)
   DType optimizer_state_dtype = DType::kFp32;   // Adam first moment, --exp-avg-dtype (DeepSeek-V3: bf16)

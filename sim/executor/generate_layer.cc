@@ -17,7 +17,9 @@ Stream stream_of(Scope scope) {
     case Scope::kCp: return Stream::kCp;
     case Scope::kEp: return Stream::kEp;
     case Scope::kDp:
-    case Scope::kExpertDp: return Stream::kDp;
+    case Scope::kExpertDp:
+    case Scope::kDpReplica:
+    case Scope::kExpertDpReplica: return Stream::kDp;
     case Scope::kRank:
     case Scope::kCount: break;
   }
@@ -30,7 +32,9 @@ Category category_of(Scope scope) {
     case Scope::kCp: return Category::kCp;
     case Scope::kEp: return Category::kEp;
     case Scope::kDp:
-    case Scope::kExpertDp: return Category::kDp;
+    case Scope::kExpertDp:
+    case Scope::kDpReplica:
+    case Scope::kExpertDpReplica: return Category::kDp;
     case Scope::kRank:
     case Scope::kCount: break;
   }

@@ -28,7 +28,7 @@ std::string perturbed_folding(const Workload& w, const topology::Placement& plac
       for (int sc = 0; sc < kScopeCount; ++sc) {
         const auto scope = static_cast<Scope>(sc);
         if (scope == Scope::kRank || !used[static_cast<std::size_t>(s)][sc]) continue;
-        const topology::GroupKind kind = InstanceMap::group_kind(scope);
+        const topology::GroupKind kind = InstanceMap::group_kind(scope, placement);
         const int rank = ranks[static_cast<std::size_t>(s)];
         if (placement.group_of(kind, rank) != placement.group_of(kind, replica0[static_cast<std::size_t>(s)])) {
           return "folded refused: perturbed rank " + std::to_string(rank) + " shares a " +

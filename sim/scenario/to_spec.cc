@@ -264,6 +264,7 @@ model::FeatureSpec to_feature_spec(const proto::Optimizations& o) {
                      : opt.distributed()                       ? model::DpSharding::kOptim
                                                                : model::DpSharding::kNone;
   spec.distributed_optimizer = spec.dp_sharding >= model::DpSharding::kOptim;
+  spec.dist_opt_instances = opt.num_distributed_optimizer_instances();
   spec.param_dtype = dtype(opt.params_dtype());
   spec.grad_dtype = dtype(opt.main_grads_dtype());
   spec.master_dtype = dtype(opt.main_params_dtype());

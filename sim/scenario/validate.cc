@@ -7,11 +7,14 @@
 #include <cmath>
 #include <cstdint>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "sim/scenario/perturbations.h"
 #include "model/spec.h"
+#include "topology/placement.h"
+#include "topology/rank_order.h"
 #include "sim/scenario/units.h"
 #include "sim/scenario/validate_memory_fields.h"
 
@@ -64,7 +67,8 @@ constexpr std::array<std::string_view, 57> kRules = {
     "sequence into 2*cp chunks, two per CP rank)",
     "parallelism: sequence_parallel needs model.seq_length divisible by tp*cp",
     "parallelism: rank_order names tp, cp, ep, dp and pp once each, joined by '-'",
-    "parallelism: rank_order keeps cp, ep and dp adjacent, in any order (ep is carved out of the cp*dp block)",
+    "parallelism: a rank_order not ending in pp, with pp > 1, needs the expert-DP size dp*cp/ep equal to dp, and "
+    "the attention and MoE layers' pipeline groups must be the same (Megatron's checks)",
     "parallelism: estimated simulator tasks per step (m x (num_layers + mtp_depth) x 2 x ops per layer) at most "
     "2e7, about 2.4 GiB of replay tables",
     "optimizations: compute_scale > 0; bandwidth_scale > 0; dp_bucket_size > 0",
@@ -357,9 +361,19 @@ class Validator {
     ok &= at_least(true, x.etp(), 1, p + ".etp");
     ok &= at_least(true, x.micro_batch(), 1, p + ".micro_batch");
     const bool batch_ok = at_least(x.has_global_batch(), x.global_batch(), 1, p + ".global_batch");
-    check_rank_order(x.rank_order());
+    const bool order_ok = check_rank_order(x.rank_order());
     if (!ok) return;  // the rules below divide by these sizes
     const std::int64_t tp = x.tp(), cp = x.cp(), pp = x.pp(), vpp = x.vpp(), dp = x.dp(), ep = x.ep();
+    if (order_ok && (dp * cp) % ep == 0) {
+      try {  // what Megatron refuses for this order with these sizes
+        topology::check_order_for_sizes({.tp = x.tp(), .cp = x.cp(), .ep = x.ep(), .dp = x.dp(), .pp = x.pp()},
+                                        topology::RankOrder::parse(x.rank_order()));
+      } catch (const std::invalid_argument& e) {
+        const std::string what = e.what();
+        const std::string prefix = "parallelism.rank_order: ";
+        fail("parallelism.rank_order", what.starts_with(prefix) ? what.substr(prefix.size()) : what);
+      }
+    }
     const std::int64_t product = tp * cp * pp * dp;
     if (s_.has_topology() && s_.topology().has_gpus() && product != s_.topology().gpus()) {
       fail(p, "tp*cp*pp*dp = " + num(tp) + "*" + num(cp) + "*" + num(pp) + "*" + num(dp) + " = " + num(product) +
@@ -442,7 +456,7 @@ class Validator {
     }
   }
 
-  void check_rank_order(const std::string& order) {
+  bool check_rank_order(const std::string& order) {
     std::set<std::string> names;
     std::size_t start = 0;
     bool ok = true;
@@ -457,16 +471,9 @@ class Validator {
     if (!ok || names.size() != 5) {
       fail("parallelism.rank_order", "expected tp, cp, ep, dp and pp once each joined by '-' (e.g. tp-cp-ep-dp-pp), got '" +
                                          order + "'");
-      return;
+      return false;
     }
-    // ep is carved out of the cp*dp block, so that block must be contiguous in the rank index.
-    const auto at = [&](std::string_view name) { return static_cast<long>(order.find(name)); };
-    const long lo = std::min({at("cp"), at("ep"), at("dp")});
-    const long hi = std::max({at("cp"), at("ep"), at("dp")});
-    if (hi - lo != 6) {  // three adjacent two-letter names span 3 + 3 characters
-      fail("parallelism.rank_order", "must keep cp, ep and dp adjacent, in any order (ep is carved out of the cp*dp "
-                                     "block), got '" + order + "'");
-    }
+    return true;
   }
 
   // ---- optimizations ----------------------------------------------------------------------

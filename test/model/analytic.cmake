@@ -14,3 +14,7 @@ mofasim_add_test(model_rank_plan_test
 mofasim_add_test(model_sharded_dp_test
   SRCS ${CMAKE_CURRENT_SOURCE_DIR}/sharded_dp_test.cc
   DEPS mofasim::analytic)
+# HSDP: memory and DP traffic of shard groups with replicas (num_distributed_optimizer_instances).
+mofasim_add_test(model_hsdp_test
+  SRCS ${CMAKE_CURRENT_SOURCE_DIR}/hsdp_test.cc
+  DEPS mofasim::rank_plan)
