@@ -187,6 +187,10 @@ struct ParallelSpec {
   bool sequence_parallel = false;
   ScheduleKind schedule = ScheduleKind::k1F1B;
   std::vector<int> stage_layers{};  // optional explicit layers per (pp*vpp) chunk; empty = uniform
+  // Megatron's --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split:
+  // the embedding (loss) counts as one layer of the first (last) chunk in the uniform split.
+  bool account_for_embedding = false;
+  bool account_for_loss = false;
 
   [[nodiscard]] int gpus() const { return tp * cp * pp * dp; }
   [[nodiscard]] int microbatches() const { return global_batch / (micro_batch * dp); }  // m

@@ -244,6 +244,8 @@ model::ParallelSpec to_parallel_spec(const proto::Parallelism& p) {
       .sequence_parallel = p.sequence_parallel(),
       .schedule = schedule_kind(p.schedule()),
       .stage_layers = {p.stage_layers().begin(), p.stage_layers().end()},
+      .account_for_embedding = p.account_for_embedding_in_pipeline_split(),
+      .account_for_loss = p.account_for_loss_in_pipeline_split(),
   };
 }
 

@@ -57,7 +57,8 @@ constexpr std::array<std::string_view, 57> kRules = {
     "parallelism: global_batch is required; tp, cp, pp, vpp, dp, ep, etp, micro_batch, global_batch >= 1",
     "parallelism: tp*cp*pp*dp = topology.gpus",
     "parallelism: tp divides model.num_attention_heads and model.num_kv_heads",
-    "parallelism: without stage_layers, pp*vpp divides model.num_layers",
+    "parallelism: without stage_layers, pp*vpp divides model.num_layers (plus one for each of "
+    "account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split, which exclude stage_layers)",
     "parallelism: stage_layers has pp*vpp entries, each >= 1, summing to model.num_layers",
     "parallelism: ep > 1 needs model.moe; ep divides moe.num_experts and dp*cp; etp*ep divides tp*cp*dp",
     "parallelism: global_batch is a multiple of micro_batch*dp (m = global_batch / (micro_batch*dp))",
@@ -436,6 +437,22 @@ class Validator {
   void check_stage_layers(const proto::Parallelism& x, std::int64_t layers) {
     const std::string p = "parallelism";
     const std::int64_t chunks = std::int64_t{x.pp()} * x.vpp();
+    // Megatron's account_for_{embedding,loss}_in_pipeline_split: the even split counts them as layers.
+    const std::int64_t counted = (x.account_for_embedding_in_pipeline_split() ? 1 : 0) +
+                                 (x.account_for_loss_in_pipeline_split() ? 1 : 0);
+    if (counted > 0 && x.stage_layers_size() > 0) {
+      fail(p + (x.account_for_embedding_in_pipeline_split() ? ".account_for_embedding_in_pipeline_split"
+                                                             : ".account_for_loss_in_pipeline_split"),
+           "only with the even split, not with stage_layers (Megatron refuses it with an uneven pipeline)");
+      return;
+    }
+    if (x.stage_layers_size() == 0 && counted > 0) {
+      if (layers >= 1 && (layers + counted) % chunks != 0) {
+        fail(p + ".pp", "pp*vpp = " + num(chunks) + " does not divide model.num_layers + " + num(counted) +
+                            " (the embedding and loss counted in the pipeline split) = " + num(layers + counted));
+      }
+      return;
+    }
     if (x.stage_layers_size() == 0) {
       if (layers >= 1 && layers % chunks != 0) {
         fail(p + ".pp", "pp*vpp = " + num(std::int64_t{x.pp()}) + "*" + num(std::int64_t{x.vpp()}) + " = " + num(chunks) +

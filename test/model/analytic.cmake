@@ -18,3 +18,7 @@ mofasim_add_test(model_sharded_dp_test
 mofasim_add_test(model_hsdp_test
   SRCS ${CMAKE_CURRENT_SOURCE_DIR}/hsdp_test.cc
   DEPS mofasim::rank_plan)
+# Megatron's account_for_embedding/loss_in_pipeline_split: layers per chunk and per-stage memory.
+mofasim_add_test(model_pipeline_split_accounting_test
+  SRCS ${CMAKE_CURRENT_SOURCE_DIR}/pipeline_split_accounting_test.cc
+  DEPS mofasim::model)

@@ -62,5 +62,25 @@ TEST(RankOrderField, OrdersMegatronRefusesAreLocated) {
                              "data-parallel sizes must match)"));
 }
 
+TEST(PipelineSplitFields, LoadAndRefuseWhatMegatronRefuses) {
+  // kModelLine has 4 layers; pp 2 with the embedding and loss counted: (4 + 2) / 2 = 3 per stage.
+  const LoadedScenario s = load_scenario_from_string(
+      Lines{.parallelism = "parallelism: {tp: 2, pp: 2, dp: 2, global_batch: 16, account_for_embedding_in_pipeline_split: "
+                           "true, account_for_loss_in_pipeline_split: true}"}
+          .text(),
+      "good.yaml", {}, testing::test_presets());
+  EXPECT_TRUE(s.parallel.account_for_embedding);
+  EXPECT_TRUE(s.parallel.account_for_loss);
+  // 4 + 1 = 5 layers do not split over 2 stages.
+  EXPECT_THAT(errors({.parallelism = "parallelism: {tp: 2, pp: 2, dp: 2, global_batch: 16, "
+                                     "account_for_embedding_in_pipeline_split: true}"}),
+              ::testing::ElementsAre("bad.yaml:4:26: parallelism.pp: pp*vpp = 2 does not divide model.num_layers + 1 "
+                                     "(the embedding and loss counted in the pipeline split) = 5"));
+  EXPECT_THAT(errors({.parallelism = "parallelism: {tp: 2, pp: 2, dp: 2, global_batch: 16, stage_layers: [1, 3], "
+                                     "account_for_loss_in_pipeline_split: true}"}),
+              ::testing::ElementsAre("bad.yaml:4:112: parallelism.account_for_loss_in_pipeline_split: only with the even "
+                                     "split, not with stage_layers (Megatron refuses it with an uneven pipeline)"));
+}
+
 }  // namespace
 }  // namespace mofasim::scenario
