@@ -174,6 +174,13 @@ struct HardwareSpec {
 
 using ScheduleKind = schedules::ScheduleKind;  // owned by the schedules (schedules/schedule_kind.h)
 
+// How context parallelism exchanges keys and values (Megatron / Transformer Engine --cp-comm-type):
+// p2p: ring attention, c-1 KV send/recv steps overlapped with the attention steps (MoFa(21));
+// all_gather: the Llama 3 way, K and V all-gathered before the attention (again in the backward)
+// and dK, dV reduce-scattered after it, not overlapped; a2a: DeepSpeed-Ulysses, all-to-alls turning
+// sequence shards into head shards before the attention and back after it.
+enum class CpCommType : std::uint8_t { kP2p, kAllGather, kA2a };
+
 struct ParallelSpec {
   int tp = 1;
   int cp = 1;
@@ -191,6 +198,7 @@ struct ParallelSpec {
   // the embedding (loss) counts as one layer of the first (last) chunk in the uniform split.
   bool account_for_embedding = false;
   bool account_for_loss = false;
+  CpCommType cp_comm_type = CpCommType::kP2p;
 
   [[nodiscard]] int gpus() const { return tp * cp * pp * dp; }
   [[nodiscard]] int microbatches() const { return global_batch / (micro_batch * dp); }  // m

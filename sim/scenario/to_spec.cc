@@ -246,6 +246,9 @@ model::ParallelSpec to_parallel_spec(const proto::Parallelism& p) {
       .stage_layers = {p.stage_layers().begin(), p.stage_layers().end()},
       .account_for_embedding = p.account_for_embedding_in_pipeline_split(),
       .account_for_loss = p.account_for_loss_in_pipeline_split(),
+      .cp_comm_type = p.cp_comm_type() == proto::CP_ALL_GATHER ? model::CpCommType::kAllGather
+                      : p.cp_comm_type() == proto::CP_A2A      ? model::CpCommType::kA2a
+                                                               : model::CpCommType::kP2p,
   };
 }
 

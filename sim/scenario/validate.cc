@@ -31,7 +31,7 @@ std::string num(double v) {
 
 std::string num(std::int64_t v) { return std::to_string(v); }
 
-constexpr std::array<std::string_view, 57> kRules = {
+constexpr std::array<std::string_view, 58> kRules = {
     "model: num_layers, hidden_size, num_attention_heads, vocab_size and seq_length are required and >= 1; "
     "ffn_hidden_size is required unless every layer is MoE (moe given and first_k_dense_layers = 0)",
     "model: num_kv_heads (if given) divides num_attention_heads",
@@ -67,6 +67,7 @@ constexpr std::array<std::string_view, 57> kRules = {
     "parallelism: cp > 1 needs model.seq_length divisible by 2*cp (causal load balancing splits every "
     "sequence into 2*cp chunks, two per CP rank)",
     "parallelism: sequence_parallel needs model.seq_length divisible by tp*cp",
+    "parallelism: cp_comm_type a2a (Ulysses) needs the attention and KV heads per TP rank divisible by cp",
     "parallelism: rank_order names tp, cp, ep, dp and pp once each, joined by '-'",
     "parallelism: a rank_order not ending in pp, with pp > 1, needs the expert-DP size dp*cp/ep equal to dp, and "
     "the attention and MoE layers' pipeline groups must be the same (Megatron's checks)",
@@ -427,6 +428,15 @@ class Validator {
       if (cp > 1 && s % (2 * cp) != 0) {
         fail(p + ".cp", "model.seq_length = " + num(s) + " is not divisible by 2*cp = " + num(2 * cp) +
                             " (causal load balancing gives each CP rank two chunks)");
+      }
+      if (x.cp_comm_type() == proto::CP_A2A && cp > 1) {
+        // Ulysses hands each CP rank whole heads: heads and KV heads per TP rank split over cp.
+        const std::int64_t heads = m.num_attention_heads() / tp;
+        const std::int64_t kv = (m.has_num_kv_heads() ? m.num_kv_heads() : m.num_attention_heads()) / tp;
+        if (heads % cp != 0 || kv % cp != 0) {
+          fail(p + ".cp_comm_type", "a2a needs the attention heads (" + num(heads) + ") and KV heads (" + num(kv) +
+                                        ") per TP rank divisible by cp = " + num(cp));
+        }
       }
       if (x.sequence_parallel() && s % (tp * cp) != 0) {
         fail(p + ".sequence_parallel", "needs model.seq_length = " + num(s) + " divisible by tp*cp = " + num(tp * cp));

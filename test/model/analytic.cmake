@@ -22,3 +22,7 @@ mofasim_add_test(model_hsdp_test
 mofasim_add_test(model_pipeline_split_accounting_test
   SRCS ${CMAKE_CURRENT_SOURCE_DIR}/pipeline_split_accounting_test.cc
   DEPS mofasim::model)
+# --cp-comm-type p2p / all_gather / a2a: the CP collectives' bytes in the op table.
+mofasim_add_test(model_cp_comm_type_test
+  SRCS ${CMAKE_CURRENT_SOURCE_DIR}/cp_comm_type_test.cc
+  DEPS mofasim::model)

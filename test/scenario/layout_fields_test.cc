@@ -1,5 +1,7 @@
-// The HSDP field (optimizations.optimizer.num_distributed_optimizer_instances) and Megatron's
-// rank orders: what loads, and the located one-line error of each combination Megatron refuses.
+// The layout fields in Megatron's vocabulary: HSDP (optimizations.optimizer.
+// num_distributed_optimizer_instances), rank orders, the embedding / loss accounting of the
+// pipeline split and cp_comm_type: what loads, and the located one-line error of each combination
+// Megatron (or Transformer Engine) refuses.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -80,6 +82,17 @@ TEST(PipelineSplitFields, LoadAndRefuseWhatMegatronRefuses) {
                                      "account_for_loss_in_pipeline_split: true}"}),
               ::testing::ElementsAre("bad.yaml:4:112: parallelism.account_for_loss_in_pipeline_split: only with the even "
                                      "split, not with stage_layers (Megatron refuses it with an uneven pipeline)"));
+}
+
+TEST(CpCommTypeField, LoadsAndUlyssesNeedsHeadsPerCpRank) {
+  const LoadedScenario s = load_scenario_from_string(
+      Lines{.parallelism = "parallelism: {tp: 2, cp: 2, pp: 2, dp: 1, global_batch: 16, cp_comm_type: all_gather}"}.text(),
+      "good.yaml", {}, testing::test_presets());
+  EXPECT_EQ(s.parallel.cp_comm_type, model::CpCommType::kAllGather);
+  // 8 heads and 4 KV heads over tp 2 leave 4 and 2 per TP rank: 2 KV heads do not split over cp 4.
+  EXPECT_THAT(errors({.parallelism = "parallelism: {tp: 2, cp: 4, pp: 1, dp: 1, global_batch: 16, cp_comm_type: a2a}"}),
+              ::testing::ElementsAre("bad.yaml:4:75: parallelism.cp_comm_type: a2a needs the attention heads (4) and KV "
+                                     "heads (2) per TP rank divisible by cp = 4"));
 }
 
 }  // namespace
