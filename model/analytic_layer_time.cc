@@ -66,6 +66,10 @@ LayerTime time_block(const PlanBlock& block, const LayerRates& x, bool transform
         break;
       }
       case CommGroup::kCp: {
+        if (c.collective != Collective::kSendRecv) {  // cp_comm_type all_gather / a2a: not overlapped
+          t.cp += one * c.count;
+          break;
+        }
         // MoFa(21): count = c-1 ring steps around the attention core of this phase.
         MOFASIM_CHECK(c.count == x.cp - 1, "CP ring with a step count other than cp - 1");
         const double a = attention[ph];

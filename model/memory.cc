@@ -89,7 +89,7 @@ void validate_inflight(const ParallelSpec& parallel, std::span<const double> inf
 MemoryReport report_with_chunks(const ModelSpec& model, const HardwareSpec& hw, const ParallelSpec& parallel,
                                 const FeatureSpec& features, std::span<const double> inflight, int memfine_chunks,
                                 const MemoryOpTotals& totals) {
-  const ShardGroups shards = optimizer_shard_groups(parallel);
+  const ShardGroups shards = hsdp_shard_groups(parallel, features);
   // Dense and MoE layers each cost the same wherever they sit: one op table each.
   const LayerMemory dense = model.is_moe() && model.moe.first_k_dense_layers == 0
                                 ? LayerMemory{}
@@ -293,6 +293,21 @@ double fp8_weight_bytes_per_param(Fp8Recipe recipe) {
   if (recipe == Fp8Recipe::kMxfp8) per_param += 2.0 / 32;
   if (recipe == Fp8Recipe::kBlockwise) per_param += 2.0 * 4 / 128;
   return per_param;
+}
+
+ShardGroups hsdp_shard_groups(const ParallelSpec& parallel, const FeatureSpec& features) {
+  const ShardGroups whole = optimizer_shard_groups(parallel);
+  const int n = features.dist_opt_instances;
+  if (n > 1 && dp_sharding(features) == DpSharding::kNone) {
+    throw std::invalid_argument("optimizations.optimizer.num_distributed_optimizer_instances: " + std::to_string(n) +
+                                " needs a sharded optimizer (data_parallel_sharding_strategy other than no_shard)");
+  }
+  if (n < 1 || whole.dense_dp % n != 0 || whole.expert_dp % n != 0) {
+    throw std::invalid_argument("optimizations.optimizer.num_distributed_optimizer_instances: must divide dp*cp = " +
+                                std::to_string(whole.dense_dp) + " and the expert-DP size " +
+                                std::to_string(whole.expert_dp) + ", got " + std::to_string(n));
+  }
+  return ShardGroups{.dense_dp = whole.dense_dp / n, .expert_dp = whole.expert_dp / n, .instances = n};
 }
 
 StaticMemory static_memory(const GpuParams& params, const FeatureSpec& features, const ShardGroups& shards) {

@@ -65,8 +65,15 @@ double gpu_bytes_per_param(const FeatureSpec& features, int dp_shards);
 struct ShardGroups {
   int dense_dp = 1;
   int expert_dp = 1;
+  int instances = 1;  // HSDP: replicas of each shard group (FeatureSpec::dist_opt_instances)
 };
 ShardGroups optimizer_shard_groups(const ParallelSpec& parallel);
+// The groups the sharded state really is split over: optimizer_shard_groups cut by HSDP's
+// features.dist_opt_instances = N (Megatron's partial distributed optimizer), dense dp*cp/N and
+// expert edp/N ranks, each shard group replicated N times. Memory and DP traffic use these; a
+// checkpoint is still written by the whole DP group (checkpoint_shard.h).
+// Throws std::invalid_argument when N < 1 or N does not divide both groups.
+ShardGroups hsdp_shard_groups(const ParallelSpec& parallel, const FeatureSpec& features);
 
 struct StaticMemory {
   double weights = 0;

@@ -317,13 +317,41 @@ void add_attention(LayerOps& ops, const Ctx& c) {
 
   const double s_bytes = kAct * T * c.h;
   add_tp_pair(ops, c, OpKind::kQkvProjection, OpKind::kOutputProjection, CommGroup::kTp, c.parallel.tp, s_bytes);
-  // Ring attention: each of c-1 steps passes the local K and V block on (backward also dK, dV).
   const int cp = c.parallel.cp;
-  const double kv_block = kAct * T * kv * (d_qk + d_v);
-  add_collective(ops, Collective::kSendRecv, CommGroup::kCp, cp, Phase::kForward, OpKind::kAttentionMap, true,
-                 kv_block, cp - 1);
-  add_collective(ops, Collective::kSendRecv, CommGroup::kCp, cp, Phase::kBackwardInput, OpKind::kAttentionMap,
-                 false, 2 * kv_block, cp - 1);
+  const double kv_block = kAct * T * kv * (d_qk + d_v);  // this rank's K and V
+  switch (c.parallel.cp_comm_type) {
+    case CpCommType::kP2p:
+      // Ring attention: each of c-1 steps passes the local K and V block on (backward also dK, dV).
+      add_collective(ops, Collective::kSendRecv, CommGroup::kCp, cp, Phase::kForward, OpKind::kAttentionMap, true,
+                     kv_block, cp - 1);
+      add_collective(ops, Collective::kSendRecv, CommGroup::kCp, cp, Phase::kBackwardInput, OpKind::kAttentionMap,
+                     false, 2 * kv_block, cp - 1);
+      break;
+    case CpCommType::kAllGather:
+      // Transformer Engine's AttnFuncWithCPAndKVAllGather (Llama 3 §3.3.2): all-gather the whole
+      // sequence's K and V (c blocks) before the attention; the backward gathers them again and
+      // reduce-scatters dK, dV. Buffers are the gathered size, nccl-tests convention.
+      add_collective(ops, Collective::kAllGather, CommGroup::kCp, cp, Phase::kForward, OpKind::kAttentionMap, true,
+                     cp * kv_block);
+      add_collective(ops, Collective::kAllGather, CommGroup::kCp, cp, Phase::kBackwardInput, OpKind::kAttentionMap,
+                     true, cp * kv_block);
+      add_collective(ops, Collective::kReduceScatter, CommGroup::kCp, cp, Phase::kBackwardInput,
+                     OpKind::kAttentionMap, false, cp * kv_block);
+      break;
+    case CpCommType::kA2a: {
+      // DeepSpeed-Ulysses: one all-to-all of this rank's Q, K, V (sequence-sharded in, head-sharded
+      // out) before the attention and one of its output O after; the backward mirrors them (dO
+      // before, dQ, dK, dV after). Each sends (c-1)/c of its local tensor.
+      const double qkv = kAct * T * (heads * d_qk + kv * (d_qk + d_v));
+      const double o = kAct * T * heads * d_v;
+      add_collective(ops, Collective::kAllToAll, CommGroup::kCp, cp, Phase::kForward, OpKind::kAttentionMap, true, qkv);
+      add_collective(ops, Collective::kAllToAll, CommGroup::kCp, cp, Phase::kForward, OpKind::kAttentionMap, false, o);
+      add_collective(ops, Collective::kAllToAll, CommGroup::kCp, cp, Phase::kBackwardInput, OpKind::kAttentionMap, true, o);
+      add_collective(ops, Collective::kAllToAll, CommGroup::kCp, cp, Phase::kBackwardInput, OpKind::kAttentionMap,
+                     false, qkv);
+      break;
+    }
+  }
 }
 
 // One FFN of width f over `tokens` (TP-sharded over t); stores_input says whether fc1 keeps its

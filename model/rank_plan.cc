@@ -93,7 +93,8 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
   if (plan.priced) {
     groups.emplace(*in.topology,
                    topology::ParallelSizes{.tp = par.tp, .cp = par.cp, .ep = par.ep, .dp = par.dp, .pp = par.pp,
-                                           .etp = model.is_moe() ? par.etp : 0},
+                                           .etp = model.is_moe() ? par.etp : 0,
+                                           .dist_opt_instances = feat.dist_opt_instances},
                    in.rank_order);
     std::vector<int> tp_members = groups->members(GroupKind::kTp);
     std::vector<int> etp_members(tp_members.begin(), tp_members.begin() + par.etp);
@@ -219,12 +220,18 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
 
   // DP reduction and optimizer per rank (MoFa(13) MoFa(24) MoFa(25) MoFa(26) MoFa(27) MoFa(28)).
   const BytesPerParam bpp = bytes_per_param(feat);
-  const ShardGroups shards = optimizer_shard_groups(par);
-  const topology::CommGroup* dense_dp = nullptr;
+  const ShardGroups shards = hsdp_shard_groups(par, feat);
+  const topology::CommGroup* dense_dp = nullptr;  // the shard groups (the whole DP groups without HSDP)
   const topology::CommGroup* expert_dp = nullptr;
+  const topology::CommGroup* dense_replicas = nullptr;  // HSDP: across the shard groups
+  const topology::CommGroup* expert_replicas = nullptr;
   if (groups) {
-    dense_dp = &groups->communicator(groups->members(par.cp > 1 ? GroupKind::kDpCp : GroupKind::kDp));
-    expert_dp = &groups->communicator(groups->members(GroupKind::kExpertDp));
+    dense_dp = &groups->communicator(groups->members(GroupKind::kDpCpShard));
+    expert_dp = &groups->communicator(groups->members(GroupKind::kExpertDpShard));
+    if (shards.instances > 1) {
+      dense_replicas = &groups->communicator(groups->members(GroupKind::kDpCpReplica));
+      expert_replicas = &groups->communicator(groups->members(GroupKind::kExpertDpReplica));
+    }
   }
   // A collective issued `calls` times over `bytes` in all: each call pays α, the bytes pay β once.
   auto bucketed = [&](const topology::CommGroup* group, CollectiveKind kind, double bytes, int calls) {
@@ -269,6 +276,13 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
       if (shards.expert_dp > 1 && !zero3) d.expert_param_bytes = expert * bpp.weight;
       d.grad = bucketed(dense_dp, CollectiveKind::kReduceScatter, d.dense_grad_bytes, d.dense_grad_buckets) +
                bucketed(expert_dp, CollectiveKind::kReduceScatter, d.expert_grad_bytes, d.expert_grad_buckets);
+      if (shards.instances > 1) {  // HSDP: each bucket's shard all-reduced across the replicas
+        d.dense_replica_bytes = d.dense_grad_bytes / shards.dense_dp;
+        d.expert_replica_bytes = d.expert_grad_bytes / shards.expert_dp;
+        d.grad = d.grad +
+                 bucketed(dense_replicas, CollectiveKind::kAllReduce, d.dense_replica_bytes, d.dense_grad_buckets) +
+                 bucketed(expert_replicas, CollectiveKind::kAllReduce, d.expert_replica_bytes, d.expert_grad_buckets);
+      }
       // ZeRO-3 gathers per layer (above), not after the update: no gather bytes, no gather cost.
       d.params = bucketed(dense_dp, CollectiveKind::kAllGather, zero3 ? 0.0 : dense * bpp.weight, d.param_gathers) +
                  bucketed(expert_dp, CollectiveKind::kAllGather, zero3 ? 0.0 : expert * bpp.weight, d.param_gathers);

@@ -103,10 +103,16 @@ class GradientBuckets {
 };
 
 // One pipeline rank's DP reduction and optimizer update (MoFa(13) MoFa(24) MoFa(25) MoFa(26)
-// MoFa(27) MoFa(28)), per group: dense over DP (dp*cp with CP), experts over expert DP.
+// MoFa(27) MoFa(28)), per group: dense over DP (dp*cp with CP), experts over expert DP; under HSDP
+// over their shard groups, plus the all-reduce across the replicas.
 struct RankDp {
   double dense_grad_bytes = 0;   // gradients the dense group reduces (all-reduce, or reduce-scatter)
   double expert_grad_bytes = 0;
+  // HSDP (FeatureSpec::dist_opt_instances > 1): after the reduce-scatter within the shard group,
+  // this GPU's gradient shard (grad bytes / shard group size) all-reduced across the replicas
+  // (Megatron's inter-instance all-reduce, param_and_grad_buffer.py); 0 otherwise.
+  double dense_replica_bytes = 0;
+  double expert_replica_bytes = 0;
   // distributed optimizer (ZeRO-1/2): parameters all-gathered after the update (group > 1), else 0;
   // 0 under ZeRO-3, whose parameters stay sharded and are gathered per layer (PlanBlock::fsdp_*)
   double dense_param_bytes = 0;
@@ -114,7 +120,7 @@ struct RankDp {
   int dense_grad_buckets = 0;    // GradientBuckets over the rank's blocks in backward order
   int expert_grad_buckets = 0;
   int param_gathers = 0;         // all-gathers of each group's parameters (see build_rank_plan)
-  CommCost grad;                 // priced: dense + expert gradient reduction, α per bucket
+  CommCost grad;                 // priced: dense + expert gradient reduction (and HSDP's replica all-reduce), α per bucket
   CommCost params;               // priced: dense + expert parameter all-gather, α per gather
   double updated_params = 0;     // parameters whose optimizer state this GPU updates (1/d sharded)
   // HBM bytes of the GPU optimizer step (MoFa(13) MoFa(26)), the sum of the kernels Megatron runs

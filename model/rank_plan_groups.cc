@@ -126,9 +126,10 @@ void price_block(PlanBlock& block, const LayerGroups& g, int etp) {
         break;
       case CommGroup::kEp: block.comm[j] = comm_cost(*g.ep, kind, c.bytes); break;
       case CommGroup::kCp:
-        // One ring step (every member sends its KV block to its successor at once): the same
-        // collective kind, and so the same α and link loads, as the replay's CP step.
-        block.comm[j] = comm_cost(*g.cp, CollectiveKind::kRingStep, c.bytes);
+        // P2P: one ring step (every member sends its KV block to its successor at once): the same
+        // collective kind, and so the same α and link loads, as the replay's CP step. The
+        // all-gather and all-to-all CP types are ordinary collectives on the CP group.
+        block.comm[j] = comm_cost(*g.cp, c.collective == Collective::kSendRecv ? CollectiveKind::kRingStep : kind, c.bytes);
         break;
       case CommGroup::kPp: MOFASIM_UNREACHABLE("a layer carries no pipeline send/recv");
     }

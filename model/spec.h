@@ -195,6 +195,13 @@ struct HardwareSpec {
 
 using ScheduleKind = schedules::ScheduleKind;  // owned by the schedules (schedules/schedule_kind.h)
 
+// How context parallelism exchanges keys and values (Megatron / Transformer Engine --cp-comm-type):
+// p2p: ring attention, c-1 KV send/recv steps overlapped with the attention steps (MoFa(21));
+// all_gather: the Llama 3 way, K and V all-gathered before the attention (again in the backward)
+// and dK, dV reduce-scattered after it, not overlapped; a2a: DeepSpeed-Ulysses, all-to-alls turning
+// sequence shards into head shards before the attention and back after it.
+enum class CpCommType : std::uint8_t { kP2p, kAllGather, kA2a };
+
 struct ParallelSpec {
   int tp = 1;
   int cp = 1;
@@ -212,6 +219,11 @@ struct ParallelSpec {
   bool sequence_parallel = false;
   ScheduleKind schedule = ScheduleKind::k1F1B;
   std::vector<int> stage_layers{};  // optional explicit layers per (pp*vpp) chunk; empty = uniform
+  // Megatron's --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split:
+  // the embedding (loss) counts as one layer of the first (last) chunk in the uniform split.
+  bool account_for_embedding = false;
+  bool account_for_loss = false;
+  CpCommType cp_comm_type = CpCommType::kP2p;
 
   [[nodiscard]] int gpus() const { return tp * cp * pp * dp; }
   [[nodiscard]] int expert_dp() const { return tp * cp * dp / (ep * etp); }
@@ -271,6 +283,10 @@ struct FeatureSpec {
   OptimizerPlacement optimizer_placement = OptimizerPlacement::kGpu;  // cpu: MoFa(27) MoFa(28)
   bool distributed_optimizer = false;  // MoFa(25) MoFa(26)
   DpSharding dp_sharding = DpSharding::kNone;  // ZeRO stage; distributed_optimizer means at least kOptim
+  // HSDP (Megatron's num_distributed_optimizer_instances, FSDP's hybrid shard): the dp*cp and
+  // expert-DP groups cut into this many shard groups; dp_sharding applies within one, the shard
+  // groups keep replicas and all-reduce the gradient shard across them. Divides dp*cp and edp.
+  int dist_opt_instances = 1;
   DType param_dtype = DType::kBf16;             // Megatron params_dtype
   DType grad_dtype = DType::kFp32;              // Megatron --main-grads-dtype (fp16: legacy fp16 training)
   DType optimizer_state_dtype = DType::kFp32;   // Adam first moment, --exp-avg-dtype (DeepSeek-V3: bf16)

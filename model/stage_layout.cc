@@ -14,11 +14,20 @@ std::vector<ChunkLayers> chunk_layers(const ModelSpec& model, const ParallelSpec
   const int chunks = parallel.pp * parallel.vpp;
   std::vector<int> sizes;
   if (parallel.stage_layers.empty()) {
-    if (model.num_layers % chunks != 0) {
+    // Megatron's account_for_{embedding,loss}_in_pipeline_split (get_num_layers_to_build): the
+    // embedding and the loss each count as one layer, the sum splits evenly over the chunks, and
+    // the first (last) chunk builds one transformer layer fewer.
+    const int extra = (parallel.account_for_embedding ? 1 : 0) + (parallel.account_for_loss ? 1 : 0);
+    const int counted = model.num_layers + extra;
+    if (counted % chunks != 0) {
       throw std::invalid_argument("parallel: pp*vpp = " + std::to_string(chunks) + " chunks do not divide " +
-                                  std::to_string(model.num_layers) + " layers evenly; list parallel.stage_layers");
+                                  std::to_string(model.num_layers) + " layers" +
+                                  (extra > 0 ? " + " + std::to_string(extra) + " (embedding / loss) = " + std::to_string(counted) : "") +
+                                  " evenly; list parallel.stage_layers");
     }
-    sizes.assign(static_cast<std::size_t>(chunks), model.num_layers / chunks);
+    sizes.assign(static_cast<std::size_t>(chunks), counted / chunks);
+    if (parallel.account_for_embedding) --sizes.front();
+    if (parallel.account_for_loss) --sizes.back();
   } else {
     sizes = parallel.stage_layers;
     if (static_cast<int>(sizes.size()) != chunks) {

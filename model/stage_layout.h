@@ -1,7 +1,9 @@
 // Which transformer layers each pipeline chunk holds. A pipeline of p ranks with v virtual stages
 // has p*v chunks; chunk j runs on rank j % p as its (j / p)-th virtual stage (Megatron's
 // interleaved order), and chunks hold contiguous layers in chunk order. The split is uniform
-// (L / (p*v) layers per chunk) unless ParallelSpec::stage_layers lists the layers per chunk.
+// (L / (p*v) layers per chunk) unless ParallelSpec::stage_layers lists the layers per chunk; with
+// account_for_embedding / account_for_loss it is (L + 1 + 1) / (p*v) per chunk, the first / last
+// chunk one layer fewer (Megatron's account_for_*_in_pipeline_split).
 #pragma once
 
 #include <vector>

@@ -29,6 +29,13 @@ void check_sizes(const ParallelSizes& sizes) {
                                 " must divide tp*cp*dp = " + std::to_string(folded) +
                                 " (the expert layout folds over the tp*cp*dp ranks)");
   }
+  const int n = sizes.dist_opt_instances;
+  const int edp = sizes.expert_dp();
+  if (n < 1 || (sizes.cp * sizes.dp) % n != 0 || edp % n != 0) {
+    throw std::invalid_argument("optimizations.optimizer.num_distributed_optimizer_instances: must divide dp*cp = " +
+                                std::to_string(sizes.cp * sizes.dp) + " and the expert-DP size " + std::to_string(edp) +
+                                ", got " + std::to_string(n));
+  }
 }
 
 void check_folded(const ParallelSizes& sizes, const RankOrder& order) {
@@ -65,8 +72,12 @@ KindAxes kind_axes(GroupKind k) {
     case GroupKind::kDpCp: return {.expert = false, .varying = {ParallelDim::kCp, ParallelDim::kDp}, .count = 2};
     case GroupKind::kEp: return {.expert = true, .varying = {ParallelDim::kEp}, .count = 1};
     case GroupKind::kExpertDp: return {.expert = true, .varying = {ParallelDim::kDp}, .count = 1};
+    case GroupKind::kDpCpShard:
+    case GroupKind::kDpCpReplica:
+    case GroupKind::kExpertDpShard:
+    case GroupKind::kExpertDpReplica: break;  // slices of the kinds above (placement_dp_slices.cc)
   }
-  MOFASIM_UNREACHABLE("unknown GroupKind");
+  MOFASIM_UNREACHABLE("not a layout group kind");
 }
 
 }  // namespace
@@ -80,12 +91,17 @@ std::string_view group_kind_name(GroupKind k) {
     case GroupKind::kEp: return "ep";
     case GroupKind::kDpCp: return "dp_cp";
     case GroupKind::kExpertDp: return "expert_dp";
+    case GroupKind::kDpCpShard: return "dp_cp_shard";
+    case GroupKind::kDpCpReplica: return "dp_cp_replica";
+    case GroupKind::kExpertDpShard: return "expert_dp_shard";
+    case GroupKind::kExpertDpReplica: return "expert_dp_replica";
   }
   return "?";
 }
 
 std::string folded_layout_error(const ParallelSizes& sizes, const RankOrder& order) {
   check_sizes(sizes);
+  if (sizes.experts_use_dense_dp()) return "";  // no expert layout of its own (the Placement's kExpertDp)
   int dense_before = 1;
   int expert_before = 1;
   for (ParallelDim d : order.dims()) {
@@ -102,6 +118,7 @@ std::string folded_layout_error(const ParallelSizes& sizes, const RankOrder& ord
 
 Placement::Placement(const ParallelSizes& sizes, const RankOrder& order) : sizes_(sizes), order_(order) {
   check_sizes(sizes);
+  check_order_for_sizes(sizes, order);
   check_folded(sizes, order);
   world_ = sizes.world();
   int dense_stride = 1;
@@ -125,7 +142,16 @@ Placement::Placement(const ParallelSizes& sizes, const RankOrder& order) : sizes
   build(GroupKind::kPp, dense_, {ParallelDim::kPp});
   build(GroupKind::kDpCp, dense_, {ParallelDim::kCp, ParallelDim::kDp});
   build(GroupKind::kEp, expert_, {ParallelDim::kEp});
-  build(GroupKind::kExpertDp, expert_, {ParallelDim::kDp});
+  if (sizes.experts_use_dense_dp()) {
+    // Without expert parallelism the experts' gradients are reduced with the dense ones, over the
+    // dp·cp group, whatever the order (with cp, ep, dp adjacent the expert layout gives the same
+    // groups; with Meta's tp-cp-ep-pp-dp it would not).
+    build(GroupKind::kExpertDp, dense_, {ParallelDim::kCp, ParallelDim::kDp});
+  } else {
+    build(GroupKind::kExpertDp, expert_, {ParallelDim::kDp});
+  }
+  build_dp_slices(GroupKind::kDpCp, GroupKind::kDpCpShard, GroupKind::kDpCpReplica);
+  build_dp_slices(GroupKind::kExpertDp, GroupKind::kExpertDpShard, GroupKind::kExpertDpReplica);
 }
 
 void Placement::build(GroupKind k, const Layout& layout, std::initializer_list<ParallelDim> varying) {
@@ -199,7 +225,10 @@ int nodes_spanned(const ParallelSizes& sizes, const RankOrder& order, GroupKind 
 }
 
 std::vector<int> group_members_of(const ParallelSizes& sizes, const RankOrder& order, GroupKind k, int rank) {
+  if (is_dp_slice(k)) return dp_slice_members_of(sizes, order, k, rank);
+  if (k == GroupKind::kExpertDp && sizes.experts_use_dense_dp()) k = GroupKind::kDpCp;  // as the Placement builds it
   check_sizes(sizes);
+  check_order_for_sizes(sizes, order);
   check_folded(sizes, order);
   const int world = sizes.world();
   if (rank < 0 || rank >= world) {

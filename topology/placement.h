@@ -9,9 +9,12 @@
 //  * Expert layout (MoE parallel folding, Megatron's expert RankGenerator): the same order with cp
 //    dropped, tp replaced by etp (expert tensor parallel) and dp by edp = world/(pp·ep·etp), so
 //    the expert dims etp·ep·edp fold over the dense tp·cp·dp block and EP may span TP, CP and DP.
-//    With etp = tp (the default) ep is carved out of cp·dp: with ep before dp an EP group is ep
-//    consecutive positions of the cp·dp block; with ep after dp it is strided by edp. Both layouts
-//    must give the same pipeline groups (folded_layout_error).
+//    With etp = tp (the default) and cp, ep, dp adjacent in the order, ep is carved out of cp·dp:
+//    with ep before dp an EP group is ep consecutive positions of the cp·dp block; with ep after
+//    dp it is strided by edp. Any other order is taken as Megatron takes it, under its checks
+//    (check_order_for_sizes, folded_layout_error), e.g. Meta's "tp-cp-ep-pp-dp".
+//  * HSDP: the dp·cp and expert-DP groups cut into dist_opt_instances shard groups, with replica
+//    groups across them (placement_dp_slices.cc).
 //  * Members of a group are listed in ascending rank order; groups of a kind are numbered by their
 //    smallest rank, ascending.
 #pragma once
@@ -33,10 +36,17 @@ struct ParallelSizes {
   int dp = 1;
   int pp = 1;
   int etp = 0;  // expert tensor parallel; 0 = tp (Megatron's default, no folding)
+  // Megatron's num_distributed_optimizer_instances (HSDP): the dp·cp group and the expert-DP group
+  // are each cut into this many shard groups of consecutive members (ZeRO within a shard group,
+  // replicated across them); must divide cp·dp and cp·dp/ep. See placement_dp_slices.cc.
+  int dist_opt_instances = 1;
   [[nodiscard]] int world() const { return tp * cp * dp * pp; }
   [[nodiscard]] int expert_tp() const { return etp > 0 ? etp : tp; }
   // Expert data parallel: world / (pp·ep·etp), the group an expert's gradients reduce over.
   [[nodiscard]] int expert_dp() const { return tp * cp * dp / (ep * expert_tp()); }
+  // No expert parallelism and no expert TP of its own: the experts' gradients reduce with the
+  // dense ones over dp·cp, whatever the order (Meta's tp-cp-ep-pp-dp included).
+  [[nodiscard]] bool experts_use_dense_dp() const { return ep == 1 && expert_tp() == tp; }
 };
 
 enum class GroupKind : std::uint8_t {
@@ -47,9 +57,19 @@ enum class GroupKind : std::uint8_t {
   kEp,        // expert parallel (expert layout)
   kDpCp,      // dp × cp: dense gradient reduction when cp > 1
   kExpertDp,  // expert data parallel (edp): expert gradient reduction
+  // HSDP (ParallelSizes::dist_opt_instances = N), Megatron's partial distributed optimizer: the
+  // ascending dp·cp (expert-DP) group cut into N consecutive shard groups ("intra-partial"), and
+  // the replica groups of the members at the same position in each ("inter-partial"). With N = 1
+  // a shard group is the whole group and a replica group one rank.
+  kDpCpShard,
+  kDpCpReplica,
+  kExpertDpShard,
+  kExpertDpReplica,
 };
 
-inline constexpr int kGroupKindCount = 7;
+inline constexpr int kGroupKindCount = 11;
+// The shard / replica kinds above, cut from kDpCp or kExpertDp.
+bool is_dp_slice(GroupKind k);
 std::string_view group_kind_name(GroupKind k);
 
 class Placement {
@@ -92,6 +112,8 @@ class Placement {
   const Kind& kind(GroupKind k) const { return kinds_[static_cast<std::size_t>(k)]; }
   std::size_t check(int rank) const;
   void build(GroupKind k, const Layout& layout, std::initializer_list<ParallelDim> varying);
+  // The HSDP shard and replica groups of `whole` (placement_dp_slices.cc).
+  void build_dp_slices(GroupKind whole, GroupKind shard, GroupKind replica);
 
   ParallelSizes sizes_;
   RankOrder order_;
@@ -115,5 +137,14 @@ int nodes_spanned(const ParallelSizes& sizes, const RankOrder& order, GroupKind 
 // rank's coordinates without building every group (the analytic model needs rank 0's groups only).
 // Throws std::invalid_argument like Placement's constructor, and for a rank outside the world.
 std::vector<int> group_members_of(const ParallelSizes& sizes, const RankOrder& order, GroupKind k, int rank);
+
+// group_members_of for the HSDP kinds (is_dp_slice(k)): the slice of rank's kDpCp / kExpertDp group.
+std::vector<int> dp_slice_members_of(const ParallelSizes& sizes, const RankOrder& order, GroupKind k, int rank);
+
+// Megatron's checks on a rank order with these sizes (parallel_state.initialize_model_parallel):
+// with pp > 1 and the order not ending in pp, the expert-DP size cp·dp/ep must equal dp, and the
+// dense and expert layouts must give the same PP groups. Throws std::invalid_argument naming
+// parallelism.rank_order.
+void check_order_for_sizes(const ParallelSizes& sizes, const RankOrder& order);
 
 }  // namespace mofasim::topology

@@ -54,12 +54,6 @@ RankOrder RankOrder::parse(std::string_view text) {
   }
   if (count != kParallelDimCount) bad(text, "must name all five dimensions");
   RankOrder order(dims);
-  const int c = order.position(ParallelDim::kCp);
-  const int e = order.position(ParallelDim::kEp);
-  const int d = order.position(ParallelDim::kDp);
-  const int lo = std::min({c, e, d});
-  const int hi = std::max({c, e, d});
-  if (hi - lo != 2) bad(text, "must keep cp, ep and dp adjacent (ep is carved out of the cp*dp block)");
   return order;
 }
 

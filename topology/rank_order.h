@@ -23,8 +23,9 @@ class RankOrder {
   RankOrder();
 
   // Parses "tp-cp-ep-dp-pp"-style strings: the five names tp, cp, ep, dp, pp, each exactly once,
-  // separated by '-', fastest first; cp, ep and dp must be adjacent (in any order) so that the
-  // cp·dp block is contiguous. Throws std::invalid_argument otherwise.
+  // separated by '-', fastest first, in any order (Megatron's RankGenerator; Meta's Llama 3 order
+  // is "tp-cp-ep-pp-dp"). Throws std::invalid_argument otherwise. What Megatron refuses for given
+  // sizes is check_order_for_sizes (placement.h).
   static RankOrder parse(std::string_view text);
 
   // Fastest-varying first.

@@ -104,7 +104,8 @@ void Generator::emit_dp_and_optimizer(int stage, const StageEnd& end) {
   const StagePlan& sp = plan_.stages[static_cast<std::size_t>(stage)];
   const Collective grad_coll = f_.distributed_optimizer ? Collective::kReduceScatter : Collective::kAllReduce;
   const TaskId last = end.last_compute;
-  std::vector<TaskId> grad_tasks;
+  std::vector<TaskId> grad_tasks;    // each bucket's last reduction (its replica all-reduce under HSDP)
+  std::vector<TaskId> issued_tasks;  // each bucket's first reduction
   std::vector<double> grad_bytes;
   for (const bool expert : {false, true}) {
     for (Bucket& b : buckets(stage, expert)) {
@@ -115,7 +116,19 @@ void Generator::emit_dp_and_optimizer(int stage, const StageEnd& end) {
         for (TaskId r : b.ready) w_.add_edge(r, t);
       }
       if ((!f_.dp_overlap.enabled || b.ready.empty()) && last != kNone) w_.add_edge(last, t);
-      grad_tasks.push_back(t);
+      // HSDP: the bucket's reduced shard all-reduced across the shard group's replicas
+      // (Megatron's inter-instance all-reduce, issued after the bucket's reduce-scatter).
+      const double replica_share = expert ? sp.expert_replica_share : sp.dense_replica_share;
+      TaskId done = t;
+      if (replica_share > 0) {
+        done = add_stage_task(stage, TaskKind::kCollective, Category::kDp, Stream::kDp,
+                              expert ? Scope::kExpertDpReplica : Scope::kDpReplica, Collective::kAllReduce,
+                              expert ? "dp_expert_grad_replica_all_reduce" : "dp_grad_replica_all_reduce",
+                              b.bytes * replica_share);
+        w_.add_edge(t, done);
+      }
+      issued_tasks.push_back(t);
+      grad_tasks.push_back(done);
       grad_bytes.push_back(b.bytes);
     }
   }
@@ -123,7 +136,7 @@ void Generator::emit_dp_and_optimizer(int stage, const StageEnd& end) {
   // its last blocking send; with overlap the bucket hooks fire during the backward.
   if (!f_.dp_overlap.enabled) {
     for (TaskId b : end.blocking) {
-      for (TaskId g : grad_tasks) w_.add_edge(b, g);
+      for (TaskId g : issued_tasks) w_.add_edge(b, g);
     }
   }
   // The update itself waits for the schedule to return either way (its blocking sends).

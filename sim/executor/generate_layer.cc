@@ -17,7 +17,9 @@ Stream stream_of(Scope scope) {
     case Scope::kCp: return Stream::kCp;
     case Scope::kEp: return Stream::kEp;
     case Scope::kDp:
-    case Scope::kExpertDp: return Stream::kDp;
+    case Scope::kExpertDp:
+    case Scope::kDpReplica:
+    case Scope::kExpertDpReplica: return Stream::kDp;
     case Scope::kRank:
     case Scope::kCount: break;
   }
@@ -30,7 +32,9 @@ Category category_of(Scope scope) {
     case Scope::kCp: return Category::kCp;
     case Scope::kEp: return Category::kEp;
     case Scope::kDp:
-    case Scope::kExpertDp: return Category::kDp;
+    case Scope::kExpertDp:
+    case Scope::kDpReplica:
+    case Scope::kExpertDpReplica: return Category::kDp;
     case Scope::kRank:
     case Scope::kCount: break;
   }
@@ -112,7 +116,7 @@ void Generator::emit_program(const PassPlan& pass, const Labels& l, Category com
   ring = ring && in_.parallel.cp > 1 && cp_block_bytes(pass) > 0;
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const PlanOp& op = ops[i];
-    if (ring && op.is_comm && op.scope == Scope::kCp) continue;
+    if (ring && op.is_comm && op.scope == Scope::kCp && op.collective == Collective::kSendRecv) continue;
     const bool next_is_gemm = i + 1 < ops.size() && !ops[i + 1].is_comm &&
                               (ops[i + 1].flags & kFlagTpOverlappable) != 0;
     const bool next_is_tp = i + 1 < ops.size() && ops[i + 1].is_comm && ops[i + 1].scope == Scope::kTp;
@@ -147,11 +151,12 @@ void Generator::emit_program(const PassPlan& pass, const Labels& l, Category com
   flush();
 }
 
-// Bytes of one KV block a CP ring step exchanges: the pass's CP ops' total over c-1 steps.
+// Bytes of one KV block a CP ring step exchanges: the pass's CP P2P ops' total over c-1 steps
+// (0 under cp_comm_type all_gather / a2a, whose collectives run as ordinary ones).
 double Generator::cp_block_bytes(const PassPlan& pass) const {
   double total = 0;
   for (const PlanOp& op : pass.ops) {
-    if (op.is_comm && op.scope == Scope::kCp) total += op.bytes;
+    if (op.is_comm && op.scope == Scope::kCp && op.collective == Collective::kSendRecv) total += op.bytes;
   }
   return in_.parallel.cp > 1 ? total / (in_.parallel.cp - 1) : 0;
 }

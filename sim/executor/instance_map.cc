@@ -8,13 +8,16 @@
 
 namespace mofasim::executor {
 
-topology::GroupKind InstanceMap::group_kind(Scope scope) {
+topology::GroupKind InstanceMap::group_kind(Scope scope, const topology::Placement& placement) {
+  const bool hsdp = placement.sizes().dist_opt_instances > 1;
   switch (scope) {
     case Scope::kTp: return topology::GroupKind::kTp;
     case Scope::kCp: return topology::GroupKind::kCp;
     case Scope::kEp: return topology::GroupKind::kEp;
-    case Scope::kDp: return topology::GroupKind::kDpCp;
-    case Scope::kExpertDp: return topology::GroupKind::kExpertDp;
+    case Scope::kDp: return hsdp ? topology::GroupKind::kDpCpShard : topology::GroupKind::kDpCp;
+    case Scope::kExpertDp: return hsdp ? topology::GroupKind::kExpertDpShard : topology::GroupKind::kExpertDp;
+    case Scope::kDpReplica: return topology::GroupKind::kDpCpReplica;
+    case Scope::kExpertDpReplica: return topology::GroupKind::kExpertDpReplica;
     case Scope::kRank:
     case Scope::kCount: break;
   }
@@ -61,7 +64,7 @@ InstanceMap::InstanceMap(const topology::Placement& placement, int stages, Fidel
         t.group.assign(t.count, -1);
         continue;
       }
-      const topology::GroupKind kind = group_kind(scope);
+      const topology::GroupKind kind = group_kind(scope, placement);
       std::vector<std::int64_t> local(static_cast<std::size_t>(placement.group_count(kind)), -1);
       std::vector<std::uint32_t> count;
       for (int g = 0; g < replicas_; ++g) {
@@ -88,7 +91,7 @@ InstanceMap::InstanceMap(const topology::Placement& placement, int stages, Fidel
 }
 
 std::span<const int> InstanceMap::group_ranks(Scope scope, int stage, std::uint32_t inst) const {
-  return placement_->members(group_kind(scope), table(scope, stage).group[inst]);
+  return placement_->members(group_kind(scope, *placement_), table(scope, stage).group[inst]);
 }
 
 }  // namespace mofasim::executor

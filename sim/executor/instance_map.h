@@ -49,7 +49,9 @@ class InstanceMap {
   }
   // The placement group (of the kind for `scope`) behind an instance; all its ranks, simulated or not.
   [[nodiscard]] std::span<const int> group_ranks(Scope scope, int stage, std::uint32_t inst) const;
-  [[nodiscard]] static topology::GroupKind group_kind(Scope scope);
+  // The placement group kind of a scope: the DP scopes are the HSDP shard groups when the
+  // placement has dist_opt_instances > 1, the whole DP groups otherwise.
+  [[nodiscard]] static topology::GroupKind group_kind(Scope scope, const topology::Placement& placement);
 
  private:
   struct Table {

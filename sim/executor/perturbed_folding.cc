@@ -91,7 +91,7 @@ std::string check_groups(const Workload& w, const Replicas& r, const topology::P
     for (int sc = 0; sc < kScopeCount; ++sc) {
       const auto scope = static_cast<Scope>(sc);
       if (scope == Scope::kRank || !used[static_cast<std::size_t>(s)][sc]) continue;
-      const GroupKind kind = InstanceMap::group_kind(scope);
+      const GroupKind kind = InstanceMap::group_kind(scope, placement);
       for (int grp = 0; grp < placement.group_count(kind); ++grp) {
         const auto members = placement.members(kind, grp);
         int target = -1;

@@ -161,6 +161,8 @@ StagePlan stage(const model::RankPlan& rp, const StepPlan& plan, int s, const mo
     if (chunk.head) layer_dense += plan.post->dense_grad_bytes;
   }
   st.extra_grad_bytes = std::max(0.0, dp.dense_grad_bytes - layer_dense);
+  if (dp.dense_grad_bytes > 0) st.dense_replica_share = dp.dense_replica_bytes / dp.dense_grad_bytes;
+  if (dp.expert_grad_bytes > 0) st.expert_replica_share = dp.expert_replica_bytes / dp.expert_grad_bytes;
   return st;
 }
 

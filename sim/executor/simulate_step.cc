@@ -101,7 +101,8 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
   const topology::Topology topo(topo_spec);
   const topology::Placement placement(
       {.tp = in.parallel.tp, .cp = in.parallel.cp, .ep = in.parallel.ep, .dp = in.parallel.dp, .pp = in.parallel.pp,
-       .etp = in.fold_experts ? in.parallel.etp : 0},
+       .etp = in.fold_experts ? in.parallel.etp : 0,
+       .dist_opt_instances = in.features.dist_opt_instances},
       topology::RankOrder::parse(in.rank_order));
   if (placement.world_size() != topo.gpus()) {
     throw std::invalid_argument("parallelism: tp*cp*pp*dp = " + std::to_string(placement.world_size()) +

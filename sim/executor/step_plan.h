@@ -82,6 +82,10 @@ struct StagePlan {
   double param_gather_bytes = 0;              // distributed optimizer: dense params all-gathered (DP)
   double expert_param_gather_bytes = 0;       // distributed optimizer: expert params all-gathered (expert DP)
   double extra_grad_bytes = 0;                // embedding / head gradients (dense DP)
+  // HSDP: the fraction of each reduce-scattered bucket this GPU then all-reduces across the
+  // replicas of its shard group (1 / shard group size, model::RankDp::*_replica_bytes); 0 otherwise.
+  double dense_replica_share = 0;
+  double expert_replica_share = 0;
 };
 
 struct StepPlan {

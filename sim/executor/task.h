@@ -51,6 +51,11 @@ enum class Scope : std::uint8_t {
   kEp,        // expert-parallel group of e ranks (carved out of cp*dp)
   kDp,        // data-parallel group of the dense weights (cp*dp ranks: Megatron's dp_cp group)
   kExpertDp,  // data-parallel group of the expert weights (cp*dp/e ranks)
+  // HSDP (FeatureSpec::dist_opt_instances = N > 1): kDp and kExpertDp are then the shard groups
+  // (dp*cp/N, edp/N ranks), and these the replica groups across them (N ranks each), which
+  // all-reduce the gradient shards.
+  kDpReplica,
+  kExpertDpReplica,
   kCount,
 };
 inline constexpr int kScopeCount = static_cast<int>(Scope::kCount);

@@ -249,7 +249,7 @@ ChakraTrace chakra_trace(const executor::Workload& w, const topology::Placement&
       add_deps(node, t, stage);
       trace.nodes.push_back(std::move(node));
     } else if (is_ring_exchange(w, t)) {
-      const topology::GroupKind k = executor::InstanceMap::group_kind(w.scope(t));
+      const topology::GroupKind k = executor::InstanceMap::group_kind(w.scope(t), placement);
       const auto members = placement.members_of(k, rank);
       const int c = static_cast<int>(members.size());
       const int i = placement.index_in_group(k, rank);
@@ -267,7 +267,7 @@ ChakraTrace chakra_trace(const executor::Workload& w, const topology::Placement&
       Node node = base(t, t, ChakraProtoMsg::COMM_COLL_NODE, "");
       attr_int64(node, "comm_type", comm_type(w.collective(t)));
       attr_int64(node, "comm_size", static_cast<std::int64_t>(bytes_of(w.work(t))));
-      attr_string(node, "pg_name", chakra_group_name(placement, executor::InstanceMap::group_kind(w.scope(t)), rank));
+      attr_string(node, "pg_name", chakra_group_name(placement, executor::InstanceMap::group_kind(w.scope(t), placement), rank));
       add_deps(node, t, stage);
       trace.nodes.push_back(std::move(node));
     }

@@ -255,6 +255,11 @@ model::ParallelSpec to_parallel_spec(const proto::Parallelism& p) {
       .sequence_parallel = p.sequence_parallel(),
       .schedule = schedule_kind(p.schedule()),
       .stage_layers = {p.stage_layers().begin(), p.stage_layers().end()},
+      .account_for_embedding = p.account_for_embedding_in_pipeline_split(),
+      .account_for_loss = p.account_for_loss_in_pipeline_split(),
+      .cp_comm_type = p.cp_comm_type() == proto::CP_ALL_GATHER ? model::CpCommType::kAllGather
+                      : p.cp_comm_type() == proto::CP_A2A      ? model::CpCommType::kA2a
+                                                               : model::CpCommType::kP2p,
   };
 }
 
@@ -275,6 +280,7 @@ model::FeatureSpec to_feature_spec(const proto::Optimizations& o) {
                      : opt.distributed()                       ? model::DpSharding::kOptim
                                                                : model::DpSharding::kNone;
   spec.distributed_optimizer = spec.dp_sharding >= model::DpSharding::kOptim;
+  spec.dist_opt_instances = opt.num_distributed_optimizer_instances();
   spec.param_dtype = dtype(opt.params_dtype());
   spec.grad_dtype = dtype(opt.main_grads_dtype());
   spec.master_dtype = dtype(opt.main_params_dtype());

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -60,7 +61,8 @@ constexpr std::array<std::string_view, 59> kRules = {
     "parallelism: global_batch is required; tp, cp, pp, vpp, dp, ep, etp, micro_batch, global_batch >= 1",
     "parallelism: tp*cp*pp*dp = topology.gpus",
     "parallelism: tp divides model.num_attention_heads and model.num_kv_heads",
-    "parallelism: without stage_layers, pp*vpp divides model.num_layers",
+    "parallelism: without stage_layers, pp*vpp divides model.num_layers (plus one for each of "
+    "account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split, which exclude stage_layers)",
     "parallelism: stage_layers has pp*vpp entries, each >= 1, summing to model.num_layers",
     "parallelism: with model.window_attn_skip_freq n > 1 and pp*vpp > 1, every chunk holds a multiple of n layers",
     "parallelism: ep > 1 needs model.moe; ep divides moe.num_experts; ep*etp divides tp*cp*dp (MoE parallel folding); "
@@ -71,8 +73,10 @@ constexpr std::array<std::string_view, 59> kRules = {
     "parallelism: cp > 1 needs model.seq_length divisible by 2*cp (causal load balancing splits every "
     "sequence into 2*cp chunks, two per CP rank)",
     "parallelism: sequence_parallel needs model.seq_length divisible by tp*cp",
+    "parallelism: cp_comm_type a2a (Ulysses) needs the attention and KV heads per TP rank divisible by cp",
     "parallelism: rank_order names tp, cp, ep, dp and pp once each, joined by '-'",
-    "parallelism: rank_order keeps cp, ep and dp adjacent, in any order (ep is carved out of the cp*dp block)",
+    "parallelism: a rank_order not ending in pp, with pp > 1, needs the expert-DP size dp*cp/ep equal to dp, and "
+    "the attention and MoE layers' pipeline groups must be the same (Megatron's checks)",
     "parallelism: estimated simulator tasks per step (m x (num_layers + mtp_depth) x 2 x ops per layer) at most "
     "2e7, about 2.4 GiB of replay tables",
     "optimizations: compute_scale > 0; bandwidth_scale > 0; dp_bucket_size > 0",
@@ -423,9 +427,21 @@ class Validator {
     ok &= at_least(true, x.etp(), 1, p + ".etp");
     ok &= at_least(true, x.micro_batch(), 1, p + ".micro_batch");
     const bool batch_ok = at_least(x.has_global_batch(), x.global_batch(), 1, p + ".global_batch");
-    check_rank_order(x.rank_order());
+    const bool order_ok = check_rank_order(x.rank_order());
     if (!ok) return;  // the rules below divide by these sizes
     const std::int64_t tp = x.tp(), cp = x.cp(), pp = x.pp(), vpp = x.vpp(), dp = x.dp(), ep = x.ep();
+    const std::int64_t etp = s_.model().has_moe() ? x.etp() : tp;  // a dense model has no expert layout
+    if (order_ok && (tp * dp * cp) % (ep * etp) == 0) {
+      try {  // what Megatron refuses for this order with these sizes
+        topology::check_order_for_sizes({.tp = x.tp(), .cp = x.cp(), .ep = x.ep(), .dp = x.dp(), .pp = x.pp(),
+                                         .etp = static_cast<int>(etp)},
+                                        topology::RankOrder::parse(x.rank_order()));
+      } catch (const std::invalid_argument& e) {
+        const std::string what = e.what();
+        const std::string prefix = "parallelism.rank_order: ";
+        fail("parallelism.rank_order", what.starts_with(prefix) ? what.substr(prefix.size()) : what);
+      }
+    }
     const std::int64_t product = tp * cp * pp * dp;
     if (s_.has_topology() && s_.topology().has_gpus() && product != s_.topology().gpus()) {
       fail(p, "tp*cp*pp*dp = " + num(tp) + "*" + num(cp) + "*" + num(pp) + "*" + num(dp) + " = " + num(product) +
@@ -479,6 +495,15 @@ class Validator {
         fail(p + ".cp", "model.seq_length = " + num(s) + " is not divisible by 2*cp = " + num(2 * cp) +
                             " (causal load balancing gives each CP rank two chunks)");
       }
+      if (x.cp_comm_type() == proto::CP_A2A && cp > 1) {
+        // Ulysses hands each CP rank whole heads: heads and KV heads per TP rank split over cp.
+        const std::int64_t heads = m.num_attention_heads() / tp;
+        const std::int64_t kv = (m.has_num_kv_heads() ? m.num_kv_heads() : m.num_attention_heads()) / tp;
+        if (heads % cp != 0 || kv % cp != 0) {
+          fail(p + ".cp_comm_type", "a2a needs the attention heads (" + num(heads) + ") and KV heads (" + num(kv) +
+                                        ") per TP rank divisible by cp = " + num(cp));
+        }
+      }
       if (x.sequence_parallel() && s % (tp * cp) != 0) {
         fail(p + ".sequence_parallel", "needs model.seq_length = " + num(s) + " divisible by tp*cp = " + num(tp * cp));
       }
@@ -488,6 +513,22 @@ class Validator {
   void check_stage_layers(const proto::Parallelism& x, std::int64_t layers) {
     const std::string p = "parallelism";
     const std::int64_t chunks = std::int64_t{x.pp()} * x.vpp();
+    // Megatron's account_for_{embedding,loss}_in_pipeline_split: the even split counts them as layers.
+    const std::int64_t counted = (x.account_for_embedding_in_pipeline_split() ? 1 : 0) +
+                                 (x.account_for_loss_in_pipeline_split() ? 1 : 0);
+    if (counted > 0 && x.stage_layers_size() > 0) {
+      fail(p + (x.account_for_embedding_in_pipeline_split() ? ".account_for_embedding_in_pipeline_split"
+                                                             : ".account_for_loss_in_pipeline_split"),
+           "only with the even split, not with stage_layers (Megatron refuses it with an uneven pipeline)");
+      return;
+    }
+    if (x.stage_layers_size() == 0 && counted > 0) {
+      if (layers >= 1 && (layers + counted) % chunks != 0) {
+        fail(p + ".pp", "pp*vpp = " + num(chunks) + " does not divide model.num_layers + " + num(counted) +
+                            " (the embedding and loss counted in the pipeline split) = " + num(layers + counted));
+      }
+      return;
+    }
     if (x.stage_layers_size() == 0) {
       if (layers >= 1 && layers % chunks != 0) {
         fail(p + ".pp", "pp*vpp = " + num(std::int64_t{x.pp()}) + "*" + num(std::int64_t{x.vpp()}) + " = " + num(chunks) +
@@ -551,7 +592,7 @@ class Validator {
     }
   }
 
-  void check_rank_order(const std::string& order) {
+  bool check_rank_order(const std::string& order) {
     std::set<std::string> names;
     std::size_t start = 0;
     bool ok = true;
@@ -566,16 +607,9 @@ class Validator {
     if (!ok || names.size() != 5) {
       fail("parallelism.rank_order", "expected tp, cp, ep, dp and pp once each joined by '-' (e.g. tp-cp-ep-dp-pp), got '" +
                                          order + "'");
-      return;
+      return false;
     }
-    // ep is carved out of the cp*dp block, so that block must be contiguous in the rank index.
-    const auto at = [&](std::string_view name) { return static_cast<long>(order.find(name)); };
-    const long lo = std::min({at("cp"), at("ep"), at("dp")});
-    const long hi = std::max({at("cp"), at("ep"), at("dp")});
-    if (hi - lo != 6) {  // three adjacent two-letter names span 3 + 3 characters
-      fail("parallelism.rank_order", "must keep cp, ep and dp adjacent, in any order (ep is carved out of the cp*dp "
-                                     "block), got '" + order + "'");
-    }
+    return true;
   }
 
   // ---- optimizations ----------------------------------------------------------------------

@@ -1,6 +1,7 @@
 // Precision, sharding and recompute fields (see validate_memory_fields.h).
 #include "sim/scenario/validate_memory_fields.h"
 
+#include <cstdint>
 #include <initializer_list>
 #include <set>
 #include <string>
@@ -78,6 +79,29 @@ void check_memory_fields(const proto::Scenario& s,
     }
     if (z == proto::OPTIM_GRADS_PARAMS && opt.placement() == proto::CPU) {
       fail(q + ".data_parallel_sharding_strategy", "optim_grads_params with placement cpu is not supported");
+    }
+  }
+
+  // HSDP: Megatron's partial distributed optimizer cuts the dp-cp and expert-DP groups evenly and
+  // refuses it without the distributed optimizer ("Partial DistOpt cannot be used without DistOpt").
+  if (opt.has_num_distributed_optimizer_instances()) {
+    const std::int64_t n = opt.num_distributed_optimizer_instances();
+    const std::string path = q + ".num_distributed_optimizer_instances";
+    const bool sharded = (opt.has_data_parallel_sharding_strategy() && opt.data_parallel_sharding_strategy() != proto::NO_SHARD) ||
+                         (!opt.has_data_parallel_sharding_strategy() && opt.distributed());
+    const proto::Parallelism& x = s.parallelism();
+    const std::int64_t dpcp = std::int64_t{x.dp()} * x.cp();
+    if (n < 1) {
+      fail(path, "must be at least 1, got " + std::to_string(n));
+    } else if (n > 1 && !sharded) {
+      fail(path, std::to_string(n) + " needs a sharded optimizer (data_parallel_sharding_strategy optim, optim_grads or "
+                 "optim_grads_params): without sharding every rank already holds a replica");
+    } else if (dpcp >= 1 && x.ep() >= 1 && dpcp % x.ep() == 0) {
+      if (dpcp % n != 0) {
+        fail(path, std::to_string(n) + " does not divide dp*cp = " + std::to_string(dpcp));
+      } else if ((dpcp / x.ep()) % n != 0) {
+        fail(path, std::to_string(n) + " does not divide the expert-DP size dp*cp/ep = " + std::to_string(dpcp / x.ep()));
+      }
     }
   }
 

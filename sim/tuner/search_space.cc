@@ -149,6 +149,17 @@ model::FeatureSpec to_feature_spec(const FeatureChoice& f, const model::FeatureS
   return out;
 }
 
+model::FeatureSpec to_feature_spec(const FeatureChoice& f, const model::FeatureSpec& base, const Layout& layout) {
+  model::FeatureSpec out = to_feature_spec(f, base);
+  const int n = out.dist_opt_instances;
+  const int dpcp = layout.dp * layout.cp;
+  const bool sharded = out.distributed_optimizer || out.dp_sharding != model::DpSharding::kNone;
+  if (n > 1 && (!sharded || dpcp % n != 0 || layout.ep < 1 || dpcp % layout.ep != 0 || (dpcp / layout.ep) % n != 0)) {
+    out.dist_opt_instances = 1;
+  }
+  return out;
+}
+
 void validate(const TuneProblem& problem, const TuneOptions& options) {
   const auto& m = problem.model;
   if (m.num_layers < 1) throw std::invalid_argument("tune.model.num_layers must be >= 1");

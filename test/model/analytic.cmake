@@ -15,3 +15,15 @@ mofasim_add_test(model_rank_plan_test
 mofasim_add_test(model_sharded_dp_test
   SRCS ${CMAKE_CURRENT_SOURCE_DIR}/sharded_dp_test.cc
   DEPS mofasim::analytic)
+# HSDP: memory and DP traffic of shard groups with replicas (num_distributed_optimizer_instances).
+mofasim_add_test(model_hsdp_test
+  SRCS ${CMAKE_CURRENT_SOURCE_DIR}/hsdp_test.cc
+  DEPS mofasim::rank_plan)
+# Megatron's account_for_embedding/loss_in_pipeline_split: layers per chunk and per-stage memory.
+mofasim_add_test(model_pipeline_split_accounting_test
+  SRCS ${CMAKE_CURRENT_SOURCE_DIR}/pipeline_split_accounting_test.cc
+  DEPS mofasim::model)
+# --cp-comm-type p2p / all_gather / a2a: the CP collectives' bytes in the op table.
+mofasim_add_test(model_cp_comm_type_test
+  SRCS ${CMAKE_CURRENT_SOURCE_DIR}/cp_comm_type_test.cc
+  DEPS mofasim::model)

@@ -1,5 +1,5 @@
 // The catalogue of bad inputs of issue 16 (load-time half): every field limit, every derived
-// budget, invalid UTF-8, unsupported schedules and rank orders, and the classic reading errors,
+// budget, invalid UTF-8, unsupported schedules, HSDP sizes, and the classic reading errors,
 // each as a scenario text plus `--set` overrides, the command the CLI test runs it through, and
 // the EXACT first line it must be refused with. bad_input_catalogue_test.cc loads each in
 // process; bad_input_cli_test.cc runs each through the mofasim binary under a time and memory
@@ -267,10 +267,6 @@ inline std::vector<BadInput> bad_inputs() {
        "--set:1:42: hardware.cpu_optimizer_params_per_second: must be at least 1 (far outside any measured value; keeps derived times finite), got 0.5"},
       {"InterleavedWithOnePipelineStage", base(), {"parallelism.schedule=interleaved-1f1b", "parallelism.vpp=2", "parallelism.pp=1", "parallelism.dp=4"}, "memory",
        "--set:3:16: parallelism.pp: interleaved-1f1b needs pp > 1 (one stage has nothing to interleave; use 1f1b), got 1"},
-      {"RankOrderSplitsCpDpBlockWithTp", base(), {"parallelism.rank_order=cp-tp-ep-dp-pp"}, "ettr",
-       "--set:1:24: parallelism.rank_order: must keep cp, ep and dp adjacent, in any order (ep is carved out of the cp*dp block), got 'cp-tp-ep-dp-pp'"},
-      {"RankOrderSplitsCpDpBlockWithPp", base(), {"parallelism.rank_order=tp-cp-pp-ep-dp"}, "simulate",
-       "--set:1:24: parallelism.rank_order: must keep cp, ep and dp adjacent, in any order (ep is carved out of the cp*dp block), got 'tp-cp-pp-ep-dp'"},
       // MoE parallel folding, node-limited routing and capacity (issue 13): model.moe with 8 experts.
       {"MoeEpNotDividingFoldedGroup", base_with("model", moe_model()), {"parallelism.ep=8"}, "simulate",
        "--set:1:16: parallelism.ep: ep*etp = 8*1 = 8 does not divide the folded group tp*cp*dp = 4"},
@@ -290,6 +286,10 @@ inline std::vector<BadInput> bad_inputs() {
       {"MoeRouterGroupsNotDividingExperts", base_with("model", moe_model()),
        {"model.moe.router_num_groups=3", "model.moe.router_group_topk=1"}, "ettr",
        "--set:1:29: model.moe.router_num_groups: 3 does not divide num_experts = 8"},
+      {"HsdpInstancesNotDividingDp", base(), {"optimizations.optimizer.distributed=true", "optimizations.optimizer.num_distributed_optimizer_instances=4"}, "ettr",
+       "--set:2:61: optimizations.optimizer.num_distributed_optimizer_instances: 4 does not divide dp*cp = 2"},
+      {"HsdpWithoutSharding", base(), {"optimizations.optimizer.num_distributed_optimizer_instances=2"}, "simulate",
+       "--set:1:61: optimizations.optimizer.num_distributed_optimizer_instances: 2 needs a sharded optimizer (data_parallel_sharding_strategy optim, optim_grads or optim_grads_params): without sharding every rank already holds a replica"},
       {"TasksPerStepBudget", base(), {"model.num_layers=10000", "parallelism.global_batch=65536"}, "memory",
        "--set:2:26: parallelism.global_batch: an estimated 26214400000 simulator tasks per step (m = 32768 micro-batches x 10000 layers x 2 passes x 40 ops), about 3125 GiB of replay tables, exceed the budget of 2e+07 tasks; use fewer micro-batches or layers"},
       {"TasksPerStepBudgetWithChunks", base(), {"model.num_layers=2000", "parallelism.global_batch=4096", "optimizations.tp_overlap.chunks=256"}, "ettr",

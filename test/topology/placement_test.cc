@@ -47,7 +47,6 @@ TEST(RankOrderTest, RejectsBadOrders) {
   EXPECT_THAT(parse_error("tp-cp-dp-pp"), HasSubstr("must name all five dimensions"));
   EXPECT_THAT(parse_error("tp-cp-xx-dp-pp"), HasSubstr("unknown dimension \"xx\""));
   EXPECT_THAT(parse_error("tp-tp-ep-dp-pp"), HasSubstr("names \"tp\" twice"));
-  EXPECT_THAT(parse_error("tp-cp-pp-ep-dp"), HasSubstr("must keep cp, ep and dp adjacent"));
   EXPECT_THAT(parse_error(""), HasSubstr("parallelism.rank_order"));
 }
 
