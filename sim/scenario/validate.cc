@@ -33,7 +33,7 @@ std::string num(double v) {
 
 std::string num(std::int64_t v) { return std::to_string(v); }
 
-constexpr std::array<std::string_view, 59> kRules = {
+constexpr std::array<std::string_view, 61> kRules = {
     "model: num_layers, hidden_size, num_attention_heads, vocab_size and seq_length are required and >= 1; "
     "ffn_hidden_size is required unless every layer is MoE (moe given and first_k_dense_layers = 0)",
     "model: num_kv_heads (if given) divides num_attention_heads",
