@@ -38,11 +38,6 @@ void check_sizes(const ParallelSizes& sizes) {
   }
 }
 
-void check_folded(const ParallelSizes& sizes, const RankOrder& order) {
-  const std::string why = folded_layout_error(sizes, order);
-  if (!why.empty()) throw std::invalid_argument("parallelism.etp: " + why);
-}
-
 // Size of dimension d in the dense or the expert layout; 0 when the layout leaves it out (ep in
 // the dense layout, cp in the expert one). The expert layout's dp is edp = cp·dp/ep.
 int axis_size(const ParallelSizes& sizes, ParallelDim d, bool expert) {
@@ -99,27 +94,9 @@ std::string_view group_kind_name(GroupKind k) {
   return "?";
 }
 
-std::string folded_layout_error(const ParallelSizes& sizes, const RankOrder& order) {
-  check_sizes(sizes);
-  if (sizes.experts_use_dense_dp()) return "";  // no expert layout of its own (the Placement's kExpertDp)
-  int dense_before = 1;
-  int expert_before = 1;
-  for (ParallelDim d : order.dims()) {
-    if (d == ParallelDim::kPp) break;
-    dense_before *= std::max(axis_size(sizes, d, /*expert=*/false), 1);
-    expert_before *= std::max(axis_size(sizes, d, /*expert=*/true), 1);
-  }
-  if (dense_before == expert_before) return "";
-  return "etp = " + std::to_string(sizes.expert_tp()) + " with rank_order " + order.to_string() +
-         " gives pipeline groups other than the dense layout's (the dimensions before pp span " +
-         std::to_string(expert_before) + " expert ranks against " + std::to_string(dense_before) +
-         "); use etp = tp or an order with pp first or last";
-}
-
 Placement::Placement(const ParallelSizes& sizes, const RankOrder& order) : sizes_(sizes), order_(order) {
   check_sizes(sizes);
   check_order_for_sizes(sizes, order);
-  check_folded(sizes, order);
   world_ = sizes.world();
   int dense_stride = 1;
   int expert_stride = 1;
@@ -229,7 +206,6 @@ std::vector<int> group_members_of(const ParallelSizes& sizes, const RankOrder& o
   if (k == GroupKind::kExpertDp && sizes.experts_use_dense_dp()) k = GroupKind::kDpCp;  // as the Placement builds it
   check_sizes(sizes);
   check_order_for_sizes(sizes, order);
-  check_folded(sizes, order);
   const int world = sizes.world();
   if (rank < 0 || rank >= world) {
     throw std::invalid_argument("rank " + std::to_string(rank) + " is outside the world [0, " + std::to_string(world) + ")");

@@ -12,7 +12,7 @@
 //    With etp = tp (the default) and cp, ep, dp adjacent in the order, ep is carved out of cp·dp:
 //    with ep before dp an EP group is ep consecutive positions of the cp·dp block; with ep after
 //    dp it is strided by edp. Any other order is taken as Megatron takes it, under its checks
-//    (check_order_for_sizes, folded_layout_error), e.g. Meta's "tp-cp-ep-pp-dp".
+//    (check_order_for_sizes), e.g. Meta's "tp-cp-ep-pp-dp".
 //  * HSDP: the dp·cp and expert-DP groups cut into dist_opt_instances shard groups, with replica
 //    groups across them (placement_dp_slices.cc).
 //  * Members of a group are listed in ascending rank order; groups of a kind are numbered by their
@@ -74,8 +74,9 @@ std::string_view group_kind_name(GroupKind k);
 
 class Placement {
  public:
-  // Throws std::invalid_argument when a size is < 1, ep·etp does not divide tp·cp·dp or the
-  // folded layout's pipeline groups differ from the dense one's (folded_layout_error).
+  // Throws std::invalid_argument when a size is < 1, ep·etp does not divide tp·cp·dp or the order
+  // is one Megatron refuses for these sizes (check_order_for_sizes: with a folded expert layout,
+  // its pipeline groups must be the dense one's).
   Placement(const ParallelSizes& sizes, const RankOrder& order);
 
   [[nodiscard]] const ParallelSizes& sizes() const { return sizes_; }
@@ -122,11 +123,6 @@ class Placement {
   Layout expert_;
   std::array<Kind, kGroupKindCount> kinds_;
 };
-
-// Why the folded expert layout cannot be used with this order, or "" when it can: the expert
-// layout must give the dense layout's pipeline groups (Megatron asserts the same), i.e. the
-// dimensions ordered before pp must span as many ranks in both layouts.
-std::string folded_layout_error(const ParallelSizes& sizes, const RankOrder& order);
 
 // Nodes of `gpus_per_node` GPUs (numbered node-major) that rank 0's group of kind k touches: the
 // nodes one EP group spans, for the DeepEP dispatch's node copies (model/moe_dispatch.h).

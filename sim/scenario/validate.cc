@@ -66,7 +66,7 @@ constexpr std::array<std::string_view, 61> kRules = {
     "parallelism: stage_layers has pp*vpp entries, each >= 1, summing to model.num_layers",
     "parallelism: with model.window_attn_skip_freq n > 1 and pp*vpp > 1, every chunk holds a multiple of n layers",
     "parallelism: ep > 1 needs model.moe; ep divides moe.num_experts; ep*etp divides tp*cp*dp (MoE parallel folding); "
-    "etp is 1 or tp; etp != tp needs a rank_order with pp first or last; allgather dispatch needs etp = 1",
+    "etp is 1 or tp; allgather dispatch needs etp = 1; a rank_order not ending in pp needs tp*cp*dp/(ep*etp) = dp and equal dense and expert pipeline groups",
     "parallelism: global_batch is a multiple of micro_batch*dp (m = global_batch / (micro_batch*dp))",
     "parallelism: interleaved-1f1b needs pp > 1, vpp > 1 and m a multiple of pp; vpp > 1 needs interleaved-1f1b",
     "parallelism: dualpipe needs an even pp and an even m",
@@ -573,11 +573,8 @@ class Validator {
       return;  // check_rank_order reported it
     }
     const topology::ParallelSizes sizes{.tp = x.tp(), .cp = x.cp(), .ep = x.ep(), .dp = x.dp(), .pp = x.pp(), .etp = x.etp()};
-    const std::string why = topology::folded_layout_error(sizes, order);
-    if (!why.empty()) {
-      fail(p + ".etp", why);
-      return;
-    }
+    // A folded layout whose pipeline groups differ from the dense one's is Megatron's rank-order
+    // refusal (topology::check_order_for_sizes), reported under parallelism.rank_order.
     // Node-limited routing can only bound the nodes a token reaches by at most the nodes there are.
     if (moe.router_group_topk() > 0 && s_.has_topology() && s_.topology().gpus_per_node() >= 1) {
       const std::vector<int> members = topology::group_members_of(sizes, order, topology::GroupKind::kEp, 0);

@@ -282,7 +282,7 @@ inline std::vector<BadInput> bad_inputs() {
        "--set:2:33: model.moe.token_dispatcher_type: allgather is modelled for etp = 1 only, got parallelism.etp = 2"},
       {"MoeFoldedPipelineGroupsDiffer", base_with("model", moe_model()),
        {"parallelism.rank_order=tp-pp-cp-ep-dp", "parallelism.ep=4"}, "simulate",
-       "bad.yaml:4:14: parallelism.etp: etp = 1 with rank_order tp-pp-cp-ep-dp gives pipeline groups other than the dense layout's (the dimensions before pp span 1 expert ranks against 2); use etp = tp or an order with pp first or last"},
+       "--set:1:24: parallelism.rank_order: 'tp-pp-cp-ep-dp' does not end in pp, so Megatron needs the expert-DP size tp*cp*dp/(ep*etp) = 1 to equal dp = 2 (the attention and MoE layers' data-parallel sizes must match)"},
       {"MoeRouterGroupsNotDividingExperts", base_with("model", moe_model()),
        {"model.moe.router_num_groups=3", "model.moe.router_group_topk=1"}, "ettr",
        "--set:1:29: model.moe.router_num_groups: 3 does not divide num_experts = 8"},

@@ -60,7 +60,7 @@ TEST(RankOrderField, OrdersMegatronRefusesAreLocated) {
       errors({.model = "model: {preset: test-moe}",
               .parallelism = "parallelism: {pp: 2, dp: 4, ep: 2, global_batch: 16, rank_order: tp-cp-ep-pp-dp}"}),
       ::testing::ElementsAre("bad.yaml:4:66: parallelism.rank_order: 'tp-cp-ep-pp-dp' does not end in pp, so Megatron "
-                             "needs the expert-DP size cp*dp/ep = 2 to equal dp = 4 (the attention and MoE layers' "
+                             "needs the expert-DP size tp*cp*dp/(ep*etp) = 2 to equal dp = 4 (the attention and MoE layers' "
                              "data-parallel sizes must match)"));
 }
 

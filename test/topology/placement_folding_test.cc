@@ -68,17 +68,28 @@ TEST(PlacementFolding, EtpEqualToTpIsTheUnfoldedLayout) {
 }
 
 TEST(PlacementFolding, FoldedPipelineGroupsMustMatchTheDenseOnes) {
-  // With pp inside the order, etp != tp would move the pipeline stages of the expert layout.
+  // With pp inside the order, etp != tp would move the pipeline stages of the expert layout:
+  // tp-pp-cp-ep-dp puts tp = 2 dense ranks but etp = 1 expert rank before pp. Megatron takes the
+  // pp-last order; any other order needs edp = dp, which pp first does not give here (edp 1, dp 2).
   const ParallelSizes sizes{.tp = 2, .cp = 1, .ep = 4, .dp = 2, .pp = 2, .etp = 1};
-  EXPECT_EQ(folded_layout_error(sizes, RankOrder()), "");
-  EXPECT_EQ(folded_layout_error(sizes, RankOrder::parse("pp-tp-cp-ep-dp")), "");
-  const std::string why = folded_layout_error(sizes, RankOrder::parse("tp-pp-cp-ep-dp"));
-  EXPECT_THAT(why, HasSubstr("span 1 expert ranks against 2"));
+  EXPECT_NO_THROW(Placement(sizes, RankOrder()));
+  EXPECT_THROW(Placement(sizes, RankOrder::parse("pp-tp-cp-ep-dp")), std::invalid_argument);
   try {
     Placement(sizes, RankOrder::parse("tp-pp-cp-ep-dp"));
     FAIL();
   } catch (const std::invalid_argument& e) {
-    EXPECT_THAT(std::string(e.what()), HasSubstr("parallelism.etp: etp = 1 with rank_order tp-pp-cp-ep-dp"));
+    // Megatron's first refusal: the order does not end in pp and edp = 2*1*2/(4*1) = 1 != dp = 2.
+    EXPECT_THAT(std::string(e.what()),
+                HasSubstr("parallelism.rank_order: 'tp-pp-cp-ep-dp' does not end in pp, so Megatron needs the "
+                          "expert-DP size tp*cp*dp/(ep*etp) = 1 to equal dp = 2"));
+  }
+  // edp = dp (ep 2 over tp 2 with etp 1: edp = 2*1*2/2 = 2) passes the first check; the pipeline
+  // strides still differ (dense tp 2 before pp, expert etp 1 * ... = 1), the second refusal.
+  try {
+    Placement({.tp = 2, .cp = 1, .ep = 2, .dp = 2, .pp = 2, .etp = 1}, RankOrder::parse("tp-pp-cp-ep-dp"));
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(std::string(e.what()), HasSubstr("different pipeline groups (ranks 2 vs 1 apart)"));
   }
 }
 

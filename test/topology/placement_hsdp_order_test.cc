@@ -57,7 +57,7 @@ TEST(RankOrderMegatron, MetaOrderPutsRanksWhereMegatronDoes) {
 }
 
 TEST(RankOrderMegatron, MetaOrderWithExpertsNeedsEpEqualToCp) {
-  // pp not last: Megatron asserts edp = cp*dp/ep == dp. With cp = ep = 2 the EP groups are the
+  // pp not last: Megatron asserts edp = tp*cp*dp/(ep*etp) == dp. With cp = ep = 2 the EP groups are the
   // CP groups and the expert-DP groups the DP groups.
   const Placement p({.tp = 1, .cp = 2, .ep = 2, .dp = 2, .pp = 2}, RankOrder::parse("tp-cp-ep-pp-dp"));
   EXPECT_THAT(v(p.members_of(GroupKind::kEp, 2)), ElementsAre(2, 3));
@@ -66,7 +66,7 @@ TEST(RankOrderMegatron, MetaOrderWithExpertsNeedsEpEqualToCp) {
   EXPECT_THAT(v(p.members_of(GroupKind::kDp, 2)), ElementsAre(2, 6));
   EXPECT_THAT(placement_error({.tp = 1, .cp = 1, .ep = 2, .dp = 4, .pp = 2}, "tp-cp-ep-pp-dp"),
               HasSubstr("parallelism.rank_order: 'tp-cp-ep-pp-dp' does not end in pp, so Megatron needs the expert-DP "
-                        "size cp*dp/ep = 2 to equal dp = 4"));
+                        "size tp*cp*dp/(ep*etp) = 2 to equal dp = 4"));
   // tp-ep-pp-cp-dp: before pp come tp and ep, so the attention layout (ep of size 1) has PP
   // stride 1 and the expert one stride ep = 2; the two layouts' pipelines differ.
   EXPECT_THAT(placement_error({.tp = 1, .cp = 2, .ep = 2, .dp = 2, .pp = 2}, "tp-ep-pp-cp-dp"),
