@@ -17,7 +17,7 @@ namespace mofasim::model {
 LayerTime time_block(const PlanBlock& block, const LayerRates& x, bool transformer_layer) {
   const auto ops = block.ops.ops();
   const auto comms = block.ops.comms();
-  constexpr Phase kPhases[3] = {Phase::kForward, Phase::kBackwardInput, Phase::kBackwardWeight};
+  constexpr Phase kPhases[3] = {Phase::kForward, Phase::kInputGrad, Phase::kWeightGrad};
   std::array<std::array<double, kMaxOps>, 3> op_s{};
   std::array<PassTime, 3> pass{};
   std::array<double, 3> attention{};

@@ -141,14 +141,14 @@ void add_tp_pair(LayerOps& ops, const Ctx& c, OpKind first, OpKind last, CommGro
   if (n <= 1) return;
   if (!c.sp) {
     add_collective(ops, Collective::kAllReduce, group, n, Phase::kForward, last, false, bytes);
-    add_collective(ops, Collective::kAllReduce, group, n, Phase::kBackwardInput, first, false, bytes);
+    add_collective(ops, Collective::kAllReduce, group, n, Phase::kInputGrad, first, false, bytes);
     return;
   }
   add_collective(ops, Collective::kAllGather, group, n, Phase::kForward, first, true, bytes);
   add_collective(ops, Collective::kReduceScatter, group, n, Phase::kForward, last, false, bytes);
-  add_collective(ops, Collective::kAllGather, group, n, Phase::kBackwardInput, last, true, bytes);
-  add_collective(ops, Collective::kReduceScatter, group, n, Phase::kBackwardInput, first, false, bytes);
-  add_collective(ops, Collective::kAllGather, group, n, Phase::kBackwardWeight, first, true, bytes);
+  add_collective(ops, Collective::kAllGather, group, n, Phase::kInputGrad, last, true, bytes);
+  add_collective(ops, Collective::kReduceScatter, group, n, Phase::kInputGrad, first, false, bytes);
+  add_collective(ops, Collective::kAllGather, group, n, Phase::kWeightGrad, first, true, bytes);
 }
 
 // Flash attention (one fused kernel per pass): QK^T and PV count causal-halved FLOPs over all s
@@ -309,7 +309,7 @@ void add_attention(LayerOps& ops, const Ctx& c) {
   const double kv_block = kAct * T * kv * (d_qk + d_v);
   add_collective(ops, Collective::kSendRecv, CommGroup::kCp, cp, Phase::kForward, OpKind::kAttentionMap, true,
                  kv_block, cp - 1);
-  add_collective(ops, Collective::kSendRecv, CommGroup::kCp, cp, Phase::kBackwardInput, OpKind::kAttentionMap,
+  add_collective(ops, Collective::kSendRecv, CommGroup::kCp, cp, Phase::kInputGrad, OpKind::kAttentionMap,
                  false, 2 * kv_block, cp - 1);
 }
 
@@ -375,9 +375,9 @@ void add_moe(LayerOps& ops, const Ctx& c) {
                  copies * moe.dispatch_bytes_per_element);
   add_collective(ops, Collective::kAllToAll, CommGroup::kEp, par.ep, Phase::kForward, OpKind::kExpertLinear2,
                  false, copies * moe.combine_bytes_per_element);
-  add_collective(ops, Collective::kAllToAll, CommGroup::kEp, par.ep, Phase::kBackwardInput,
+  add_collective(ops, Collective::kAllToAll, CommGroup::kEp, par.ep, Phase::kInputGrad,
                  OpKind::kExpertLinear2, true, copies * moe.combine_bytes_per_element);
-  add_collective(ops, Collective::kAllToAll, CommGroup::kEp, par.ep, Phase::kBackwardInput,
+  add_collective(ops, Collective::kAllToAll, CommGroup::kEp, par.ep, Phase::kInputGrad,
                  OpKind::kExpertLinear1, false, copies * moe.combine_bytes_per_element);
   // Expert TP: gather the dispatched tokens over ETP before fc1, reduce-scatter after fc2.
   const double etp_bytes = kAct * routed_tokens * c.h;
@@ -385,9 +385,9 @@ void add_moe(LayerOps& ops, const Ctx& c) {
                  true, etp_bytes);
   add_collective(ops, Collective::kReduceScatter, CommGroup::kEtp, par.etp, Phase::kForward,
                  OpKind::kExpertLinear2, false, etp_bytes);
-  add_collective(ops, Collective::kAllGather, CommGroup::kEtp, par.etp, Phase::kBackwardInput,
+  add_collective(ops, Collective::kAllGather, CommGroup::kEtp, par.etp, Phase::kInputGrad,
                  OpKind::kExpertLinear2, true, etp_bytes);
-  add_collective(ops, Collective::kReduceScatter, CommGroup::kEtp, par.etp, Phase::kBackwardInput,
+  add_collective(ops, Collective::kReduceScatter, CommGroup::kEtp, par.etp, Phase::kInputGrad,
                  OpKind::kExpertLinear1, false, etp_bytes);
 }
 
@@ -513,7 +513,7 @@ LayerOps ops_for_embedding(const ModelSpec& model, const ParallelSpec& parallel)
   if (c.sp) {
     add_collective(ops, Collective::kReduceScatter, CommGroup::kTp, parallel.tp, Phase::kForward,
                    OpKind::kEmbedding, false, bytes);
-    add_collective(ops, Collective::kAllGather, CommGroup::kTp, parallel.tp, Phase::kBackwardWeight,
+    add_collective(ops, Collective::kAllGather, CommGroup::kTp, parallel.tp, Phase::kWeightGrad,
                    OpKind::kEmbedding, true, bytes);
   } else {
     add_collective(ops, Collective::kAllReduce, CommGroup::kTp, parallel.tp, Phase::kForward, OpKind::kEmbedding,
@@ -549,12 +549,12 @@ LayerOps ops_for_head(const ModelSpec& model, const ParallelSpec& parallel) {
   const double bytes = kAct * T * c.h;
   if (c.sp) {
     add_collective(ops, Collective::kAllGather, CommGroup::kTp, tp, Phase::kForward, OpKind::kHead, true, bytes);
-    add_collective(ops, Collective::kReduceScatter, CommGroup::kTp, tp, Phase::kBackwardInput, OpKind::kHead, false,
+    add_collective(ops, Collective::kReduceScatter, CommGroup::kTp, tp, Phase::kInputGrad, OpKind::kHead, false,
                    bytes);
-    add_collective(ops, Collective::kAllGather, CommGroup::kTp, tp, Phase::kBackwardWeight, OpKind::kHead, true,
+    add_collective(ops, Collective::kAllGather, CommGroup::kTp, tp, Phase::kWeightGrad, OpKind::kHead, true,
                    bytes);
   } else {
-    add_collective(ops, Collective::kAllReduce, CommGroup::kTp, tp, Phase::kBackwardInput, OpKind::kHead, false,
+    add_collective(ops, Collective::kAllReduce, CommGroup::kTp, tp, Phase::kInputGrad, OpKind::kHead, false,
                    bytes);
   }
   // Loss: all-reduce of the per-token max, sum of exponentials and target logit (3 fp32 values).
@@ -578,10 +578,10 @@ LayerOps ops_for_mtp_projection(const ModelSpec& model, const ParallelSpec& para
   if (c.sp) {
     add_collective(ops, Collective::kAllGather, CommGroup::kTp, parallel.tp, Phase::kForward,
                    OpKind::kMtpProjection, true, bytes);
-    add_collective(ops, Collective::kReduceScatter, CommGroup::kTp, parallel.tp, Phase::kBackwardInput,
+    add_collective(ops, Collective::kReduceScatter, CommGroup::kTp, parallel.tp, Phase::kInputGrad,
                    OpKind::kMtpProjection, false, bytes);
   } else {
-    add_collective(ops, Collective::kAllReduce, CommGroup::kTp, parallel.tp, Phase::kBackwardInput,
+    add_collective(ops, Collective::kAllReduce, CommGroup::kTp, parallel.tp, Phase::kInputGrad,
                    OpKind::kMtpProjection, false, bytes);
   }
   return ops;
@@ -593,7 +593,7 @@ LayerOps pp_boundary_comm(const ModelSpec& model, const ParallelSpec& parallel) 
   const double bytes = kAct * c.tokens_sp * c.h;
   add_collective(ops, Collective::kSendRecv, CommGroup::kPp, parallel.pp, Phase::kForward, OpKind::kInputNorm,
                  true, bytes);
-  add_collective(ops, Collective::kSendRecv, CommGroup::kPp, parallel.pp, Phase::kBackwardInput,
+  add_collective(ops, Collective::kSendRecv, CommGroup::kPp, parallel.pp, Phase::kInputGrad,
                  OpKind::kInputNorm, false, bytes);
   return ops;
 }

@@ -42,8 +42,13 @@
 #include <span>
 
 #include "model/spec.h"
+#include "schedules/phase.h"
 
 namespace mofasim::model {
+
+// The pass phase an op cost or a collective belongs to (schedules/phase.h): forward, input
+// gradient or weight gradient; kBackward is the sum of the last two.
+using schedules::Phase;
 
 enum class OpKind {
   kEmbedding,
@@ -81,7 +86,6 @@ const char* op_name(OpKind op);
 bool is_fp8_linear(OpKind op);
 
 enum class OpClass { kGemm, kAttention, kElementwise, kSmallGemm };
-enum class Phase { kForward, kBackwardInput, kBackwardWeight };
 
 // The shape of the kernel behind one op phase, for ComputeModelKind::kKernel (the other models use
 // only FLOPs and bytes). kGemm: `groups` GEMMs of m x n output with reduction k (2*m*n*k*groups =
@@ -136,7 +140,13 @@ struct OpCost {
   bool routed_expert = false;           // part of the routed-expert block (MemFine chunks these)
 
   [[nodiscard]] PhaseCost phase(Phase p) const {
-    return p == Phase::kForward ? forward : p == Phase::kBackwardInput ? backward_input : backward_weight;
+    switch (p) {
+      case Phase::kForward: return forward;
+      case Phase::kInputGrad: return backward_input;
+      case Phase::kWeightGrad: return backward_weight;
+      case Phase::kBackward: break;
+    }
+    return backward_input + backward_weight;
   }
 };
 

@@ -54,7 +54,7 @@ std::vector<Generator::Bucket> Generator::buckets(int stage, bool expert) const 
 TaskId Generator::add_stage_task(int stage, TaskKind kind, Category cat, Stream stream, Scope scope, Collective coll,
                                  std::string_view name, double work) {
   const bool dp = cat == Category::kDp;
-  TaskSpec t{.kind = kind, .category = cat, .stream = stream, .scope = scope, .phase = Phase::kStep,
+  TaskSpec t{.kind = kind, .category = cat, .stream = stream, .scope = scope, .phase = TaskPhase::kStep,
              .collective = coll, .stage = u16(stage), .peer_stage = u16(stage), .op = w_.intern(name),
              .work = work, .alpha = coeff(dp && f_.dp_overlap.enabled, f_.dp_overlap.alpha),
              .beta = coeff(dp && f_.dp_overlap.enabled, f_.dp_overlap.beta)};

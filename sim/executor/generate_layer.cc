@@ -224,7 +224,7 @@ void Generator::emit_memfine(const Labels& l, const PlanOp& expert, double secon
   for (int i = 0; i < k; ++i) {
     const std::string suffix = piece_suffix(i, k);
     Labels rl = l;
-    rl.phase = Phase::kRecompute;
+    rl.phase = TaskPhase::kRecompute;
     const TaskId r = add_compute(rl, expert.name + "_recompute" + suffix, forward_seconds / k, 0,
                                  Category::kRecompute);
     w_.add_alloc(r, chunk_bytes);
@@ -361,7 +361,7 @@ void Generator::emit_layer_backward(const LayerPlan& lp, const Labels& l, bool f
     deps_.push_back(h2d);
   }
   Labels rl = l;
-  rl.phase = Phase::kRecompute;
+  rl.phase = TaskPhase::kRecompute;
   const bool memfine = memfine_applies(lp);
   model::RecomputeKind recompute = transformer_layer(lp) ? f_.recompute : model::RecomputeKind::kNone;
   if (recompute == model::RecomputeKind::kFull && !lp.full_recompute) recompute = model::RecomputeKind::kNone;

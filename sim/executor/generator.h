@@ -25,7 +25,7 @@ struct Labels {
   int chunk = 0;
   std::uint32_t microbatch = kNone;
   std::uint32_t layer = kNone;
-  Phase phase = Phase::kForward;
+  TaskPhase phase = TaskPhase::kForward;
 };
 
 // First and last task a program emitted (kNone when it emitted nothing).

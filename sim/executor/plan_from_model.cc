@@ -107,8 +107,8 @@ PassPlan program(const model::PlanBlock& block, model::Phase phase, const model:
 LayerPlan layer(const model::PlanBlock& block, double grad_bytes_per_param, const model::HardwareSpec& hw,
                 const model::FeatureSpec& f) {
   LayerPlan lp{.forward = program(block, model::Phase::kForward, hw, f),
-               .input_grad = program(block, model::Phase::kBackwardInput, hw, f),
-               .weight_grad = program(block, model::Phase::kBackwardWeight, hw, f)};
+               .input_grad = program(block, model::Phase::kInputGrad, hw, f),
+               .weight_grad = program(block, model::Phase::kWeightGrad, hw, f)};
   const model::LayerTotals& t = block.ops.totals();
   lp.activation_bytes = t.activation_bytes;
   lp.activation_bytes_selective = t.activation_bytes - t.selective_dropped_bytes;

@@ -57,8 +57,10 @@ inline constexpr int kScopeCount = static_cast<int>(Scope::kCount);
 
 enum class Collective : std::uint8_t { kNoCollective, kAllReduce, kAllGather, kReduceScatter, kAllToAll, kSendRecv, kCopy };
 
-// F, B-input, B-weight mirror schedules::Phase; kBackward is a full backward (input + weight).
-enum class Phase : std::uint8_t { kForward, kBackward, kInputGrad, kWeightGrad, kRecompute, kStep };
+// The part of the step a task belongs to, as traces label it: the phase of its pass (F, B, Bi, W:
+// schedules::Phase, the one pass phase), a forward re-run under recompute (R), or the optimizer
+// step after the last pass. A label only; the schedule orders passes by schedules::Phase.
+enum class TaskPhase : std::uint8_t { kForward, kBackward, kInputGrad, kWeightGrad, kRecompute, kStep };
 
 constexpr std::string_view category_name(Category c) {
   constexpr std::array<std::string_view, kCategoryCount> kNames = {
@@ -72,14 +74,14 @@ constexpr std::string_view stream_name(Stream s) {
   return kNames[static_cast<int>(s)];
 }
 
-constexpr std::string_view phase_name(Phase p) {
+constexpr std::string_view phase_name(TaskPhase p) {
   switch (p) {
-    case Phase::kForward: return "F";
-    case Phase::kBackward: return "B";
-    case Phase::kInputGrad: return "Bi";
-    case Phase::kWeightGrad: return "W";
-    case Phase::kRecompute: return "R";
-    case Phase::kStep: return "step";
+    case TaskPhase::kForward: return "F";
+    case TaskPhase::kBackward: return "B";
+    case TaskPhase::kInputGrad: return "Bi";
+    case TaskPhase::kWeightGrad: return "W";
+    case TaskPhase::kRecompute: return "R";
+    case TaskPhase::kStep: return "step";
   }
   return "?";
 }

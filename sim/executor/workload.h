@@ -24,7 +24,7 @@ struct TaskSpec {
   Category category = Category::kCompute;
   Stream stream = Stream::kCompute;
   Scope scope = Scope::kRank;
-  Phase phase = Phase::kForward;
+  TaskPhase phase = TaskPhase::kForward;
   Collective collective = Collective::kNoCollective;
   std::uint16_t stage = 0;
   std::uint16_t peer_stage = 0;      // P2P: receiving stage; otherwise == stage
@@ -69,7 +69,7 @@ class Workload {
   [[nodiscard]] Category category(TaskId t) const { return category_[t]; }
   [[nodiscard]] Stream stream(TaskId t) const { return stream_[t]; }
   [[nodiscard]] Scope scope(TaskId t) const { return scope_[t]; }
-  [[nodiscard]] Phase phase(TaskId t) const { return phase_[t]; }
+  [[nodiscard]] TaskPhase phase(TaskId t) const { return phase_[t]; }
   [[nodiscard]] Collective collective(TaskId t) const { return collective_[t]; }
   [[nodiscard]] int stage(TaskId t) const { return stage_[t]; }
   [[nodiscard]] int peer_stage(TaskId t) const { return peer_stage_[t]; }
@@ -106,7 +106,7 @@ class Workload {
   std::vector<Category> category_;
   std::vector<Stream> stream_;
   std::vector<Scope> scope_;
-  std::vector<Phase> phase_;
+  std::vector<TaskPhase> phase_;
   std::vector<Collective> collective_;
   std::vector<std::uint16_t> stage_, peer_stage_, chunk_, op_;
   std::vector<std::uint32_t> microbatch_, layer_;

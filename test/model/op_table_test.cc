@@ -87,7 +87,7 @@ TEST(OpTable, TensorParallelCollectives) {
   // S = 2 * s * b * h = 67,108,864 bytes per collective (§8.5).
   const LayerOps plain = ops_for_layer(llama2_70b(), tp(8, false), 0);
   EXPECT_EQ(count_comms(plain, Collective::kAllReduce, Phase::kForward), 2);
-  EXPECT_EQ(count_comms(plain, Collective::kAllReduce, Phase::kBackwardInput), 2);
+  EXPECT_EQ(count_comms(plain, Collective::kAllReduce, Phase::kInputGrad), 2);
   for (const CommOp& c : plain.comms()) {
     EXPECT_EQ(c.bytes, 67'108'864.0);
     EXPECT_EQ(c.wire_bytes, 2 * 7.0 / 8 * 67'108'864);  // ring all-reduce
@@ -96,10 +96,10 @@ TEST(OpTable, TensorParallelCollectives) {
   const LayerOps sp = ops_for_layer(llama2_70b(), tp(8, true), 0);
   EXPECT_EQ(count_comms(sp, Collective::kAllGather, Phase::kForward), 2);
   EXPECT_EQ(count_comms(sp, Collective::kReduceScatter, Phase::kForward), 2);
-  EXPECT_EQ(count_comms(sp, Collective::kAllGather, Phase::kBackwardInput), 2);
-  EXPECT_EQ(count_comms(sp, Collective::kReduceScatter, Phase::kBackwardInput), 2);
+  EXPECT_EQ(count_comms(sp, Collective::kAllGather, Phase::kInputGrad), 2);
+  EXPECT_EQ(count_comms(sp, Collective::kReduceScatter, Phase::kInputGrad), 2);
   // The weight gradients of QKV and fc1 re-gather their sharded inputs.
-  EXPECT_EQ(count_comms(sp, Collective::kAllGather, Phase::kBackwardWeight), 2);
+  EXPECT_EQ(count_comms(sp, Collective::kAllGather, Phase::kWeightGrad), 2);
   // No TP, no collectives.
   EXPECT_TRUE(ops_for_layer(llama2_70b(), tp(1, false), 0).comms().empty());
 }
@@ -193,7 +193,7 @@ TEST(OpTable, HeadAndPipelineBoundary) {
   ASSERT_EQ(pp.comms().size(), 2u);
   // 2 * s * b * h / t with SP, one each way.
   EXPECT_EQ(pp.comms()[0].bytes, 2 * 4096.0 * 8192 / 8);
-  EXPECT_EQ(pp.comms()[1].phase, Phase::kBackwardInput);
+  EXPECT_EQ(pp.comms()[1].phase, Phase::kInputGrad);
 }
 
 TEST(OpTable, RejectsLayoutsTheShapesCannotSplit) {
