@@ -111,17 +111,19 @@ OpCost elementwise_op(OpKind kind, double in_elems, double out_elems, double sto
   return op;
 }
 
-void add_collective(LayerOps& ops, Collective kind, CommGroup group, int n, Phase phase, OpKind op,
+void add_collective(LayerOps& ops, CollectiveKind kind, CommGroup group, int n, Phase phase, OpKind op,
                     bool before, double bytes, int count = 1) {
   if (n <= 1 || count <= 0 || bytes <= 0) return;
   const double frac = static_cast<double>(n - 1) / n;
   double wire = bytes;
   switch (kind) {
-    case Collective::kAllReduce: wire = 2 * frac * bytes; break;
-    case Collective::kReduceScatter:
-    case Collective::kAllGather:
-    case Collective::kAllToAll: wire = frac * bytes; break;
-    case Collective::kSendRecv: wire = bytes; break;
+    case CollectiveKind::kAllReduce: wire = 2 * frac * bytes; break;
+    case CollectiveKind::kReduceScatter:
+    case CollectiveKind::kAllGather:
+    case CollectiveKind::kAllToAll: wire = frac * bytes; break;
+    case CollectiveKind::kBroadcast:
+    case CollectiveKind::kSendRecv:
+    case CollectiveKind::kRingStep: wire = bytes; break;
   }
   ops.add(CommOp{.collective = kind,
                  .group = group,
@@ -140,15 +142,15 @@ void add_collective(LayerOps& ops, Collective kind, CommGroup group, int n, Phas
 void add_tp_pair(LayerOps& ops, const Ctx& c, OpKind first, OpKind last, CommGroup group, int n, double bytes) {
   if (n <= 1) return;
   if (!c.sp) {
-    add_collective(ops, Collective::kAllReduce, group, n, Phase::kForward, last, false, bytes);
-    add_collective(ops, Collective::kAllReduce, group, n, Phase::kInputGrad, first, false, bytes);
+    add_collective(ops, CollectiveKind::kAllReduce, group, n, Phase::kForward, last, false, bytes);
+    add_collective(ops, CollectiveKind::kAllReduce, group, n, Phase::kInputGrad, first, false, bytes);
     return;
   }
-  add_collective(ops, Collective::kAllGather, group, n, Phase::kForward, first, true, bytes);
-  add_collective(ops, Collective::kReduceScatter, group, n, Phase::kForward, last, false, bytes);
-  add_collective(ops, Collective::kAllGather, group, n, Phase::kInputGrad, last, true, bytes);
-  add_collective(ops, Collective::kReduceScatter, group, n, Phase::kInputGrad, first, false, bytes);
-  add_collective(ops, Collective::kAllGather, group, n, Phase::kWeightGrad, first, true, bytes);
+  add_collective(ops, CollectiveKind::kAllGather, group, n, Phase::kForward, first, true, bytes);
+  add_collective(ops, CollectiveKind::kReduceScatter, group, n, Phase::kForward, last, false, bytes);
+  add_collective(ops, CollectiveKind::kAllGather, group, n, Phase::kInputGrad, last, true, bytes);
+  add_collective(ops, CollectiveKind::kReduceScatter, group, n, Phase::kInputGrad, first, false, bytes);
+  add_collective(ops, CollectiveKind::kAllGather, group, n, Phase::kWeightGrad, first, true, bytes);
 }
 
 // Flash attention (one fused kernel per pass): QK^T and PV count causal-halved FLOPs over all s
@@ -307,9 +309,9 @@ void add_attention(LayerOps& ops, const Ctx& c) {
   // Ring attention: each of c-1 steps passes the local K and V block on (backward also dK, dV).
   const int cp = c.parallel.cp;
   const double kv_block = kAct * T * kv * (d_qk + d_v);
-  add_collective(ops, Collective::kSendRecv, CommGroup::kCp, cp, Phase::kForward, OpKind::kAttentionMap, true,
+  add_collective(ops, CollectiveKind::kSendRecv, CommGroup::kCp, cp, Phase::kForward, OpKind::kAttentionMap, true,
                  kv_block, cp - 1);
-  add_collective(ops, Collective::kSendRecv, CommGroup::kCp, cp, Phase::kInputGrad, OpKind::kAttentionMap,
+  add_collective(ops, CollectiveKind::kSendRecv, CommGroup::kCp, cp, Phase::kInputGrad, OpKind::kAttentionMap,
                  false, 2 * kv_block, cp - 1);
 }
 
@@ -371,23 +373,23 @@ void add_moe(LayerOps& ops, const Ctx& c) {
   // The busiest rank's receive side bounds a pairwise all-to-all, so its volume scales with the
   // imbalance too.
   const double copies = Tg * k * c.h * imbalance;
-  add_collective(ops, Collective::kAllToAll, CommGroup::kEp, par.ep, Phase::kForward, OpKind::kExpertLinear1, true,
+  add_collective(ops, CollectiveKind::kAllToAll, CommGroup::kEp, par.ep, Phase::kForward, OpKind::kExpertLinear1, true,
                  copies * moe.dispatch_bytes_per_element);
-  add_collective(ops, Collective::kAllToAll, CommGroup::kEp, par.ep, Phase::kForward, OpKind::kExpertLinear2,
+  add_collective(ops, CollectiveKind::kAllToAll, CommGroup::kEp, par.ep, Phase::kForward, OpKind::kExpertLinear2,
                  false, copies * moe.combine_bytes_per_element);
-  add_collective(ops, Collective::kAllToAll, CommGroup::kEp, par.ep, Phase::kInputGrad,
+  add_collective(ops, CollectiveKind::kAllToAll, CommGroup::kEp, par.ep, Phase::kInputGrad,
                  OpKind::kExpertLinear2, true, copies * moe.combine_bytes_per_element);
-  add_collective(ops, Collective::kAllToAll, CommGroup::kEp, par.ep, Phase::kInputGrad,
+  add_collective(ops, CollectiveKind::kAllToAll, CommGroup::kEp, par.ep, Phase::kInputGrad,
                  OpKind::kExpertLinear1, false, copies * moe.combine_bytes_per_element);
   // Expert TP: gather the dispatched tokens over ETP before fc1, reduce-scatter after fc2.
   const double etp_bytes = kAct * routed_tokens * c.h;
-  add_collective(ops, Collective::kAllGather, CommGroup::kEtp, par.etp, Phase::kForward, OpKind::kExpertLinear1,
+  add_collective(ops, CollectiveKind::kAllGather, CommGroup::kEtp, par.etp, Phase::kForward, OpKind::kExpertLinear1,
                  true, etp_bytes);
-  add_collective(ops, Collective::kReduceScatter, CommGroup::kEtp, par.etp, Phase::kForward,
+  add_collective(ops, CollectiveKind::kReduceScatter, CommGroup::kEtp, par.etp, Phase::kForward,
                  OpKind::kExpertLinear2, false, etp_bytes);
-  add_collective(ops, Collective::kAllGather, CommGroup::kEtp, par.etp, Phase::kInputGrad,
+  add_collective(ops, CollectiveKind::kAllGather, CommGroup::kEtp, par.etp, Phase::kInputGrad,
                  OpKind::kExpertLinear2, true, etp_bytes);
-  add_collective(ops, Collective::kReduceScatter, CommGroup::kEtp, par.etp, Phase::kInputGrad,
+  add_collective(ops, CollectiveKind::kReduceScatter, CommGroup::kEtp, par.etp, Phase::kInputGrad,
                  OpKind::kExpertLinear1, false, etp_bytes);
 }
 
@@ -426,15 +428,17 @@ const char* op_name(OpKind op) {
   MOFASIM_UNREACHABLE("unknown OpKind");
 }
 
-const char* collective_name(Collective c) {
+const char* collective_name(CollectiveKind c) {
   switch (c) {
-    case Collective::kAllReduce: return "all_reduce";
-    case Collective::kReduceScatter: return "reduce_scatter";
-    case Collective::kAllGather: return "all_gather";
-    case Collective::kAllToAll: return "all_to_all";
-    case Collective::kSendRecv: return "send_recv";
+    case CollectiveKind::kAllReduce: return "all_reduce";
+    case CollectiveKind::kReduceScatter: return "reduce_scatter";
+    case CollectiveKind::kAllGather: return "all_gather";
+    case CollectiveKind::kAllToAll: return "all_to_all";
+    case CollectiveKind::kBroadcast: return "broadcast";
+    case CollectiveKind::kSendRecv: return "send_recv";
+    case CollectiveKind::kRingStep: return "ring_step";
   }
-  MOFASIM_UNREACHABLE("unknown Collective");
+  MOFASIM_UNREACHABLE("unknown CollectiveKind");
 }
 
 const char* comm_group_name(CommGroup g) {
@@ -511,12 +515,12 @@ LayerOps ops_for_embedding(const ModelSpec& model, const ParallelSpec& parallel)
   // Vocab-parallel lookup: partial rows are summed across TP (reduce-scatter with SP).
   const double bytes = kAct * c.tokens * c.h;
   if (c.sp) {
-    add_collective(ops, Collective::kReduceScatter, CommGroup::kTp, parallel.tp, Phase::kForward,
+    add_collective(ops, CollectiveKind::kReduceScatter, CommGroup::kTp, parallel.tp, Phase::kForward,
                    OpKind::kEmbedding, false, bytes);
-    add_collective(ops, Collective::kAllGather, CommGroup::kTp, parallel.tp, Phase::kWeightGrad,
+    add_collective(ops, CollectiveKind::kAllGather, CommGroup::kTp, parallel.tp, Phase::kWeightGrad,
                    OpKind::kEmbedding, true, bytes);
   } else {
-    add_collective(ops, Collective::kAllReduce, CommGroup::kTp, parallel.tp, Phase::kForward, OpKind::kEmbedding,
+    add_collective(ops, CollectiveKind::kAllReduce, CommGroup::kTp, parallel.tp, Phase::kForward, OpKind::kEmbedding,
                    false, bytes);
   }
   return ops;
@@ -548,17 +552,17 @@ LayerOps ops_for_head(const ModelSpec& model, const ParallelSpec& parallel) {
   const int tp = parallel.tp;
   const double bytes = kAct * T * c.h;
   if (c.sp) {
-    add_collective(ops, Collective::kAllGather, CommGroup::kTp, tp, Phase::kForward, OpKind::kHead, true, bytes);
-    add_collective(ops, Collective::kReduceScatter, CommGroup::kTp, tp, Phase::kInputGrad, OpKind::kHead, false,
+    add_collective(ops, CollectiveKind::kAllGather, CommGroup::kTp, tp, Phase::kForward, OpKind::kHead, true, bytes);
+    add_collective(ops, CollectiveKind::kReduceScatter, CommGroup::kTp, tp, Phase::kInputGrad, OpKind::kHead, false,
                    bytes);
-    add_collective(ops, Collective::kAllGather, CommGroup::kTp, tp, Phase::kWeightGrad, OpKind::kHead, true,
+    add_collective(ops, CollectiveKind::kAllGather, CommGroup::kTp, tp, Phase::kWeightGrad, OpKind::kHead, true,
                    bytes);
   } else {
-    add_collective(ops, Collective::kAllReduce, CommGroup::kTp, tp, Phase::kInputGrad, OpKind::kHead, false,
+    add_collective(ops, CollectiveKind::kAllReduce, CommGroup::kTp, tp, Phase::kInputGrad, OpKind::kHead, false,
                    bytes);
   }
   // Loss: all-reduce of the per-token max, sum of exponentials and target logit (3 fp32 values).
-  add_collective(ops, Collective::kAllReduce, CommGroup::kTp, tp, Phase::kForward, OpKind::kLoss, true,
+  add_collective(ops, CollectiveKind::kAllReduce, CommGroup::kTp, tp, Phase::kForward, OpKind::kLoss, true,
                  3 * kLogitBytes * T);
   return ops;
 }
@@ -576,12 +580,12 @@ LayerOps ops_for_mtp_projection(const ModelSpec& model, const ParallelSpec& para
   ops.add(gemm_op(OpKind::kMtpProjection, T, c.h / c.t, 2 * c.h, 1, 2 * kAct * c.tokens_sp * c.h));
   const double bytes = 2 * kAct * T * c.h;
   if (c.sp) {
-    add_collective(ops, Collective::kAllGather, CommGroup::kTp, parallel.tp, Phase::kForward,
+    add_collective(ops, CollectiveKind::kAllGather, CommGroup::kTp, parallel.tp, Phase::kForward,
                    OpKind::kMtpProjection, true, bytes);
-    add_collective(ops, Collective::kReduceScatter, CommGroup::kTp, parallel.tp, Phase::kInputGrad,
+    add_collective(ops, CollectiveKind::kReduceScatter, CommGroup::kTp, parallel.tp, Phase::kInputGrad,
                    OpKind::kMtpProjection, false, bytes);
   } else {
-    add_collective(ops, Collective::kAllReduce, CommGroup::kTp, parallel.tp, Phase::kInputGrad,
+    add_collective(ops, CollectiveKind::kAllReduce, CommGroup::kTp, parallel.tp, Phase::kInputGrad,
                    OpKind::kMtpProjection, false, bytes);
   }
   return ops;
@@ -591,9 +595,9 @@ LayerOps pp_boundary_comm(const ModelSpec& model, const ParallelSpec& parallel) 
   const Ctx c = make_ctx(model, parallel);
   LayerOps ops;
   const double bytes = kAct * c.tokens_sp * c.h;
-  add_collective(ops, Collective::kSendRecv, CommGroup::kPp, parallel.pp, Phase::kForward, OpKind::kInputNorm,
+  add_collective(ops, CollectiveKind::kSendRecv, CommGroup::kPp, parallel.pp, Phase::kForward, OpKind::kInputNorm,
                  true, bytes);
-  add_collective(ops, Collective::kSendRecv, CommGroup::kPp, parallel.pp, Phase::kInputGrad,
+  add_collective(ops, CollectiveKind::kSendRecv, CommGroup::kPp, parallel.pp, Phase::kInputGrad,
                  OpKind::kInputNorm, false, bytes);
   return ops;
 }

@@ -43,12 +43,15 @@
 
 #include "model/spec.h"
 #include "schedules/phase.h"
+#include "topology/collective_kind.h"
 
 namespace mofasim::model {
 
 // The pass phase an op cost or a collective belongs to (schedules/phase.h): forward, input
 // gradient or weight gradient; kBackward is the sum of the last two.
 using schedules::Phase;
+// The kind of each collective a layer issues (topology/collective_kind.h).
+using topology::CollectiveKind;
 
 enum class OpKind {
   kEmbedding,
@@ -150,14 +153,15 @@ struct OpCost {
   }
 };
 
-enum class Collective { kAllReduce, kReduceScatter, kAllGather, kAllToAll, kSendRecv };
 enum class CommGroup { kTp, kCp, kEp, kEtp, kPp };
-const char* collective_name(Collective c);
+// snake_case, as op and task names spell it ("tp_all_reduce"); topology::collective_kind_name
+// spells a kind for messages.
+const char* collective_name(CollectiveKind c);
 const char* comm_group_name(CommGroup g);
 
 // One collective (or a repeated P2P step) a layer issues on this GPU.
 struct CommOp {
-  Collective collective = Collective::kAllReduce;
+  CollectiveKind collective = CollectiveKind::kAllReduce;  // a CP ring lists kSendRecv steps
   CommGroup group = CommGroup::kTp;
   int group_size = 1;
   Phase phase = Phase::kForward;

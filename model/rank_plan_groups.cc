@@ -9,21 +9,6 @@ namespace mofasim::model {
 
 using topology::CollectiveKind;
 
-namespace {
-
-CollectiveKind to_topology(Collective c) {
-  switch (c) {
-    case Collective::kAllReduce: return CollectiveKind::kAllReduce;
-    case Collective::kReduceScatter: return CollectiveKind::kReduceScatter;
-    case Collective::kAllGather: return CollectiveKind::kAllGather;
-    case Collective::kAllToAll: return CollectiveKind::kAllToAll;
-    case Collective::kSendRecv: return CollectiveKind::kSendRecv;
-  }
-  MOFASIM_UNREACHABLE("unknown Collective");
-}
-
-}  // namespace
-
 CommCost comm_cost(const topology::CommGroup& group, CollectiveKind kind, double bytes) {
   const topology::CollectiveCost c = group.cost(kind, topology::default_algorithm(kind), Bytes{bytes});
   return {c.latency_seconds, c.bandwidth_seconds};
@@ -115,7 +100,7 @@ void price_block(PlanBlock& block, const LayerGroups& g, int etp) {
   const auto comms = block.ops.comms();
   for (std::size_t j = 0; j < comms.size(); ++j) {
     const CommOp& c = comms[j];
-    const CollectiveKind kind = to_topology(c.collective);
+    const CollectiveKind kind = c.collective;
     switch (c.group) {
       case CommGroup::kTp: block.comm[j] = comm_cost(*g.tp, kind, c.bytes); break;
       case CommGroup::kEtp:

@@ -197,7 +197,8 @@ void Generator::emit_cp_ring(const Labels& l, const PlanOp& attn, double seconds
   const std::vector<TaskId> entry = deps_;
   TaskId prev_attn = kNone;
   TaskId prev_p2p = kNone;
-  PlanOp p2p{.name = "cp_kv_p2p", .is_comm = true, .scope = Scope::kCp, .collective = Collective::kSendRecv};
+  PlanOp p2p{.name = "cp_kv_p2p", .is_comm = true, .scope = Scope::kCp,
+             .collective = CollectiveKind::kRingStep};
   for (int i = 0; i < c; ++i) {
     const std::string suffix = piece_suffix(i, c);
     const TaskId a = add_compute(l, attn.name + suffix, seconds / c, attn.flops / c, cat);
@@ -289,7 +290,7 @@ void Generator::emit_fsdp_gather(const LayerPlan& lp, const Labels& l) {
     const double bytes = expert ? lp.fsdp_expert_gather_bytes : lp.fsdp_gather_bytes;
     if (bytes <= 0) continue;
     const PlanOp op{.name = expert ? "fsdp_expert_param_all_gather" : "fsdp_param_all_gather", .is_comm = true,
-                    .scope = expert ? Scope::kExpertDp : Scope::kDp, .collective = Collective::kAllGather};
+                    .scope = expert ? Scope::kExpertDp : Scope::kDp, .collective = CollectiveKind::kAllGather};
     const TaskId g = add_comm(l, op, bytes);
     if (after != kNone) w_.add_edge(after, g);
     if (previous != kNone) w_.add_edge(previous, g);
@@ -320,7 +321,7 @@ void Generator::emit_layer_forward(const LayerPlan& lp, const Labels& l) {
   w_.add_alloc(span_.first, stored);
   if (offloads(lp)) {
     TaskSpec t{.kind = TaskKind::kCopy, .category = Category::kOffload, .stream = Stream::kD2H,
-               .scope = Scope::kRank, .phase = l.phase, .collective = Collective::kCopy,
+               .scope = Scope::kRank, .phase = l.phase,
                .stage = u16(l.stage), .peer_stage = u16(l.stage), .chunk = u16(l.chunk),
                .microbatch = l.microbatch, .layer = l.layer, .op = w_.intern("offload_d2h"), .work = stored,
                .free_bytes = stored, .alpha = coeff(true, f_.activation_offload.alpha),
@@ -343,7 +344,7 @@ void Generator::emit_layer_backward(const LayerPlan& lp, const Labels& l, bool f
     const auto& d2hs = offload_d2h_[mb_slot(l.stage, l.chunk, l.microbatch)];
     MOFASIM_CHECK(offload_index < d2hs.size(), "offload copy missing for a layer's backward");
     TaskSpec t{.kind = TaskKind::kCopy, .category = Category::kOffload, .stream = Stream::kH2D,
-               .scope = Scope::kRank, .phase = l.phase, .collective = Collective::kCopy,
+               .scope = Scope::kRank, .phase = l.phase,
                .stage = u16(l.stage), .peer_stage = u16(l.stage), .chunk = u16(l.chunk),
                .microbatch = l.microbatch, .layer = l.layer, .op = w_.intern("offload_h2d"), .work = stored,
                .alloc_bytes = stored, .alpha = coeff(true, f_.offload_alpha_backward),

@@ -23,7 +23,7 @@ TaskId Generator::p2p(bool forward, std::uint32_t lane, std::uint32_t pos, std::
   const schedules::StageChunk from = sched_.locate(lane, pos);
   const schedules::StageChunk to = sched_.locate(lane, forward ? pos + 1 : pos - 1);
   TaskSpec t{.kind = TaskKind::kP2p, .category = Category::kPp, .stream = Stream::kPp, .scope = Scope::kRank,
-             .phase = forward ? TaskPhase::kForward : TaskPhase::kBackward, .collective = Collective::kSendRecv,
+             .phase = forward ? TaskPhase::kForward : TaskPhase::kBackward, .collective = CollectiveKind::kSendRecv,
              .stage = u16(static_cast<int>(from.stage)), .peer_stage = u16(static_cast<int>(to.stage)),
              .chunk = u16(static_cast<int>(from.chunk)), .microbatch = mb,
              .op = w_.intern(forward ? "pp_send_activation" : "pp_send_gradient"), .work = plan_.pp_bytes,

@@ -30,15 +30,10 @@ Scope scope_of(model::CommGroup g) {
   MOFASIM_UNREACHABLE("PP boundary comm inside a layer");
 }
 
-Collective collective_of(model::Collective c) {
-  switch (c) {
-    case model::Collective::kAllReduce: return Collective::kAllReduce;
-    case model::Collective::kReduceScatter: return Collective::kReduceScatter;
-    case model::Collective::kAllGather: return Collective::kAllGather;
-    case model::Collective::kAllToAll: return Collective::kAllToAll;
-    case model::Collective::kSendRecv: return Collective::kSendRecv;
-  }
-  MOFASIM_UNREACHABLE("bad collective");
+// The op table lists a CP ring as its send/recv steps; each runs as one ring step of the group
+// (CollectiveKind::kRingStep), as the rank plan prices it.
+CollectiveKind collective_of(const model::CommOp& c) {
+  return c.group == model::CommGroup::kCp ? CollectiveKind::kRingStep : c.collective;
 }
 
 bool attention_core(model::OpKind k) {
@@ -51,7 +46,7 @@ void add_comms(const model::LayerOps& ops, model::OpKind at, model::Phase phase,
     if (c.op != at || c.phase != phase || c.before_op != before || c.group == model::CommGroup::kPp) continue;
     if (c.group_size <= 1 || c.bytes <= 0) continue;
     out.ops.push_back({.name = std::string(model::comm_group_name(c.group)) + "_" + model::collective_name(c.collective),
-                       .is_comm = true, .scope = scope_of(c.group), .collective = collective_of(c.collective),
+                       .is_comm = true, .scope = scope_of(c.group), .collective = collective_of(c),
                        .bytes = c.bytes * c.count});
   }
 }

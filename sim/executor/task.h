@@ -1,6 +1,7 @@
 // The vocabulary of the step DAG: what a task is (kind), where it runs (stream, group scope),
 // what its time counts as in the breakdown (category), and the labels a trace shows (phase,
-// stage, chunk, micro-batch, layer, op). Tasks carry work, never wall-clock durations: compute
+// stage, chunk, micro-batch, layer, op). A collective or p2p task also names its
+// CollectiveKind; other tasks have none. Tasks carry work, never wall-clock durations: compute
 // work is device-seconds at full rate (what model/'s compute-time model says the op takes alone on
 // the GPU), communication work is bytes; the engine stretches both under contention.
 #pragma once
@@ -10,10 +11,15 @@
 #include <limits>
 #include <string_view>
 
+#include "topology/collective_kind.h"
+
 namespace mofasim::executor {
 
 using TaskId = std::uint32_t;  // dense index into Workload's arrays
 inline constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+
+// The kind of a collective or p2p task (topology/collective_kind.h); other tasks have none.
+using topology::CollectiveKind;
 
 enum class TaskKind : std::uint8_t {
   kCompute,     // GPU kernel(s) on the compute stream; work = device-seconds
@@ -55,8 +61,6 @@ enum class Scope : std::uint8_t {
 };
 inline constexpr int kScopeCount = static_cast<int>(Scope::kCount);
 
-enum class Collective : std::uint8_t { kNoCollective, kAllReduce, kAllGather, kReduceScatter, kAllToAll, kSendRecv, kCopy };
-
 // The part of the step a task belongs to, as traces label it: the phase of its pass (F, B, Bi, W:
 // schedules::Phase, the one pass phase), a forward re-run under recompute (R), or the optimizer
 // step after the last pass. A label only; the schedule orders passes by schedules::Phase.
@@ -82,19 +86,6 @@ constexpr std::string_view phase_name(TaskPhase p) {
     case TaskPhase::kWeightGrad: return "W";
     case TaskPhase::kRecompute: return "R";
     case TaskPhase::kStep: return "step";
-  }
-  return "?";
-}
-
-constexpr std::string_view collective_name(Collective c) {
-  switch (c) {
-    case Collective::kNoCollective: return "none";
-    case Collective::kAllReduce: return "all_reduce";
-    case Collective::kAllGather: return "all_gather";
-    case Collective::kReduceScatter: return "reduce_scatter";
-    case Collective::kAllToAll: return "all_to_all";
-    case Collective::kSendRecv: return "send_recv";
-    case Collective::kCopy: return "copy";
   }
   return "?";
 }
