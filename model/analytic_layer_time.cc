@@ -43,8 +43,8 @@ LayerTime time_block(const PlanBlock& block, const LayerRates& x, bool transform
     PassTime& t = pass[ph];
     const double one = comm_seconds(block.comm[j], x.inv_mub);  // MoFa(2) MoFa(3) MoFa(18)
     switch (c.group) {
-      case CommGroup::kTp:
-      case CommGroup::kEtp: {
+      case LayerGroup::kTp:
+      case LayerGroup::kEtp: {
         const double total = one * c.count;
         double extra = total;
         if (x.f.tp_overlap.enabled) {
@@ -65,18 +65,18 @@ LayerTime time_block(const PlanBlock& block, const LayerRates& x, bool transform
         t.tp += extra;
         break;
       }
-      case CommGroup::kCp: {
+      case LayerGroup::kCp: {
         // MoFa(21): count = c-1 ring steps around the attention core of this phase.
         MOFASIM_CHECK(c.count == x.cp - 1, "CP ring with a step count other than cp - 1");
         const double a = attention[ph];
         t.cp += cp_ring_seconds(a, one, x.cp, x.f.cp_overlap.enabled, x.f.cp_overlap.alpha, x.f.cp_overlap.beta) - a;
         break;
       }
-      case CommGroup::kEp:
+      case LayerGroup::kEp:
         t.ep += one * c.count;
         t.a2a += one * c.count;
         break;
-      case CommGroup::kPp: MOFASIM_UNREACHABLE("a layer carries no pipeline send/recv");
+      case LayerGroup::kPp: MOFASIM_UNREACHABLE("a layer carries no pipeline send/recv");
     }
   }
   LayerTime lt{pass[0], pass[1], pass[2]};

@@ -111,7 +111,7 @@ OpCost elementwise_op(OpKind kind, double in_elems, double out_elems, double sto
   return op;
 }
 
-void add_collective(LayerOps& ops, CollectiveKind kind, CommGroup group, int n, Phase phase, OpKind op,
+void add_collective(LayerOps& ops, CollectiveKind kind, LayerGroup group, int n, Phase phase, OpKind op,
                     bool before, double bytes, int count = 1) {
   if (n <= 1 || count <= 0 || bytes <= 0) return;
   const double frac = static_cast<double>(n - 1) / n;
@@ -139,7 +139,7 @@ void add_collective(LayerOps& ops, CollectiveKind kind, CommGroup group, int n, 
 // The TP collectives around a column-parallel `first` GEMM and a row-parallel `last` GEMM, with
 // payload S = 2*T*h: all-reduces without SP; all-gather / reduce-scatter pairs with SP (plus the
 // re-gather of the sharded input that the weight gradient of `first` needs).
-void add_tp_pair(LayerOps& ops, const Ctx& c, OpKind first, OpKind last, CommGroup group, int n, double bytes) {
+void add_tp_pair(LayerOps& ops, const Ctx& c, OpKind first, OpKind last, LayerGroup group, int n, double bytes) {
   if (n <= 1) return;
   if (!c.sp) {
     add_collective(ops, CollectiveKind::kAllReduce, group, n, Phase::kForward, last, false, bytes);
@@ -305,13 +305,13 @@ void add_attention(LayerOps& ops, const Ctx& c) {
   ops.add(elementwise_op(OpKind::kPostAttentionNorm, c.tokens_sp * c.h, c.tokens_sp * c.h, kAct * c.tokens_sp * c.h));
 
   const double s_bytes = kAct * T * c.h;
-  add_tp_pair(ops, c, OpKind::kQkvProjection, OpKind::kOutputProjection, CommGroup::kTp, c.parallel.tp, s_bytes);
+  add_tp_pair(ops, c, OpKind::kQkvProjection, OpKind::kOutputProjection, LayerGroup::kTp, c.parallel.tp, s_bytes);
   // Ring attention: each of c-1 steps passes the local K and V block on (backward also dK, dV).
   const int cp = c.parallel.cp;
   const double kv_block = kAct * T * kv * (d_qk + d_v);
-  add_collective(ops, CollectiveKind::kSendRecv, CommGroup::kCp, cp, Phase::kForward, OpKind::kAttentionMap, true,
+  add_collective(ops, CollectiveKind::kSendRecv, LayerGroup::kCp, cp, Phase::kForward, OpKind::kAttentionMap, true,
                  kv_block, cp - 1);
-  add_collective(ops, CollectiveKind::kSendRecv, CommGroup::kCp, cp, Phase::kInputGrad, OpKind::kAttentionMap,
+  add_collective(ops, CollectiveKind::kSendRecv, LayerGroup::kCp, cp, Phase::kInputGrad, OpKind::kAttentionMap,
                  false, 2 * kv_block, cp - 1);
 }
 
@@ -324,7 +324,7 @@ void add_ffn(LayerOps& ops, const Ctx& c, double f, OpKind l1, OpKind act, OpKin
   ops.add(gemm_op(l1, T, (c_ffn - 1) * ft, c.h, 1, stores_input ? kAct * c.tokens_sp * c.h : 0));
   ops.add(elementwise_op(act, (c_ffn - 1) * T * ft, T * ft, kAct * (c_ffn - 1) * T * ft));
   ops.add(gemm_op(l2, T, c.h, ft, 1, kAct * T * ft));
-  add_tp_pair(ops, c, l1, l2, CommGroup::kTp, c.parallel.tp, kAct * T * c.h);
+  add_tp_pair(ops, c, l1, l2, LayerGroup::kTp, c.parallel.tp, kAct * T * c.h);
 }
 
 void add_moe(LayerOps& ops, const Ctx& c) {
@@ -373,23 +373,23 @@ void add_moe(LayerOps& ops, const Ctx& c) {
   // The busiest rank's receive side bounds a pairwise all-to-all, so its volume scales with the
   // imbalance too.
   const double copies = Tg * k * c.h * imbalance;
-  add_collective(ops, CollectiveKind::kAllToAll, CommGroup::kEp, par.ep, Phase::kForward, OpKind::kExpertLinear1, true,
+  add_collective(ops, CollectiveKind::kAllToAll, LayerGroup::kEp, par.ep, Phase::kForward, OpKind::kExpertLinear1, true,
                  copies * moe.dispatch_bytes_per_element);
-  add_collective(ops, CollectiveKind::kAllToAll, CommGroup::kEp, par.ep, Phase::kForward, OpKind::kExpertLinear2,
+  add_collective(ops, CollectiveKind::kAllToAll, LayerGroup::kEp, par.ep, Phase::kForward, OpKind::kExpertLinear2,
                  false, copies * moe.combine_bytes_per_element);
-  add_collective(ops, CollectiveKind::kAllToAll, CommGroup::kEp, par.ep, Phase::kInputGrad,
+  add_collective(ops, CollectiveKind::kAllToAll, LayerGroup::kEp, par.ep, Phase::kInputGrad,
                  OpKind::kExpertLinear2, true, copies * moe.combine_bytes_per_element);
-  add_collective(ops, CollectiveKind::kAllToAll, CommGroup::kEp, par.ep, Phase::kInputGrad,
+  add_collective(ops, CollectiveKind::kAllToAll, LayerGroup::kEp, par.ep, Phase::kInputGrad,
                  OpKind::kExpertLinear1, false, copies * moe.combine_bytes_per_element);
   // Expert TP: gather the dispatched tokens over ETP before fc1, reduce-scatter after fc2.
   const double etp_bytes = kAct * routed_tokens * c.h;
-  add_collective(ops, CollectiveKind::kAllGather, CommGroup::kEtp, par.etp, Phase::kForward, OpKind::kExpertLinear1,
+  add_collective(ops, CollectiveKind::kAllGather, LayerGroup::kEtp, par.etp, Phase::kForward, OpKind::kExpertLinear1,
                  true, etp_bytes);
-  add_collective(ops, CollectiveKind::kReduceScatter, CommGroup::kEtp, par.etp, Phase::kForward,
+  add_collective(ops, CollectiveKind::kReduceScatter, LayerGroup::kEtp, par.etp, Phase::kForward,
                  OpKind::kExpertLinear2, false, etp_bytes);
-  add_collective(ops, CollectiveKind::kAllGather, CommGroup::kEtp, par.etp, Phase::kInputGrad,
+  add_collective(ops, CollectiveKind::kAllGather, LayerGroup::kEtp, par.etp, Phase::kInputGrad,
                  OpKind::kExpertLinear2, true, etp_bytes);
-  add_collective(ops, CollectiveKind::kReduceScatter, CommGroup::kEtp, par.etp, Phase::kInputGrad,
+  add_collective(ops, CollectiveKind::kReduceScatter, LayerGroup::kEtp, par.etp, Phase::kInputGrad,
                  OpKind::kExpertLinear1, false, etp_bytes);
 }
 
@@ -441,15 +441,15 @@ const char* collective_name(CollectiveKind c) {
   MOFASIM_UNREACHABLE("unknown CollectiveKind");
 }
 
-const char* comm_group_name(CommGroup g) {
+const char* layer_group_name(LayerGroup g) {
   switch (g) {
-    case CommGroup::kTp: return "tp";
-    case CommGroup::kCp: return "cp";
-    case CommGroup::kEp: return "ep";
-    case CommGroup::kEtp: return "etp";
-    case CommGroup::kPp: return "pp";
+    case LayerGroup::kTp: return "tp";
+    case LayerGroup::kCp: return "cp";
+    case LayerGroup::kEp: return "ep";
+    case LayerGroup::kEtp: return "etp";
+    case LayerGroup::kPp: return "pp";
   }
-  MOFASIM_UNREACHABLE("unknown CommGroup");
+  MOFASIM_UNREACHABLE("unknown LayerGroup");
 }
 
 void LayerOps::add(const OpCost& op) {
@@ -515,12 +515,12 @@ LayerOps ops_for_embedding(const ModelSpec& model, const ParallelSpec& parallel)
   // Vocab-parallel lookup: partial rows are summed across TP (reduce-scatter with SP).
   const double bytes = kAct * c.tokens * c.h;
   if (c.sp) {
-    add_collective(ops, CollectiveKind::kReduceScatter, CommGroup::kTp, parallel.tp, Phase::kForward,
+    add_collective(ops, CollectiveKind::kReduceScatter, LayerGroup::kTp, parallel.tp, Phase::kForward,
                    OpKind::kEmbedding, false, bytes);
-    add_collective(ops, CollectiveKind::kAllGather, CommGroup::kTp, parallel.tp, Phase::kWeightGrad,
+    add_collective(ops, CollectiveKind::kAllGather, LayerGroup::kTp, parallel.tp, Phase::kWeightGrad,
                    OpKind::kEmbedding, true, bytes);
   } else {
-    add_collective(ops, CollectiveKind::kAllReduce, CommGroup::kTp, parallel.tp, Phase::kForward, OpKind::kEmbedding,
+    add_collective(ops, CollectiveKind::kAllReduce, LayerGroup::kTp, parallel.tp, Phase::kForward, OpKind::kEmbedding,
                    false, bytes);
   }
   return ops;
@@ -552,17 +552,17 @@ LayerOps ops_for_head(const ModelSpec& model, const ParallelSpec& parallel) {
   const int tp = parallel.tp;
   const double bytes = kAct * T * c.h;
   if (c.sp) {
-    add_collective(ops, CollectiveKind::kAllGather, CommGroup::kTp, tp, Phase::kForward, OpKind::kHead, true, bytes);
-    add_collective(ops, CollectiveKind::kReduceScatter, CommGroup::kTp, tp, Phase::kInputGrad, OpKind::kHead, false,
+    add_collective(ops, CollectiveKind::kAllGather, LayerGroup::kTp, tp, Phase::kForward, OpKind::kHead, true, bytes);
+    add_collective(ops, CollectiveKind::kReduceScatter, LayerGroup::kTp, tp, Phase::kInputGrad, OpKind::kHead, false,
                    bytes);
-    add_collective(ops, CollectiveKind::kAllGather, CommGroup::kTp, tp, Phase::kWeightGrad, OpKind::kHead, true,
+    add_collective(ops, CollectiveKind::kAllGather, LayerGroup::kTp, tp, Phase::kWeightGrad, OpKind::kHead, true,
                    bytes);
   } else {
-    add_collective(ops, CollectiveKind::kAllReduce, CommGroup::kTp, tp, Phase::kInputGrad, OpKind::kHead, false,
+    add_collective(ops, CollectiveKind::kAllReduce, LayerGroup::kTp, tp, Phase::kInputGrad, OpKind::kHead, false,
                    bytes);
   }
   // Loss: all-reduce of the per-token max, sum of exponentials and target logit (3 fp32 values).
-  add_collective(ops, CollectiveKind::kAllReduce, CommGroup::kTp, tp, Phase::kForward, OpKind::kLoss, true,
+  add_collective(ops, CollectiveKind::kAllReduce, LayerGroup::kTp, tp, Phase::kForward, OpKind::kLoss, true,
                  3 * kLogitBytes * T);
   return ops;
 }
@@ -580,12 +580,12 @@ LayerOps ops_for_mtp_projection(const ModelSpec& model, const ParallelSpec& para
   ops.add(gemm_op(OpKind::kMtpProjection, T, c.h / c.t, 2 * c.h, 1, 2 * kAct * c.tokens_sp * c.h));
   const double bytes = 2 * kAct * T * c.h;
   if (c.sp) {
-    add_collective(ops, CollectiveKind::kAllGather, CommGroup::kTp, parallel.tp, Phase::kForward,
+    add_collective(ops, CollectiveKind::kAllGather, LayerGroup::kTp, parallel.tp, Phase::kForward,
                    OpKind::kMtpProjection, true, bytes);
-    add_collective(ops, CollectiveKind::kReduceScatter, CommGroup::kTp, parallel.tp, Phase::kInputGrad,
+    add_collective(ops, CollectiveKind::kReduceScatter, LayerGroup::kTp, parallel.tp, Phase::kInputGrad,
                    OpKind::kMtpProjection, false, bytes);
   } else {
-    add_collective(ops, CollectiveKind::kAllReduce, CommGroup::kTp, parallel.tp, Phase::kInputGrad,
+    add_collective(ops, CollectiveKind::kAllReduce, LayerGroup::kTp, parallel.tp, Phase::kInputGrad,
                    OpKind::kMtpProjection, false, bytes);
   }
   return ops;
@@ -595,9 +595,9 @@ LayerOps pp_boundary_comm(const ModelSpec& model, const ParallelSpec& parallel) 
   const Ctx c = make_ctx(model, parallel);
   LayerOps ops;
   const double bytes = kAct * c.tokens_sp * c.h;
-  add_collective(ops, CollectiveKind::kSendRecv, CommGroup::kPp, parallel.pp, Phase::kForward, OpKind::kInputNorm,
+  add_collective(ops, CollectiveKind::kSendRecv, LayerGroup::kPp, parallel.pp, Phase::kForward, OpKind::kInputNorm,
                  true, bytes);
-  add_collective(ops, CollectiveKind::kSendRecv, CommGroup::kPp, parallel.pp, Phase::kInputGrad,
+  add_collective(ops, CollectiveKind::kSendRecv, LayerGroup::kPp, parallel.pp, Phase::kInputGrad,
                  OpKind::kInputNorm, false, bytes);
   return ops;
 }

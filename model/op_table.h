@@ -153,16 +153,20 @@ struct OpCost {
   }
 };
 
-enum class CommGroup { kTp, kCp, kEp, kEtp, kPp };
-// snake_case, as op and task names spell it ("tp_all_reduce"); topology::collective_kind_name
+// Which of a layer's communicators a collective runs on, as the op table sees one GPU: tp, cp, ep,
+// the expert-TP prefix of tp (etp), or the pipeline neighbour (pp). Not a placement group
+// (topology::GroupKind, the cluster's rank sets, where DP lives) nor a communicator object
+// (topology::CommGroup): the rank plan maps each onto rank 0's groups (rank_plan_groups.h).
+enum class LayerGroup { kTp, kCp, kEp, kEtp, kPp };
+// snake_case, as op and task names spell them ("tp_all_reduce"); topology::collective_kind_name
 // spells a kind for messages.
 const char* collective_name(CollectiveKind c);
-const char* comm_group_name(CommGroup g);
+const char* layer_group_name(LayerGroup g);
 
 // One collective (or a repeated P2P step) a layer issues on this GPU.
 struct CommOp {
   CollectiveKind collective = CollectiveKind::kAllReduce;  // a CP ring lists kSendRecv steps
-  CommGroup group = CommGroup::kTp;
+  LayerGroup group = LayerGroup::kTp;
   int group_size = 1;
   Phase phase = Phase::kForward;
   OpKind op = OpKind::kQkvProjection;  // the op it is attached to

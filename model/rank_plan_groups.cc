@@ -102,18 +102,18 @@ void price_block(PlanBlock& block, const LayerGroups& g, int etp) {
     const CommOp& c = comms[j];
     const CollectiveKind kind = c.collective;
     switch (c.group) {
-      case CommGroup::kTp: block.comm[j] = comm_cost(*g.tp, kind, c.bytes); break;
-      case CommGroup::kEtp:
+      case LayerGroup::kTp: block.comm[j] = comm_cost(*g.tp, kind, c.bytes); break;
+      case LayerGroup::kEtp:
         MOFASIM_CHECK(c.group_size == etp, "expert-TP collective with a group size other than etp");
         block.comm[j] = comm_cost(*g.etp, kind, c.bytes);
         break;
-      case CommGroup::kEp: block.comm[j] = comm_cost(*g.ep, kind, c.bytes); break;
-      case CommGroup::kCp:
+      case LayerGroup::kEp: block.comm[j] = comm_cost(*g.ep, kind, c.bytes); break;
+      case LayerGroup::kCp:
         // One ring step (every member sends its KV block to its successor at once): the same
         // collective kind, and so the same α and link loads, as the replay's CP step.
         block.comm[j] = comm_cost(*g.cp, CollectiveKind::kRingStep, c.bytes);
         break;
-      case CommGroup::kPp: MOFASIM_UNREACHABLE("a layer carries no pipeline send/recv");
+      case LayerGroup::kPp: MOFASIM_UNREACHABLE("a layer carries no pipeline send/recv");
     }
   }
 }

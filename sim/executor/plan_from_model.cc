@@ -19,13 +19,13 @@
 namespace mofasim::executor {
 namespace {
 
-Scope scope_of(model::CommGroup g) {
+Scope scope_of(model::LayerGroup g) {
   switch (g) {
-    case model::CommGroup::kTp:
-    case model::CommGroup::kEtp: return Scope::kTp;
-    case model::CommGroup::kCp: return Scope::kCp;
-    case model::CommGroup::kEp: return Scope::kEp;
-    case model::CommGroup::kPp: break;
+    case model::LayerGroup::kTp:
+    case model::LayerGroup::kEtp: return Scope::kTp;
+    case model::LayerGroup::kCp: return Scope::kCp;
+    case model::LayerGroup::kEp: return Scope::kEp;
+    case model::LayerGroup::kPp: break;
   }
   MOFASIM_UNREACHABLE("PP boundary comm inside a layer");
 }
@@ -33,7 +33,7 @@ Scope scope_of(model::CommGroup g) {
 // The op table lists a CP ring as its send/recv steps; each runs as one ring step of the group
 // (CollectiveKind::kRingStep), as the rank plan prices it.
 CollectiveKind collective_of(const model::CommOp& c) {
-  return c.group == model::CommGroup::kCp ? CollectiveKind::kRingStep : c.collective;
+  return c.group == model::LayerGroup::kCp ? CollectiveKind::kRingStep : c.collective;
 }
 
 bool attention_core(model::OpKind k) {
@@ -43,9 +43,9 @@ bool attention_core(model::OpKind k) {
 // The layer collectives of `phase` attached before / after op `at` (PP boundaries excluded).
 void add_comms(const model::LayerOps& ops, model::OpKind at, model::Phase phase, bool before, PassPlan& out) {
   for (const model::CommOp& c : ops.comms()) {
-    if (c.op != at || c.phase != phase || c.before_op != before || c.group == model::CommGroup::kPp) continue;
+    if (c.op != at || c.phase != phase || c.before_op != before || c.group == model::LayerGroup::kPp) continue;
     if (c.group_size <= 1 || c.bytes <= 0) continue;
-    out.ops.push_back({.name = std::string(model::comm_group_name(c.group)) + "_" + model::collective_name(c.collective),
+    out.ops.push_back({.name = std::string(model::layer_group_name(c.group)) + "_" + model::collective_name(c.collective),
                        .is_comm = true, .scope = scope_of(c.group), .collective = collective_of(c),
                        .bytes = c.bytes * c.count});
   }

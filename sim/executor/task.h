@@ -50,6 +50,8 @@ inline constexpr int kStreamCount = static_cast<int>(Stream::kCount);
 
 // Which ranks share one instance of a task. A pipeline replica is one rank per stage with fixed
 // (tp, cp, dp) coordinates; group scopes name the ranks of one stage that run the task together.
+// Each group scope is one placement group (topology::GroupKind, InstanceMap::group_kind; kDp is
+// the dp x cp group); kRank, one instance per rank, has none.
 enum class Scope : std::uint8_t {
   kRank,      // one instance per rank (compute, copies, host work, PP p2p per replica)
   kTp,        // tensor-parallel group of t ranks

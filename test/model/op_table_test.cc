@@ -115,7 +115,7 @@ TEST(OpTable, ContextParallelSplitsQueriesAndRingsKeyValueBlocks) {
   const double kv_block = 2.0 * 1024 * 8 * (128 + 128);
   int rings = 0;
   for (const CommOp& c : quarter.comms()) {
-    ASSERT_EQ(c.group, CommGroup::kCp);
+    ASSERT_EQ(c.group, LayerGroup::kCp);
     EXPECT_EQ(c.count, 3);
     EXPECT_EQ(c.bytes, c.phase == Phase::kForward ? kv_block : 2 * kv_block);
     ++rings;
