@@ -17,7 +17,7 @@ namespace mofasim::model {
 LayerTime time_block(const PlanBlock& block, const LayerRates& x, bool transformer_layer) {
   const auto ops = block.ops.ops();
   const auto comms = block.ops.comms();
-  constexpr Phase kPhases[3] = {Phase::kForward, Phase::kBackwardInput, Phase::kBackwardWeight};
+  constexpr Phase kPhases[3] = {Phase::kForward, Phase::kInputGrad, Phase::kWeightGrad};
   std::array<std::array<double, kMaxOps>, 3> op_s{};
   std::array<PassTime, 3> pass{};
   std::array<double, 3> attention{};
@@ -43,8 +43,8 @@ LayerTime time_block(const PlanBlock& block, const LayerRates& x, bool transform
     PassTime& t = pass[ph];
     const double one = comm_seconds(block.comm[j], x.inv_mub);  // MoFa(2) MoFa(3) MoFa(18)
     switch (c.group) {
-      case CommGroup::kTp:
-      case CommGroup::kEtp: {
+      case LayerGroup::kTp:
+      case LayerGroup::kEtp: {
         const double total = one * c.count;
         double extra = total;
         if (x.f.tp_overlap.enabled) {
@@ -65,8 +65,8 @@ LayerTime time_block(const PlanBlock& block, const LayerRates& x, bool transform
         t.tp += extra;
         break;
       }
-      case CommGroup::kCp: {
-        if (c.collective != Collective::kSendRecv) {  // cp_comm_type all_gather / a2a: not overlapped
+      case LayerGroup::kCp: {
+        if (c.collective != CollectiveKind::kSendRecv) {  // cp_comm_type all_gather / a2a: not overlapped
           t.cp += one * c.count;
           break;
         }
@@ -76,11 +76,11 @@ LayerTime time_block(const PlanBlock& block, const LayerRates& x, bool transform
         t.cp += cp_ring_seconds(a, one, x.cp, x.f.cp_overlap.enabled, x.f.cp_overlap.alpha, x.f.cp_overlap.beta) - a;
         break;
       }
-      case CommGroup::kEp:
+      case LayerGroup::kEp:
         t.ep += one * c.count;
         t.a2a += one * c.count;
         break;
-      case CommGroup::kPp: MOFASIM_UNREACHABLE("a layer carries no pipeline send/recv");
+      case LayerGroup::kPp: MOFASIM_UNREACHABLE("a layer carries no pipeline send/recv");
     }
   }
   LayerTime lt{pass[0], pass[1], pass[2]};
@@ -148,7 +148,7 @@ EpPairParts ep_pair_parts(const PlanBlock& block, const LayerRates& x, const Lay
   const auto comms = block.ops.comms();
   for (std::size_t j = 0; j < comms.size(); ++j) {
     const CommOp& c = comms[j];
-    if (c.group != CommGroup::kEp) continue;
+    if (c.group != LayerGroup::kEp) continue;
     const double s = comm_seconds(block.comm[j], x.inv_mub) * c.count;
     const bool dispatch_side = c.op == OpKind::kExpertLinear1;
     if (c.phase == Phase::kForward) (dispatch_side ? p.f_dispatch : p.f_combine) += s;

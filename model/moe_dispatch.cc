@@ -20,7 +20,7 @@ std::string num(double v) {
 
 // One collective on `group` of n members with payload S = bytes (nccl-tests convention) and the
 // bytes this rank puts on the wire per call.
-void add_comm(LayerOps& ops, Collective kind, CommGroup group, int n, Phase phase, OpKind op, bool before,
+void add_comm(LayerOps& ops, CollectiveKind kind, LayerGroup group, int n, Phase phase, OpKind op, bool before,
               double bytes, double wire) {
   if (n <= 1 || bytes <= 0) return;
   ops.add(CommOp{.collective = kind,
@@ -35,7 +35,7 @@ void add_comm(LayerOps& ops, Collective kind, CommGroup group, int n, Phase phas
 }
 
 // A collective whose wire bytes follow from its kind over n members (AG/RS/A2A: (n−1)/n·S).
-void add_uniform(LayerOps& ops, Collective kind, CommGroup group, int n, Phase phase, OpKind op, bool before,
+void add_uniform(LayerOps& ops, CollectiveKind kind, LayerGroup group, int n, Phase phase, OpKind op, bool before,
                  double bytes) {
   add_comm(ops, kind, group, n, phase, op, before, bytes, bytes * (n - 1) / std::max(n, 1));
 }
@@ -56,13 +56,13 @@ void add_flex(LayerOps& ops, const Slot& at, int ep, int nodes, double node_copy
   const int per_node = std::max(ep / nodes, 1);
   auto scale_out = [&] {
     if (nodes > 1) {
-      add_comm(ops, Collective::kAllToAllScaleOut, CommGroup::kEp, ep, at.phase, at.op, at.before, node_copy_bytes,
+      add_comm(ops, CollectiveKind::kAllToAllScaleOut, LayerGroup::kEp, ep, at.phase, at.op, at.before, node_copy_bytes,
                node_copy_bytes * (nodes - 1) / nodes);
     }
   };
   auto scale_up = [&] {
     if (per_node > 1) {
-      add_comm(ops, Collective::kAllToAllScaleUp, CommGroup::kEp, ep, at.phase, at.op, at.before, expert_copy_bytes,
+      add_comm(ops, CollectiveKind::kAllToAllScaleUp, LayerGroup::kEp, ep, at.phase, at.op, at.before, expert_copy_bytes,
                expert_copy_bytes * (per_node - 1) / per_node);
     }
   };
@@ -160,29 +160,29 @@ void add_moe_collectives(LayerOps& ops, const ModelSpec& model, const ParallelSp
   const double bc = moe.combine_bytes_per_element;
   const Slot dispatch{Phase::kForward, OpKind::kExpertLinear1, true, true};
   const Slot combine{Phase::kForward, OpKind::kExpertLinear2, false, false};
-  const Slot combine_grad{Phase::kBackwardInput, OpKind::kExpertLinear2, true, true};
-  const Slot dispatch_grad{Phase::kBackwardInput, OpKind::kExpertLinear1, false, false};
+  const Slot combine_grad{Phase::kInputGrad, OpKind::kExpertLinear2, true, true};
+  const Slot dispatch_grad{Phase::kInputGrad, OpKind::kExpertLinear1, false, false};
   switch (moe.token_dispatcher) {
     case MoeDispatcher::kAllToAll: {
       // The busiest rank's receive side bounds a pairwise all-to-all, so its volume scales with f.
       const double copies = tokens_moe * moe.top_k * h * f;
-      add_uniform(ops, Collective::kAllToAll, CommGroup::kEp, ep, dispatch.phase, dispatch.op, dispatch.before, copies * bd);
-      add_uniform(ops, Collective::kAllToAll, CommGroup::kEp, ep, combine.phase, combine.op, combine.before, copies * bc);
-      add_uniform(ops, Collective::kAllToAll, CommGroup::kEp, ep, combine_grad.phase, combine_grad.op,
+      add_uniform(ops, CollectiveKind::kAllToAll, LayerGroup::kEp, ep, dispatch.phase, dispatch.op, dispatch.before, copies * bd);
+      add_uniform(ops, CollectiveKind::kAllToAll, LayerGroup::kEp, ep, combine.phase, combine.op, combine.before, copies * bc);
+      add_uniform(ops, CollectiveKind::kAllToAll, LayerGroup::kEp, ep, combine_grad.phase, combine_grad.op,
                   combine_grad.before, copies * bc);
-      add_uniform(ops, Collective::kAllToAll, CommGroup::kEp, ep, dispatch_grad.phase, dispatch_grad.op,
+      add_uniform(ops, CollectiveKind::kAllToAll, LayerGroup::kEp, ep, dispatch_grad.phase, dispatch_grad.op,
                   dispatch_grad.before, copies * bc);
       break;
     }
     case MoeDispatcher::kAllGather: {
       const double group_tokens = ep * tokens_moe * h;
-      add_uniform(ops, Collective::kAllGather, CommGroup::kEp, ep, dispatch.phase, dispatch.op, dispatch.before,
+      add_uniform(ops, CollectiveKind::kAllGather, LayerGroup::kEp, ep, dispatch.phase, dispatch.op, dispatch.before,
                   group_tokens * bd);
-      add_uniform(ops, Collective::kReduceScatter, CommGroup::kEp, ep, combine.phase, combine.op, combine.before,
+      add_uniform(ops, CollectiveKind::kReduceScatter, LayerGroup::kEp, ep, combine.phase, combine.op, combine.before,
                   group_tokens * bc);
-      add_uniform(ops, Collective::kAllGather, CommGroup::kEp, ep, combine_grad.phase, combine_grad.op,
+      add_uniform(ops, CollectiveKind::kAllGather, LayerGroup::kEp, ep, combine_grad.phase, combine_grad.op,
                   combine_grad.before, group_tokens * bc);
-      add_uniform(ops, Collective::kReduceScatter, CommGroup::kEp, ep, dispatch_grad.phase, dispatch_grad.op,
+      add_uniform(ops, CollectiveKind::kReduceScatter, LayerGroup::kEp, ep, dispatch_grad.phase, dispatch_grad.op,
                   dispatch_grad.before, group_tokens * bc);
       break;
     }
@@ -200,12 +200,12 @@ void add_moe_collectives(LayerOps& ops, const ModelSpec& model, const ParallelSp
   // Expert TP: gather the dispatched tokens over ETP before fc1, reduce-scatter after fc2.
   const double etp_bytes = kAct * routed_tokens * h;
   const int etp = parallel.etp;
-  add_uniform(ops, Collective::kAllGather, CommGroup::kEtp, etp, Phase::kForward, OpKind::kExpertLinear1, true, etp_bytes);
-  add_uniform(ops, Collective::kReduceScatter, CommGroup::kEtp, etp, Phase::kForward, OpKind::kExpertLinear2, false,
+  add_uniform(ops, CollectiveKind::kAllGather, LayerGroup::kEtp, etp, Phase::kForward, OpKind::kExpertLinear1, true, etp_bytes);
+  add_uniform(ops, CollectiveKind::kReduceScatter, LayerGroup::kEtp, etp, Phase::kForward, OpKind::kExpertLinear2, false,
               etp_bytes);
-  add_uniform(ops, Collective::kAllGather, CommGroup::kEtp, etp, Phase::kBackwardInput, OpKind::kExpertLinear2, true,
+  add_uniform(ops, CollectiveKind::kAllGather, LayerGroup::kEtp, etp, Phase::kInputGrad, OpKind::kExpertLinear2, true,
               etp_bytes);
-  add_uniform(ops, Collective::kReduceScatter, CommGroup::kEtp, etp, Phase::kBackwardInput, OpKind::kExpertLinear1,
+  add_uniform(ops, CollectiveKind::kReduceScatter, LayerGroup::kEtp, etp, Phase::kInputGrad, OpKind::kExpertLinear1,
               false, etp_bytes);
 }
 

@@ -115,19 +115,21 @@ OpCost elementwise_op(OpKind kind, double in_elems, double out_elems, double sto
   return op;
 }
 
-void add_collective(LayerOps& ops, Collective kind, CommGroup group, int n, Phase phase, OpKind op,
+void add_collective(LayerOps& ops, CollectiveKind kind, LayerGroup group, int n, Phase phase, OpKind op,
                     bool before, double bytes, int count = 1) {
   if (n <= 1 || count <= 0 || bytes <= 0) return;
   const double frac = static_cast<double>(n - 1) / n;
   double wire = bytes;
   switch (kind) {
-    case Collective::kAllReduce: wire = 2 * frac * bytes; break;
-    case Collective::kReduceScatter:
-    case Collective::kAllGather:
-    case Collective::kAllToAll: wire = frac * bytes; break;
-    case Collective::kSendRecv: wire = bytes; break;
-    case Collective::kAllToAllScaleOut:
-    case Collective::kAllToAllScaleUp: MOFASIM_UNREACHABLE("the DeepEP hops are added by moe_dispatch.cc");
+    case CollectiveKind::kAllReduce: wire = 2 * frac * bytes; break;
+    case CollectiveKind::kReduceScatter:
+    case CollectiveKind::kAllGather:
+    case CollectiveKind::kAllToAll: wire = frac * bytes; break;
+    case CollectiveKind::kBroadcast:
+    case CollectiveKind::kSendRecv:
+    case CollectiveKind::kRingStep: wire = bytes; break;
+    case CollectiveKind::kAllToAllScaleOut:
+    case CollectiveKind::kAllToAllScaleUp: MOFASIM_UNREACHABLE("the DeepEP hops are added by moe_dispatch.cc");
   }
   ops.add(CommOp{.collective = kind,
                  .group = group,
@@ -143,18 +145,18 @@ void add_collective(LayerOps& ops, Collective kind, CommGroup group, int n, Phas
 // The TP collectives around a column-parallel `first` GEMM and a row-parallel `last` GEMM, with
 // payload S = 2*T*h: all-reduces without SP; all-gather / reduce-scatter pairs with SP (plus the
 // re-gather of the sharded input that the weight gradient of `first` needs).
-void add_tp_pair(LayerOps& ops, const Ctx& c, OpKind first, OpKind last, CommGroup group, int n, double bytes) {
+void add_tp_pair(LayerOps& ops, const Ctx& c, OpKind first, OpKind last, LayerGroup group, int n, double bytes) {
   if (n <= 1) return;
   if (!c.sp) {
-    add_collective(ops, Collective::kAllReduce, group, n, Phase::kForward, last, false, bytes);
-    add_collective(ops, Collective::kAllReduce, group, n, Phase::kBackwardInput, first, false, bytes);
+    add_collective(ops, CollectiveKind::kAllReduce, group, n, Phase::kForward, last, false, bytes);
+    add_collective(ops, CollectiveKind::kAllReduce, group, n, Phase::kInputGrad, first, false, bytes);
     return;
   }
-  add_collective(ops, Collective::kAllGather, group, n, Phase::kForward, first, true, bytes);
-  add_collective(ops, Collective::kReduceScatter, group, n, Phase::kForward, last, false, bytes);
-  add_collective(ops, Collective::kAllGather, group, n, Phase::kBackwardInput, last, true, bytes);
-  add_collective(ops, Collective::kReduceScatter, group, n, Phase::kBackwardInput, first, false, bytes);
-  add_collective(ops, Collective::kAllGather, group, n, Phase::kBackwardWeight, first, true, bytes);
+  add_collective(ops, CollectiveKind::kAllGather, group, n, Phase::kForward, first, true, bytes);
+  add_collective(ops, CollectiveKind::kReduceScatter, group, n, Phase::kForward, last, false, bytes);
+  add_collective(ops, CollectiveKind::kAllGather, group, n, Phase::kInputGrad, last, true, bytes);
+  add_collective(ops, CollectiveKind::kReduceScatter, group, n, Phase::kInputGrad, first, false, bytes);
+  add_collective(ops, CollectiveKind::kAllGather, group, n, Phase::kWeightGrad, first, true, bytes);
 }
 
 // Flash attention (one fused kernel per pass): QK^T and PV count causal-halved FLOPs over all s
@@ -316,26 +318,26 @@ void add_attention(LayerOps& ops, const Ctx& c) {
   ops.add(elementwise_op(OpKind::kPostAttentionNorm, c.tokens_sp * c.h, c.tokens_sp * c.h, kAct * c.tokens_sp * c.h));
 
   const double s_bytes = kAct * T * c.h;
-  add_tp_pair(ops, c, OpKind::kQkvProjection, OpKind::kOutputProjection, CommGroup::kTp, c.parallel.tp, s_bytes);
+  add_tp_pair(ops, c, OpKind::kQkvProjection, OpKind::kOutputProjection, LayerGroup::kTp, c.parallel.tp, s_bytes);
   const int cp = c.parallel.cp;
   const double kv_block = kAct * T * kv * (d_qk + d_v);  // this rank's K and V
   switch (c.parallel.cp_comm_type) {
     case CpCommType::kP2p:
       // Ring attention: each of c-1 steps passes the local K and V block on (backward also dK, dV).
-      add_collective(ops, Collective::kSendRecv, CommGroup::kCp, cp, Phase::kForward, OpKind::kAttentionMap, true,
+      add_collective(ops, CollectiveKind::kSendRecv, LayerGroup::kCp, cp, Phase::kForward, OpKind::kAttentionMap, true,
                      kv_block, cp - 1);
-      add_collective(ops, Collective::kSendRecv, CommGroup::kCp, cp, Phase::kBackwardInput, OpKind::kAttentionMap,
+      add_collective(ops, CollectiveKind::kSendRecv, LayerGroup::kCp, cp, Phase::kInputGrad, OpKind::kAttentionMap,
                      false, 2 * kv_block, cp - 1);
       break;
     case CpCommType::kAllGather:
       // Transformer Engine's AttnFuncWithCPAndKVAllGather (Llama 3 §3.3.2): all-gather the whole
       // sequence's K and V (c blocks) before the attention; the backward gathers them again and
       // reduce-scatters dK, dV. Buffers are the gathered size, nccl-tests convention.
-      add_collective(ops, Collective::kAllGather, CommGroup::kCp, cp, Phase::kForward, OpKind::kAttentionMap, true,
+      add_collective(ops, CollectiveKind::kAllGather, LayerGroup::kCp, cp, Phase::kForward, OpKind::kAttentionMap, true,
                      cp * kv_block);
-      add_collective(ops, Collective::kAllGather, CommGroup::kCp, cp, Phase::kBackwardInput, OpKind::kAttentionMap,
+      add_collective(ops, CollectiveKind::kAllGather, LayerGroup::kCp, cp, Phase::kInputGrad, OpKind::kAttentionMap,
                      true, cp * kv_block);
-      add_collective(ops, Collective::kReduceScatter, CommGroup::kCp, cp, Phase::kBackwardInput,
+      add_collective(ops, CollectiveKind::kReduceScatter, LayerGroup::kCp, cp, Phase::kInputGrad,
                      OpKind::kAttentionMap, false, cp * kv_block);
       break;
     case CpCommType::kA2a: {
@@ -344,10 +346,10 @@ void add_attention(LayerOps& ops, const Ctx& c) {
       // before, dQ, dK, dV after). Each sends (c-1)/c of its local tensor.
       const double qkv = kAct * T * (heads * d_qk + kv * (d_qk + d_v));
       const double o = kAct * T * heads * d_v;
-      add_collective(ops, Collective::kAllToAll, CommGroup::kCp, cp, Phase::kForward, OpKind::kAttentionMap, true, qkv);
-      add_collective(ops, Collective::kAllToAll, CommGroup::kCp, cp, Phase::kForward, OpKind::kAttentionMap, false, o);
-      add_collective(ops, Collective::kAllToAll, CommGroup::kCp, cp, Phase::kBackwardInput, OpKind::kAttentionMap, true, o);
-      add_collective(ops, Collective::kAllToAll, CommGroup::kCp, cp, Phase::kBackwardInput, OpKind::kAttentionMap,
+      add_collective(ops, CollectiveKind::kAllToAll, LayerGroup::kCp, cp, Phase::kForward, OpKind::kAttentionMap, true, qkv);
+      add_collective(ops, CollectiveKind::kAllToAll, LayerGroup::kCp, cp, Phase::kForward, OpKind::kAttentionMap, false, o);
+      add_collective(ops, CollectiveKind::kAllToAll, LayerGroup::kCp, cp, Phase::kInputGrad, OpKind::kAttentionMap, true, o);
+      add_collective(ops, CollectiveKind::kAllToAll, LayerGroup::kCp, cp, Phase::kInputGrad, OpKind::kAttentionMap,
                      false, qkv);
       break;
     }
@@ -363,7 +365,7 @@ void add_ffn(LayerOps& ops, const Ctx& c, double f, OpKind l1, OpKind act, OpKin
   ops.add(gemm_op(l1, T, (c_ffn - 1) * ft, c.h, 1, stores_input ? kAct * c.tokens_sp * c.h : 0));
   ops.add(elementwise_op(act, (c_ffn - 1) * T * ft, T * ft, kAct * (c_ffn - 1) * T * ft));
   ops.add(gemm_op(l2, T, c.h, ft, 1, kAct * T * ft));
-  add_tp_pair(ops, c, l1, l2, CommGroup::kTp, c.parallel.tp, kAct * T * c.h);
+  add_tp_pair(ops, c, l1, l2, LayerGroup::kTp, c.parallel.tp, kAct * T * c.h);
 }
 
 void add_moe(LayerOps& ops, const Ctx& c) {
@@ -447,28 +449,30 @@ const char* op_name(OpKind op) {
   MOFASIM_UNREACHABLE("unknown OpKind");
 }
 
-const char* collective_name(Collective c) {
+const char* collective_name(CollectiveKind c) {
   switch (c) {
-    case Collective::kAllReduce: return "all_reduce";
-    case Collective::kReduceScatter: return "reduce_scatter";
-    case Collective::kAllGather: return "all_gather";
-    case Collective::kAllToAll: return "all_to_all";
-    case Collective::kSendRecv: return "send_recv";
-    case Collective::kAllToAllScaleOut: return "all_to_all_scale_out";
-    case Collective::kAllToAllScaleUp: return "all_to_all_scale_up";
+    case CollectiveKind::kAllReduce: return "all_reduce";
+    case CollectiveKind::kReduceScatter: return "reduce_scatter";
+    case CollectiveKind::kAllGather: return "all_gather";
+    case CollectiveKind::kAllToAll: return "all_to_all";
+    case CollectiveKind::kBroadcast: return "broadcast";
+    case CollectiveKind::kSendRecv: return "send_recv";
+    case CollectiveKind::kRingStep: return "ring_step";
+    case CollectiveKind::kAllToAllScaleOut: return "all_to_all_scale_out";
+    case CollectiveKind::kAllToAllScaleUp: return "all_to_all_scale_up";
   }
-  MOFASIM_UNREACHABLE("unknown Collective");
+  MOFASIM_UNREACHABLE("unknown CollectiveKind");
 }
 
-const char* comm_group_name(CommGroup g) {
+const char* layer_group_name(LayerGroup g) {
   switch (g) {
-    case CommGroup::kTp: return "tp";
-    case CommGroup::kCp: return "cp";
-    case CommGroup::kEp: return "ep";
-    case CommGroup::kEtp: return "etp";
-    case CommGroup::kPp: return "pp";
+    case LayerGroup::kTp: return "tp";
+    case LayerGroup::kCp: return "cp";
+    case LayerGroup::kEp: return "ep";
+    case LayerGroup::kEtp: return "etp";
+    case LayerGroup::kPp: return "pp";
   }
-  MOFASIM_UNREACHABLE("unknown CommGroup");
+  MOFASIM_UNREACHABLE("unknown LayerGroup");
 }
 
 void LayerOps::add(const OpCost& op) {
@@ -534,12 +538,12 @@ LayerOps ops_for_embedding(const ModelSpec& model, const ParallelSpec& parallel)
   // Vocab-parallel lookup: partial rows are summed across TP (reduce-scatter with SP).
   const double bytes = kAct * c.tokens * c.h;
   if (c.sp) {
-    add_collective(ops, Collective::kReduceScatter, CommGroup::kTp, parallel.tp, Phase::kForward,
+    add_collective(ops, CollectiveKind::kReduceScatter, LayerGroup::kTp, parallel.tp, Phase::kForward,
                    OpKind::kEmbedding, false, bytes);
-    add_collective(ops, Collective::kAllGather, CommGroup::kTp, parallel.tp, Phase::kBackwardWeight,
+    add_collective(ops, CollectiveKind::kAllGather, LayerGroup::kTp, parallel.tp, Phase::kWeightGrad,
                    OpKind::kEmbedding, true, bytes);
   } else {
-    add_collective(ops, Collective::kAllReduce, CommGroup::kTp, parallel.tp, Phase::kForward, OpKind::kEmbedding,
+    add_collective(ops, CollectiveKind::kAllReduce, LayerGroup::kTp, parallel.tp, Phase::kForward, OpKind::kEmbedding,
                    false, bytes);
   }
   return ops;
@@ -571,17 +575,17 @@ LayerOps ops_for_head(const ModelSpec& model, const ParallelSpec& parallel) {
   const int tp = parallel.tp;
   const double bytes = kAct * T * c.h;
   if (c.sp) {
-    add_collective(ops, Collective::kAllGather, CommGroup::kTp, tp, Phase::kForward, OpKind::kHead, true, bytes);
-    add_collective(ops, Collective::kReduceScatter, CommGroup::kTp, tp, Phase::kBackwardInput, OpKind::kHead, false,
+    add_collective(ops, CollectiveKind::kAllGather, LayerGroup::kTp, tp, Phase::kForward, OpKind::kHead, true, bytes);
+    add_collective(ops, CollectiveKind::kReduceScatter, LayerGroup::kTp, tp, Phase::kInputGrad, OpKind::kHead, false,
                    bytes);
-    add_collective(ops, Collective::kAllGather, CommGroup::kTp, tp, Phase::kBackwardWeight, OpKind::kHead, true,
+    add_collective(ops, CollectiveKind::kAllGather, LayerGroup::kTp, tp, Phase::kWeightGrad, OpKind::kHead, true,
                    bytes);
   } else {
-    add_collective(ops, Collective::kAllReduce, CommGroup::kTp, tp, Phase::kBackwardInput, OpKind::kHead, false,
+    add_collective(ops, CollectiveKind::kAllReduce, LayerGroup::kTp, tp, Phase::kInputGrad, OpKind::kHead, false,
                    bytes);
   }
   // Loss: all-reduce of the per-token max, sum of exponentials and target logit (3 fp32 values).
-  add_collective(ops, Collective::kAllReduce, CommGroup::kTp, tp, Phase::kForward, OpKind::kLoss, true,
+  add_collective(ops, CollectiveKind::kAllReduce, LayerGroup::kTp, tp, Phase::kForward, OpKind::kLoss, true,
                  3 * kLogitBytes * T);
   return ops;
 }
@@ -599,12 +603,12 @@ LayerOps ops_for_mtp_projection(const ModelSpec& model, const ParallelSpec& para
   ops.add(gemm_op(OpKind::kMtpProjection, T, c.h / c.t, 2 * c.h, 1, 2 * kAct * c.tokens_sp * c.h));
   const double bytes = 2 * kAct * T * c.h;
   if (c.sp) {
-    add_collective(ops, Collective::kAllGather, CommGroup::kTp, parallel.tp, Phase::kForward,
+    add_collective(ops, CollectiveKind::kAllGather, LayerGroup::kTp, parallel.tp, Phase::kForward,
                    OpKind::kMtpProjection, true, bytes);
-    add_collective(ops, Collective::kReduceScatter, CommGroup::kTp, parallel.tp, Phase::kBackwardInput,
+    add_collective(ops, CollectiveKind::kReduceScatter, LayerGroup::kTp, parallel.tp, Phase::kInputGrad,
                    OpKind::kMtpProjection, false, bytes);
   } else {
-    add_collective(ops, Collective::kAllReduce, CommGroup::kTp, parallel.tp, Phase::kBackwardInput,
+    add_collective(ops, CollectiveKind::kAllReduce, LayerGroup::kTp, parallel.tp, Phase::kInputGrad,
                    OpKind::kMtpProjection, false, bytes);
   }
   return ops;
@@ -614,9 +618,9 @@ LayerOps pp_boundary_comm(const ModelSpec& model, const ParallelSpec& parallel) 
   const Ctx c = make_ctx(model, parallel);
   LayerOps ops;
   const double bytes = kAct * c.tokens_sp * c.h;
-  add_collective(ops, Collective::kSendRecv, CommGroup::kPp, parallel.pp, Phase::kForward, OpKind::kInputNorm,
+  add_collective(ops, CollectiveKind::kSendRecv, LayerGroup::kPp, parallel.pp, Phase::kForward, OpKind::kInputNorm,
                  true, bytes);
-  add_collective(ops, Collective::kSendRecv, CommGroup::kPp, parallel.pp, Phase::kBackwardInput,
+  add_collective(ops, CollectiveKind::kSendRecv, LayerGroup::kPp, parallel.pp, Phase::kInputGrad,
                  OpKind::kInputNorm, false, bytes);
   return ops;
 }

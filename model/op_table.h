@@ -42,8 +42,16 @@
 #include <span>
 
 #include "model/spec.h"
+#include "schedules/phase.h"
+#include "topology/collective_kind.h"
 
 namespace mofasim::model {
+
+// The pass phase an op cost or a collective belongs to (schedules/phase.h): forward, input
+// gradient or weight gradient; kBackward is the sum of the last two.
+using schedules::Phase;
+// The kind of each collective a layer issues (topology/collective_kind.h).
+using topology::CollectiveKind;
 
 enum class OpKind {
   kEmbedding,
@@ -81,7 +89,6 @@ const char* op_name(OpKind op);
 bool is_fp8_linear(OpKind op);
 
 enum class OpClass { kGemm, kAttention, kElementwise, kSmallGemm };
-enum class Phase { kForward, kBackwardInput, kBackwardWeight };
 
 // The shape of the kernel behind one op phase, for ComputeModelKind::kKernel (the other models use
 // only FLOPs and bytes). kGemm: `groups` GEMMs of m x n output with reduction k (2*m*n*k*groups =
@@ -140,21 +147,30 @@ struct OpCost {
   bool routed_expert = false;           // part of the routed-expert block (MemFine chunks these)
 
   [[nodiscard]] PhaseCost phase(Phase p) const {
-    return p == Phase::kForward ? forward : p == Phase::kBackwardInput ? backward_input : backward_weight;
+    switch (p) {
+      case Phase::kForward: return forward;
+      case Phase::kInputGrad: return backward_input;
+      case Phase::kWeightGrad: return backward_weight;
+      case Phase::kBackward: break;
+    }
+    return backward_input + backward_weight;
   }
 };
 
-// kAllToAllScaleOut / kAllToAllScaleUp: the inter-node and the intra-node hop of DeepEP's
-// dispatch and combine (topology/collective.h), on the EP group.
-enum class Collective { kAllReduce, kReduceScatter, kAllGather, kAllToAll, kSendRecv, kAllToAllScaleOut, kAllToAllScaleUp };
-enum class CommGroup { kTp, kCp, kEp, kEtp, kPp };
-const char* collective_name(Collective c);
-const char* comm_group_name(CommGroup g);
+// Which of a layer's communicators a collective runs on, as the op table sees one GPU: tp, cp, ep,
+// the expert-TP prefix of tp (etp), or the pipeline neighbour (pp). Not a placement group
+// (topology::GroupKind, the cluster's rank sets, where DP lives) nor a communicator object
+// (topology::CommGroup): the rank plan maps each onto rank 0's groups (rank_plan_groups.h).
+enum class LayerGroup { kTp, kCp, kEp, kEtp, kPp };
+// snake_case, as op and task names spell them ("tp_all_reduce"); topology::collective_kind_name
+// spells a kind for messages.
+const char* collective_name(CollectiveKind c);
+const char* layer_group_name(LayerGroup g);
 
 // One collective (or a repeated P2P step) a layer issues on this GPU.
 struct CommOp {
-  Collective collective = Collective::kAllReduce;
-  CommGroup group = CommGroup::kTp;
+  CollectiveKind collective = CollectiveKind::kAllReduce;  // a CP ring lists kSendRecv steps
+  LayerGroup group = LayerGroup::kTp;
   int group_size = 1;
   Phase phase = Phase::kForward;
   OpKind op = OpKind::kQkvProjection;  // the op it is attached to

@@ -25,7 +25,7 @@ using topology::GroupKind;
 
 // MoFa(1) MoFa(17) MoFa(19): every op of every phase at the specs' rates.
 void price_ops(PlanBlock& block, const HardwareSpec& hw, const FeatureSpec& f) {
-  constexpr Phase kPhases[kPhaseCount] = {Phase::kForward, Phase::kBackwardInput, Phase::kBackwardWeight};
+  constexpr Phase kPhases[kPhaseCount] = {Phase::kForward, Phase::kInputGrad, Phase::kWeightGrad};
   const auto ops = block.ops.ops();
   for (int ph = 0; ph < kPhaseCount; ++ph) {
     for (std::size_t i = 0; i < ops.size(); ++i) {

@@ -39,7 +39,7 @@ struct CommCost {
 inline double comm_seconds(const CommCost& c, double inv_mub) { return c.latency + c.bandwidth * inv_mub; }
 inline CommCost operator+(CommCost a, CommCost b) { return {a.latency + b.latency, a.bandwidth + b.bandwidth}; }
 
-inline constexpr int kPhaseCount = 3;  // model::Phase: forward, input-gradient, weight-gradient
+inline constexpr int kPhaseCount = schedules::kOpCostPhaseCount;  // forward, input gradient, weight gradient
 
 // One block type: its op table and what its collectives and ops cost.
 struct PlanBlock {

@@ -9,23 +9,6 @@ namespace mofasim::model {
 
 using topology::CollectiveKind;
 
-namespace {
-
-CollectiveKind to_topology(Collective c) {
-  switch (c) {
-    case Collective::kAllReduce: return CollectiveKind::kAllReduce;
-    case Collective::kReduceScatter: return CollectiveKind::kReduceScatter;
-    case Collective::kAllGather: return CollectiveKind::kAllGather;
-    case Collective::kAllToAll: return CollectiveKind::kAllToAll;
-    case Collective::kAllToAllScaleOut: return CollectiveKind::kAllToAllScaleOut;
-    case Collective::kAllToAllScaleUp: return CollectiveKind::kAllToAllScaleUp;
-    case Collective::kSendRecv: return CollectiveKind::kSendRecv;
-  }
-  MOFASIM_UNREACHABLE("unknown Collective");
-}
-
-}  // namespace
-
 CommCost comm_cost(const topology::CommGroup& group, CollectiveKind kind, double bytes) {
   const topology::CollectiveCost c = group.cost(kind, topology::default_algorithm(kind), Bytes{bytes});
   return {c.latency_seconds, c.bandwidth_seconds};
@@ -117,21 +100,21 @@ void price_block(PlanBlock& block, const LayerGroups& g, int etp) {
   const auto comms = block.ops.comms();
   for (std::size_t j = 0; j < comms.size(); ++j) {
     const CommOp& c = comms[j];
-    const CollectiveKind kind = to_topology(c.collective);
+    const CollectiveKind kind = c.collective;
     switch (c.group) {
-      case CommGroup::kTp: block.comm[j] = comm_cost(*g.tp, kind, c.bytes); break;
-      case CommGroup::kEtp:
+      case LayerGroup::kTp: block.comm[j] = comm_cost(*g.tp, kind, c.bytes); break;
+      case LayerGroup::kEtp:
         MOFASIM_CHECK(c.group_size == etp, "expert-TP collective with a group size other than etp");
         block.comm[j] = comm_cost(*g.etp, kind, c.bytes);
         break;
-      case CommGroup::kEp: block.comm[j] = comm_cost(*g.ep, kind, c.bytes); break;
-      case CommGroup::kCp:
+      case LayerGroup::kEp: block.comm[j] = comm_cost(*g.ep, kind, c.bytes); break;
+      case LayerGroup::kCp:
         // P2P: one ring step (every member sends its KV block to its successor at once): the same
         // collective kind, and so the same α and link loads, as the replay's CP step. The
         // all-gather and all-to-all CP types are ordinary collectives on the CP group.
-        block.comm[j] = comm_cost(*g.cp, c.collective == Collective::kSendRecv ? CollectiveKind::kRingStep : kind, c.bytes);
+        block.comm[j] = comm_cost(*g.cp, c.collective == CollectiveKind::kSendRecv ? CollectiveKind::kRingStep : kind, c.bytes);
         break;
-      case CommGroup::kPp: MOFASIM_UNREACHABLE("a layer carries no pipeline send/recv");
+      case LayerGroup::kPp: MOFASIM_UNREACHABLE("a layer carries no pipeline send/recv");
     }
   }
 }

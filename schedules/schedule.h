@@ -20,13 +20,10 @@
 #include <string>
 #include <vector>
 
+#include "schedules/phase.h"
 #include "schedules/schedule_kind.h"
 
 namespace mofasim::schedules {
-
-// kBackward is the full backward (input and weight gradient together). Schedules that split the
-// backward (ZB-H1, parts of DualPipe) emit kInputGrad then, later, kWeightGrad for that pass.
-enum class Phase : std::uint8_t { kForward, kBackward, kInputGrad, kWeightGrad };
 
 struct Op {
   Phase phase = Phase::kForward;

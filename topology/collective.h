@@ -12,28 +12,10 @@
 #include <string_view>
 #include <vector>
 
+#include "topology/collective_kind.h"
 #include "topology/link_resource.h"
 
 namespace mofasim::topology {
-
-enum class CollectiveKind : std::uint8_t {
-  kAllReduce,
-  kReduceScatter,
-  kAllGather,
-  kAllToAll,
-  kBroadcast,
-  kSendRecv,  // members[0] sends S bytes to members[1]
-  // One step of a ring: every member sends S bytes to its ring successor at once (a CP ring
-  // attention KV exchange). One α, each ring edge carries S. Both step models price a CP ring
-  // step with this kind (cost) and the replay runs its plan, so the two cannot drift apart.
-  kRingStep,
-  // The two hops of a node-deduplicating all-to-all (DeepEP's dispatch and combine), S as for
-  // kAllToAll. Scale-out: only the node-crossing part of a pairwise all-to-all (S·(P−g)/P per
-  // member through its NIC, one copy per destination node); scale-up: the forward inside each
-  // node (S·(g−1)/g per member over NVLink). Pairwise algorithm.
-  kAllToAllScaleOut,
-  kAllToAllScaleUp,
-};
 
 enum class CollectiveAlgorithm : std::uint8_t {
   kRing,          // all-reduce, reduce-scatter, all-gather, broadcast (pipelined ring / chain), ring step

@@ -160,7 +160,7 @@ ActivityId FluidModel::start(const ActivitySpec& spec, Action on_complete) {
   a.on_complete = on_complete;
   const ActivityId id{.slot = slot, .seq = a.seq};
   if (spec.latency > Duration::zero()) {
-    a.phase = Phase::kLatency;
+    a.state = ActivityState::kLatency;
     cold.latency_event = queue_.schedule_in(spec.latency, [this, slot] { activate(slot); });
   } else {
     activate(slot);
@@ -173,13 +173,13 @@ void FluidModel::activate(std::uint32_t slot) {
   const std::int64_t now = ns_of(queue_.now());
   a.last_update_ns = now;
   if (a.remaining == 0) {  // a pure timer (or empty transfer): completes now, touches nothing
-    a.phase = Phase::kTimer;
+    a.state = ActivityState::kTimer;
     a.completion_ns = now;
     completions_.set(slot, now, a.seq);
     reschedule_wake();
     return;
   }
-  a.phase = Phase::kRunning;
+  a.state = ActivityState::kRunning;
   ++running_;
   const std::span<Use> uses = uses_of(slot);
   bool alone = true;
@@ -259,7 +259,7 @@ void FluidModel::retime(std::uint32_t slot, std::int64_t now) {
 
 void FluidModel::detach(std::uint32_t slot) {
   Activity& a = activities_[slot];
-  MOFASIM_CHECK(a.phase == Phase::kRunning, "detach: activity is not running");
+  MOFASIM_CHECK(a.state == ActivityState::kRunning, "detach: activity is not running");
   if (watching_) note_load_change(slot);
   const std::span<const Use> uses = uses_of(slot);
   for (std::uint32_t i = 0; i < uses.size(); ++i) {
@@ -300,7 +300,7 @@ void FluidModel::detach(std::uint32_t slot) {
 
 void FluidModel::release(std::uint32_t slot) {
   Activity& a = activities_[slot];
-  a.phase = Phase::kFree;
+  a.state = ActivityState::kFree;
   a.on_complete = Action{};
   a.next_free = free_head_;
   free_head_ = slot;
@@ -309,26 +309,26 @@ void FluidModel::release(std::uint32_t slot) {
 const FluidModel::Activity* FluidModel::find(ActivityId id) const {
   if (id.slot >= activities_.size()) return nullptr;
   const Activity& a = activities_[id.slot];
-  if (a.phase == Phase::kFree || a.seq != id.seq) return nullptr;
+  if (a.state == ActivityState::kFree || a.seq != id.seq) return nullptr;
   return &a;
 }
 
 bool FluidModel::cancel(ActivityId id) {
   if (find(id) == nullptr) return false;
   Activity& a = activities_[id.slot];
-  switch (a.phase) {
-    case Phase::kLatency:
+  switch (a.state) {
+    case ActivityState::kLatency:
       queue_.cancel(cold_[id.slot].latency_event);
       break;
-    case Phase::kRunning:
+    case ActivityState::kRunning:
       detach(id.slot);
       request_resolve();
       break;
-    case Phase::kTimer:
+    case ActivityState::kTimer:
       completions_.erase(id.slot);
       reschedule_wake();
       break;
-    case Phase::kFree:
+    case ActivityState::kFree:
       MOFASIM_UNREACHABLE("cancel: free slot passed find()");
   }
   release(id.slot);
@@ -339,13 +339,13 @@ bool FluidModel::active(ActivityId id) const { return find(id) != nullptr; }
 
 double FluidModel::rate(ActivityId id) const {
   const Activity* a = find(id);
-  return a != nullptr && a->phase == Phase::kRunning ? a->rate : 0.0;
+  return a != nullptr && a->state == ActivityState::kRunning ? a->rate : 0.0;
 }
 
 double FluidModel::remaining(ActivityId id) const {
   const Activity* a = find(id);
-  if (a == nullptr || a->phase == Phase::kTimer) return 0.0;
-  if (a->phase == Phase::kLatency) return a->remaining;
+  if (a == nullptr || a->state == ActivityState::kTimer) return 0.0;
+  if (a->state == ActivityState::kLatency) return a->remaining;
   const double elapsed = to_seconds(Duration{ns_of(queue_.now()) - a->last_update_ns});
   return std::max(0.0, a->remaining - a->rate * elapsed);
 }
@@ -396,7 +396,7 @@ void FluidModel::collect_component() {
   }
   for (const ActivityId id : seed_activities_) {
     const Activity* a = find(id);  // may have been cancelled since it was seeded
-    if (a != nullptr && a->phase == Phase::kRunning && a->mark != epoch_) {
+    if (a != nullptr && a->state == ActivityState::kRunning && a->mark != epoch_) {
       activities_[id.slot].mark = epoch_;
       stack_.push_back(id.slot);
     }
@@ -511,7 +511,7 @@ void FluidModel::on_wake() {
     completions_.pop_earliest(done_slots_);  // in start order
     for (const std::uint32_t slot : done_slots_) {
       Activity& a = activities_[slot];
-      if (a.phase == Phase::kRunning) detach(slot);
+      if (a.state == ActivityState::kRunning) detach(slot);
       a.remaining = 0;  // clamp: the rounded completion time is the end of the work
       done_callbacks_.push_back(a.on_complete);
       release(slot);

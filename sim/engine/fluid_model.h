@@ -153,7 +153,9 @@ class FluidModel {
   [[nodiscard]] const LoadHistory& load_history(ResourceId r) const;
 
  private:
-  enum class Phase : std::uint8_t { kFree, kLatency, kRunning, kTimer };
+  // Where an activity is in its life: a free slot, paying its fixed latency, in its fluid phase, or
+  // a plain timer. (Not a pass phase: that is schedules::Phase.)
+  enum class ActivityState : std::uint8_t { kFree, kLatency, kRunning, kTimer };
   static constexpr std::uint32_t kInlineUses = 2;  // most activities use one or two resources
   struct Use {
     std::uint32_t resource;
@@ -182,7 +184,7 @@ class FluidModel {
     std::uint32_t local = 0;  // index in the solver during a resolve
     std::uint32_t num_uses = 0;
     std::uint32_t next_free = kInvalidIndex;
-    Phase phase = Phase::kFree;
+    ActivityState state = ActivityState::kFree;
     ActivityKind kind = ActivityKind::kCompute;
     bool solved = false;
     Use inline_uses[kInlineUses]{};

@@ -51,10 +51,11 @@ std::vector<Generator::Bucket> Generator::buckets(int stage, bool expert) const 
   return out;
 }
 
-TaskId Generator::add_stage_task(int stage, TaskKind kind, Category cat, Stream stream, Scope scope, Collective coll,
+TaskId Generator::add_stage_task(int stage, TaskKind kind, Category cat, Stream stream, Scope scope,
+                                 std::optional<CollectiveKind> coll,
                                  std::string_view name, double work) {
   const bool dp = cat == Category::kDp;
-  TaskSpec t{.kind = kind, .category = cat, .stream = stream, .scope = scope, .phase = Phase::kStep,
+  TaskSpec t{.kind = kind, .category = cat, .stream = stream, .scope = scope, .phase = TaskPhase::kStep,
              .collective = coll, .stage = u16(stage), .peer_stage = u16(stage), .op = w_.intern(name),
              .work = work, .alpha = coeff(dp && f_.dp_overlap.enabled, f_.dp_overlap.alpha),
              .beta = coeff(dp && f_.dp_overlap.enabled, f_.dp_overlap.beta)};
@@ -91,7 +92,7 @@ TaskId Generator::emit_param_gathers(int stage, double share, TaskId after) {
     const double bytes = (expert ? sp.expert_param_gather_bytes : sp.param_gather_bytes) * share;
     if (bytes <= 0) continue;
     last = add_stage_task(stage, TaskKind::kCollective, Category::kDp, Stream::kDp,
-                          expert ? Scope::kExpertDp : Scope::kDp, Collective::kAllGather,
+                          expert ? Scope::kExpertDp : Scope::kDp, CollectiveKind::kAllGather,
                           expert ? "dp_expert_param_all_gather" : "dp_param_all_gather", bytes);
     if (after != kNone) w_.add_edge(after, last);
   }
@@ -102,7 +103,8 @@ TaskId Generator::emit_param_gathers(int stage, double share, TaskId after) {
 // (1/d of it with the distributed optimizer, MoFa(26)).
 void Generator::emit_dp_and_optimizer(int stage, const StageEnd& end) {
   const StagePlan& sp = plan_.stages[static_cast<std::size_t>(stage)];
-  const Collective grad_coll = f_.distributed_optimizer ? Collective::kReduceScatter : Collective::kAllReduce;
+  const CollectiveKind grad_coll =
+      f_.distributed_optimizer ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce;
   const TaskId last = end.last_compute;
   std::vector<TaskId> grad_tasks;    // each bucket's last reduction (its replica all-reduce under HSDP)
   std::vector<TaskId> issued_tasks;  // each bucket's first reduction
@@ -122,7 +124,7 @@ void Generator::emit_dp_and_optimizer(int stage, const StageEnd& end) {
       TaskId done = t;
       if (replica_share > 0) {
         done = add_stage_task(stage, TaskKind::kCollective, Category::kDp, Stream::kDp,
-                              expert ? Scope::kExpertDpReplica : Scope::kDpReplica, Collective::kAllReduce,
+                              expert ? Scope::kExpertDpReplica : Scope::kDpReplica, CollectiveKind::kAllReduce,
                               expert ? "dp_expert_grad_replica_all_reduce" : "dp_grad_replica_all_reduce",
                               b.bytes * replica_share);
         w_.add_edge(t, done);
@@ -146,7 +148,7 @@ void Generator::emit_dp_and_optimizer(int stage, const StageEnd& end) {
                            (sp.param_gather_bytes > 0 || sp.expert_param_gather_bytes > 0);
   if (f_.optimizer_placement == model::OptimizerPlacement::kGpu) {
     const TaskId upd = add_stage_task(stage, TaskKind::kCompute, Category::kOptimizer, Stream::kCompute,
-                                      Scope::kRank, Collective::kNoCollective, "optimizer_update", sp.optimizer_gpu_seconds);
+                                      Scope::kRank, std::nullopt, "optimizer_update", sp.optimizer_gpu_seconds);
     for (TaskId g : grad_tasks) w_.add_edge(g, upd);
     for (TaskId b : end.blocking) w_.add_edge(b, upd);
     if (late_gather) emit_param_gathers(stage, 1.0, upd);
@@ -161,14 +163,14 @@ void Generator::emit_dp_and_optimizer(int stage, const StageEnd& end) {
   for (std::size_t i = 0; i < grad_tasks.size(); ++i) {
     const double share = grad_bytes[i] / total_grad;
     const TaskId d2h = add_stage_task(stage, TaskKind::kCopy, Category::kOptimizer, Stream::kD2H, Scope::kRank,
-                                      Collective::kCopy, "optimizer_grad_d2h", sp.grad_d2h_bytes * share);
+                                      std::nullopt, "optimizer_grad_d2h", sp.grad_d2h_bytes * share);
     if (grad_tasks[i] != kNone) w_.add_edge(grad_tasks[i], d2h);
     for (TaskId b : end.blocking) w_.add_edge(b, d2h);
     const TaskId upd = add_stage_task(stage, TaskKind::kHost, Category::kOptimizer, Stream::kHost, Scope::kRank,
-                                      Collective::kNoCollective, "optimizer_cpu_update", sp.optimizer_cpu_seconds * share);
+                                      std::nullopt, "optimizer_cpu_update", sp.optimizer_cpu_seconds * share);
     w_.add_edge(d2h, upd);
     const TaskId h2d = add_stage_task(stage, TaskKind::kCopy, Category::kOptimizer, Stream::kH2D, Scope::kRank,
-                                      Collective::kCopy, "optimizer_param_h2d", sp.param_h2d_bytes * share);
+                                      std::nullopt, "optimizer_param_h2d", sp.param_h2d_bytes * share);
     w_.add_edge(upd, h2d);
     if (late_gather) emit_param_gathers(stage, share, h2d);
   }

@@ -116,7 +116,7 @@ void Generator::emit_program(const PassPlan& pass, const Labels& l, Category com
   ring = ring && in_.parallel.cp > 1 && cp_block_bytes(pass) > 0;
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const PlanOp& op = ops[i];
-    if (ring && op.is_comm && op.scope == Scope::kCp && op.collective == Collective::kSendRecv) continue;
+    if (ring && op.is_comm && op.scope == Scope::kCp && op.collective == CollectiveKind::kRingStep) continue;
     const bool next_is_gemm = i + 1 < ops.size() && !ops[i + 1].is_comm &&
                               (ops[i + 1].flags & kFlagTpOverlappable) != 0;
     const bool next_is_tp = i + 1 < ops.size() && ops[i + 1].is_comm && ops[i + 1].scope == Scope::kTp;
@@ -156,7 +156,7 @@ void Generator::emit_program(const PassPlan& pass, const Labels& l, Category com
 double Generator::cp_block_bytes(const PassPlan& pass) const {
   double total = 0;
   for (const PlanOp& op : pass.ops) {
-    if (op.is_comm && op.scope == Scope::kCp && op.collective == Collective::kSendRecv) total += op.bytes;
+    if (op.is_comm && op.scope == Scope::kCp && op.collective == CollectiveKind::kRingStep) total += op.bytes;
   }
   return in_.parallel.cp > 1 ? total / (in_.parallel.cp - 1) : 0;
 }
@@ -202,7 +202,8 @@ void Generator::emit_cp_ring(const Labels& l, const PlanOp& attn, double seconds
   const std::vector<TaskId> entry = deps_;
   TaskId prev_attn = kNone;
   TaskId prev_p2p = kNone;
-  PlanOp p2p{.name = "cp_kv_p2p", .is_comm = true, .scope = Scope::kCp, .collective = Collective::kSendRecv};
+  PlanOp p2p{.name = "cp_kv_p2p", .is_comm = true, .scope = Scope::kCp,
+             .collective = CollectiveKind::kRingStep};
   for (int i = 0; i < c; ++i) {
     const std::string suffix = piece_suffix(i, c);
     const TaskId a = add_compute(l, attn.name + suffix, seconds / c, attn.flops / c, cat);
@@ -229,7 +230,7 @@ void Generator::emit_memfine(const Labels& l, const PlanOp& expert, double secon
   for (int i = 0; i < k; ++i) {
     const std::string suffix = piece_suffix(i, k);
     Labels rl = l;
-    rl.phase = Phase::kRecompute;
+    rl.phase = TaskPhase::kRecompute;
     const TaskId r = add_compute(rl, expert.name + "_recompute" + suffix, forward_seconds / k, 0,
                                  Category::kRecompute);
     w_.add_alloc(r, chunk_bytes);
@@ -294,7 +295,7 @@ void Generator::emit_fsdp_gather(const LayerPlan& lp, const Labels& l) {
     const double bytes = expert ? lp.fsdp_expert_gather_bytes : lp.fsdp_gather_bytes;
     if (bytes <= 0) continue;
     const PlanOp op{.name = expert ? "fsdp_expert_param_all_gather" : "fsdp_param_all_gather", .is_comm = true,
-                    .scope = expert ? Scope::kExpertDp : Scope::kDp, .collective = Collective::kAllGather};
+                    .scope = expert ? Scope::kExpertDp : Scope::kDp, .collective = CollectiveKind::kAllGather};
     const TaskId g = add_comm(l, op, bytes);
     if (after != kNone) w_.add_edge(after, g);
     if (previous != kNone) w_.add_edge(previous, g);
@@ -325,7 +326,7 @@ void Generator::emit_layer_forward(const LayerPlan& lp, const Labels& l) {
   w_.add_alloc(span_.first, stored);
   if (offloads(lp)) {
     TaskSpec t{.kind = TaskKind::kCopy, .category = Category::kOffload, .stream = Stream::kD2H,
-               .scope = Scope::kRank, .phase = l.phase, .collective = Collective::kCopy,
+               .scope = Scope::kRank, .phase = l.phase,
                .stage = u16(l.stage), .peer_stage = u16(l.stage), .chunk = u16(l.chunk),
                .microbatch = l.microbatch, .layer = l.layer, .op = w_.intern("offload_d2h"), .work = stored,
                .free_bytes = stored, .alpha = coeff(true, f_.activation_offload.alpha),
@@ -348,7 +349,7 @@ void Generator::emit_layer_backward(const LayerPlan& lp, const Labels& l, bool f
     const auto& d2hs = offload_d2h_[mb_slot(l.stage, l.chunk, l.microbatch)];
     MOFASIM_CHECK(offload_index < d2hs.size(), "offload copy missing for a layer's backward");
     TaskSpec t{.kind = TaskKind::kCopy, .category = Category::kOffload, .stream = Stream::kH2D,
-               .scope = Scope::kRank, .phase = l.phase, .collective = Collective::kCopy,
+               .scope = Scope::kRank, .phase = l.phase,
                .stage = u16(l.stage), .peer_stage = u16(l.stage), .chunk = u16(l.chunk),
                .microbatch = l.microbatch, .layer = l.layer, .op = w_.intern("offload_h2d"), .work = stored,
                .alloc_bytes = stored, .alpha = coeff(true, f_.offload_alpha_backward),
@@ -366,7 +367,7 @@ void Generator::emit_layer_backward(const LayerPlan& lp, const Labels& l, bool f
     deps_.push_back(h2d);
   }
   Labels rl = l;
-  rl.phase = Phase::kRecompute;
+  rl.phase = TaskPhase::kRecompute;
   const bool memfine = memfine_applies(lp);
   model::RecomputeKind recompute = transformer_layer(lp) ? f_.recompute : model::RecomputeKind::kNone;
   if (recompute == model::RecomputeKind::kFull && !lp.full_recompute) recompute = model::RecomputeKind::kNone;

@@ -23,7 +23,7 @@ TaskId Generator::p2p(bool forward, std::uint32_t lane, std::uint32_t pos, std::
   const schedules::StageChunk from = sched_.locate(lane, pos);
   const schedules::StageChunk to = sched_.locate(lane, forward ? pos + 1 : pos - 1);
   TaskSpec t{.kind = TaskKind::kP2p, .category = Category::kPp, .stream = Stream::kPp, .scope = Scope::kRank,
-             .phase = forward ? Phase::kForward : Phase::kBackward, .collective = Collective::kSendRecv,
+             .phase = forward ? TaskPhase::kForward : TaskPhase::kBackward, .collective = CollectiveKind::kSendRecv,
              .stage = u16(static_cast<int>(from.stage)), .peer_stage = u16(static_cast<int>(to.stage)),
              .chunk = u16(static_cast<int>(from.chunk)), .microbatch = mb,
              .op = w_.intern(forward ? "pp_send_activation" : "pp_send_gradient"), .work = plan_.pp_bytes,
@@ -51,7 +51,7 @@ Generator::OpUnits Generator::emit_op(int stage, const Op& op) {
 
   switch (op.phase) {
     case schedules::Phase::kForward: {
-      l.phase = Phase::kForward;
+      l.phase = TaskPhase::kForward;
       if (slot.position > 0) deps_.push_back(p2p(true, slot.lane, slot.position - 1, op.microbatch));
       const TaskId gather = gather_before_forward_[chunk_slot(stage, op.chunk)];
       if (gather != kNone) deps_.push_back(gather);
@@ -73,7 +73,7 @@ Generator::OpUnits Generator::emit_op(int stage, const Op& op) {
     case schedules::Phase::kBackward:
     case schedules::Phase::kInputGrad: {
       const bool full = op.phase == schedules::Phase::kBackward;
-      l.phase = full ? Phase::kBackward : Phase::kInputGrad;
+      l.phase = full ? TaskPhase::kBackward : TaskPhase::kInputGrad;
       if (slot.position < last_pos) deps_.push_back(p2p(false, slot.lane, slot.position + 1, op.microbatch));
       // Offload copies were recorded in forward order: pre, layers..., post.
       std::size_t offload_index = 0;
@@ -110,7 +110,7 @@ Generator::OpUnits Generator::emit_op(int stage, const Op& op) {
       break;
     }
     case schedules::Phase::kWeightGrad: {
-      l.phase = Phase::kWeightGrad;
+      l.phase = TaskPhase::kWeightGrad;
       const TaskId bi = chunk_last_bi_[mb_slot(stage, op.chunk, op.microbatch)];
       MOFASIM_CHECK(bi != kNone, "W before its input-gradient pass on stage " + std::to_string(stage));
       deps_.push_back(bi);

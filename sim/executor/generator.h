@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,7 +26,7 @@ struct Labels {
   int chunk = 0;
   std::uint32_t microbatch = kNone;
   std::uint32_t layer = kNone;
-  Phase phase = Phase::kForward;
+  TaskPhase phase = TaskPhase::kForward;
 };
 
 // First and last task a program emitted (kNone when it emitted nothing).
@@ -106,7 +107,8 @@ class Generator {
 
   // ---- DP and optimizer (generate_dp.cc)
   [[nodiscard]] std::vector<Bucket> buckets(int stage, bool expert) const;
-  TaskId add_stage_task(int stage, TaskKind kind, Category cat, Stream stream, Scope scope, Collective coll,
+  TaskId add_stage_task(int stage, TaskKind kind, Category cat, Stream stream, Scope scope,
+                        std::optional<CollectiveKind> coll,
                         std::string_view name, double work);
   std::vector<TaskId> emit_early_param_gathers();
   TaskId emit_param_gathers(int stage, double share, TaskId after);

@@ -19,28 +19,23 @@
 namespace mofasim::executor {
 namespace {
 
-Scope scope_of(model::CommGroup g) {
+Scope scope_of(model::LayerGroup g) {
   switch (g) {
-    case model::CommGroup::kTp:
-    case model::CommGroup::kEtp: return Scope::kTp;
-    case model::CommGroup::kCp: return Scope::kCp;
-    case model::CommGroup::kEp: return Scope::kEp;
-    case model::CommGroup::kPp: break;
+    case model::LayerGroup::kTp:
+    case model::LayerGroup::kEtp: return Scope::kTp;
+    case model::LayerGroup::kCp: return Scope::kCp;
+    case model::LayerGroup::kEp: return Scope::kEp;
+    case model::LayerGroup::kPp: break;
   }
   MOFASIM_UNREACHABLE("PP boundary comm inside a layer");
 }
 
-Collective collective_of(model::Collective c) {
-  switch (c) {
-    case model::Collective::kAllReduce: return Collective::kAllReduce;
-    case model::Collective::kReduceScatter: return Collective::kReduceScatter;
-    case model::Collective::kAllGather: return Collective::kAllGather;
-    case model::Collective::kAllToAll: return Collective::kAllToAll;
-    case model::Collective::kAllToAllScaleOut: return Collective::kAllToAllScaleOut;
-    case model::Collective::kAllToAllScaleUp: return Collective::kAllToAllScaleUp;
-    case model::Collective::kSendRecv: return Collective::kSendRecv;
-  }
-  MOFASIM_UNREACHABLE("bad collective");
+// The op table lists a CP ring (cp_comm_type p2p) as its send/recv steps; each runs as one ring
+// step of the group (CollectiveKind::kRingStep), as the rank plan prices it. The all-gather and
+// all-to-all CP types are ordinary collectives on the CP group.
+CollectiveKind collective_of(const model::CommOp& c) {
+  return c.group == model::LayerGroup::kCp && c.collective == CollectiveKind::kSendRecv ? CollectiveKind::kRingStep
+                                                                                       : c.collective;
 }
 
 bool attention_core(model::OpKind k) {
@@ -50,10 +45,10 @@ bool attention_core(model::OpKind k) {
 // The layer collectives of `phase` attached before / after op `at` (PP boundaries excluded).
 void add_comms(const model::LayerOps& ops, model::OpKind at, model::Phase phase, bool before, PassPlan& out) {
   for (const model::CommOp& c : ops.comms()) {
-    if (c.op != at || c.phase != phase || c.before_op != before || c.group == model::CommGroup::kPp) continue;
+    if (c.op != at || c.phase != phase || c.before_op != before || c.group == model::LayerGroup::kPp) continue;
     if (c.group_size <= 1 || c.bytes <= 0) continue;
-    out.ops.push_back({.name = std::string(model::comm_group_name(c.group)) + "_" + model::collective_name(c.collective),
-                       .is_comm = true, .scope = scope_of(c.group), .collective = collective_of(c.collective),
+    out.ops.push_back({.name = std::string(model::layer_group_name(c.group)) + "_" + model::collective_name(c.collective),
+                       .is_comm = true, .scope = scope_of(c.group), .collective = collective_of(c),
                        .bytes = c.bytes * c.count});
   }
 }
@@ -109,8 +104,8 @@ PassPlan program(const model::PlanBlock& block, model::Phase phase, const model:
 LayerPlan layer(const model::PlanBlock& block, double grad_bytes_per_param, const model::HardwareSpec& hw,
                 const model::FeatureSpec& f) {
   LayerPlan lp{.forward = program(block, model::Phase::kForward, hw, f),
-               .input_grad = program(block, model::Phase::kBackwardInput, hw, f),
-               .weight_grad = program(block, model::Phase::kBackwardWeight, hw, f)};
+               .input_grad = program(block, model::Phase::kInputGrad, hw, f),
+               .weight_grad = program(block, model::Phase::kWeightGrad, hw, f)};
   const model::LayerTotals& t = block.ops.totals();
   lp.activation_bytes = t.activation_bytes;
   lp.activation_bytes_selective = t.activation_bytes - t.selective_dropped_bytes;

@@ -2,6 +2,7 @@
 #include "sim/executor/replay.h"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -27,33 +28,25 @@ struct CachedPlan {
   double seconds_per_byte = 0;
 };
 
-int kind_index(Collective c) {
-  switch (c) {
-    case Collective::kAllReduce: return 0;
-    case Collective::kAllGather: return 1;
-    case Collective::kReduceScatter: return 2;
-    case Collective::kAllToAll: return 3;
-    case Collective::kSendRecv: return 4;
-    case Collective::kAllToAllScaleOut: return 5;
-    case Collective::kAllToAllScaleUp: return 6;
-    default: break;
-  }
-  MOFASIM_UNREACHABLE("collective task without a collective kind");
+// The kind of a group task (only collective and p2p tasks have one; a CP block exchange is a
+// kRingStep).
+CollectiveKind group_kind_of(std::optional<CollectiveKind> c) {
+  MOFASIM_CHECK(c.has_value(), "collective task without a collective kind");
+  return *c;
 }
 
-topology::CollectiveKind topo_kind(Collective c) {
+int kind_index(CollectiveKind c) {
   switch (c) {
-    case Collective::kAllReduce: return topology::CollectiveKind::kAllReduce;
-    case Collective::kAllGather: return topology::CollectiveKind::kAllGather;
-    case Collective::kReduceScatter: return topology::CollectiveKind::kReduceScatter;
-    case Collective::kAllToAll: return topology::CollectiveKind::kAllToAll;
-    // A group send/recv is a CP ring step: every member sends one block to its ring neighbour.
-    case Collective::kSendRecv: return topology::CollectiveKind::kRingStep;
-    case Collective::kAllToAllScaleOut: return topology::CollectiveKind::kAllToAllScaleOut;
-    case Collective::kAllToAllScaleUp: return topology::CollectiveKind::kAllToAllScaleUp;
+    case CollectiveKind::kAllReduce: return 0;
+    case CollectiveKind::kAllGather: return 1;
+    case CollectiveKind::kReduceScatter: return 2;
+    case CollectiveKind::kAllToAll: return 3;
+    case CollectiveKind::kRingStep: return 4;
+    case CollectiveKind::kAllToAllScaleOut: return 5;
+    case CollectiveKind::kAllToAllScaleUp: return 6;
     default: break;
   }
-  MOFASIM_UNREACHABLE("no topology collective for this kind");
+  MOFASIM_UNREACHABLE("no group plan for this collective kind");
 }
 
 class Replayer {
@@ -230,12 +223,12 @@ class Replayer {
   std::int32_t group_plan(TaskId t, std::uint32_t inst) {
     const Scope scope = w_.scope(t);
     const int stage = w_.stage(t);
+    const CollectiveKind kind = group_kind_of(w_.collective(t));
     const std::size_t idx = group_plan_begin_[static_cast<std::size_t>(stage) * kScopeCount + static_cast<int>(scope)] +
-                            static_cast<std::size_t>(inst) * kCollectiveKinds + kind_index(w_.collective(t));
+                            static_cast<std::size_t>(inst) * kCollectiveKinds + kind_index(kind);
     if (group_plan_[idx] < 0) {
       const auto ranks = map_.group_ranks(scope, stage, inst);
       const topology::CommGroup group(topo_, ranks);
-      const topology::CollectiveKind kind = topo_kind(w_.collective(t));
       group_plan_[idx] = add_plan(group.plan(kind, topology::default_algorithm(kind)));
     }
     return group_plan_[idx];

@@ -39,7 +39,7 @@ struct PlanOp {
   double recompute_flops = 0;
   // communication
   Scope scope = Scope::kTp;  // kTp, kCp or kEp
-  Collective collective = Collective::kNoCollective;
+  std::optional<CollectiveKind> collective{};  // a CP block exchange is a kRingStep
   double bytes = 0;          // buffer bytes per member (all-reduce/gather input, a2a send, CP block)
   std::uint8_t flags = kFlagNone;
 };

@@ -1,6 +1,7 @@
 // The vocabulary of the step DAG: what a task is (kind), where it runs (stream, group scope),
 // what its time counts as in the breakdown (category), and the labels a trace shows (phase,
-// stage, chunk, micro-batch, layer, op). Tasks carry work, never wall-clock durations: compute
+// stage, chunk, micro-batch, layer, op). A collective or p2p task also names its
+// CollectiveKind; other tasks have none. Tasks carry work, never wall-clock durations: compute
 // work is device-seconds at full rate (what model/'s compute-time model says the op takes alone on
 // the GPU), communication work is bytes; the engine stretches both under contention.
 #pragma once
@@ -10,10 +11,15 @@
 #include <limits>
 #include <string_view>
 
+#include "topology/collective_kind.h"
+
 namespace mofasim::executor {
 
 using TaskId = std::uint32_t;  // dense index into Workload's arrays
 inline constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+
+// The kind of a collective or p2p task (topology/collective_kind.h); other tasks have none.
+using topology::CollectiveKind;
 
 enum class TaskKind : std::uint8_t {
   kCompute,     // GPU kernel(s) on the compute stream; work = device-seconds
@@ -44,6 +50,8 @@ inline constexpr int kStreamCount = static_cast<int>(Stream::kCount);
 
 // Which ranks share one instance of a task. A pipeline replica is one rank per stage with fixed
 // (tp, cp, dp) coordinates; group scopes name the ranks of one stage that run the task together.
+// Each group scope is one placement group (topology::GroupKind, InstanceMap::group_kind; kDp is
+// the dp x cp group); kRank, one instance per rank, has none.
 enum class Scope : std::uint8_t {
   kRank,      // one instance per rank (compute, copies, host work, PP p2p per replica)
   kTp,        // tensor-parallel group of t ranks
@@ -60,12 +68,10 @@ enum class Scope : std::uint8_t {
 };
 inline constexpr int kScopeCount = static_cast<int>(Scope::kCount);
 
-enum class Collective : std::uint8_t { kNoCollective, kAllReduce, kAllGather, kReduceScatter, kAllToAll, kSendRecv, kCopy,
-                                       // the two hops of a node-deduplicating all-to-all (DeepEP)
-                                       kAllToAllScaleOut, kAllToAllScaleUp };
-
-// F, B-input, B-weight mirror schedules::Phase; kBackward is a full backward (input + weight).
-enum class Phase : std::uint8_t { kForward, kBackward, kInputGrad, kWeightGrad, kRecompute, kStep };
+// The part of the step a task belongs to, as traces label it: the phase of its pass (F, B, Bi, W:
+// schedules::Phase, the one pass phase), a forward re-run under recompute (R), or the optimizer
+// step after the last pass. A label only; the schedule orders passes by schedules::Phase.
+enum class TaskPhase : std::uint8_t { kForward, kBackward, kInputGrad, kWeightGrad, kRecompute, kStep };
 
 constexpr std::string_view category_name(Category c) {
   constexpr std::array<std::string_view, kCategoryCount> kNames = {
@@ -79,29 +85,14 @@ constexpr std::string_view stream_name(Stream s) {
   return kNames[static_cast<int>(s)];
 }
 
-constexpr std::string_view phase_name(Phase p) {
+constexpr std::string_view phase_name(TaskPhase p) {
   switch (p) {
-    case Phase::kForward: return "F";
-    case Phase::kBackward: return "B";
-    case Phase::kInputGrad: return "Bi";
-    case Phase::kWeightGrad: return "W";
-    case Phase::kRecompute: return "R";
-    case Phase::kStep: return "step";
-  }
-  return "?";
-}
-
-constexpr std::string_view collective_name(Collective c) {
-  switch (c) {
-    case Collective::kNoCollective: return "none";
-    case Collective::kAllReduce: return "all_reduce";
-    case Collective::kAllGather: return "all_gather";
-    case Collective::kReduceScatter: return "reduce_scatter";
-    case Collective::kAllToAll: return "all_to_all";
-    case Collective::kSendRecv: return "send_recv";
-    case Collective::kCopy: return "copy";
-    case Collective::kAllToAllScaleOut: return "all_to_all_scale_out";
-    case Collective::kAllToAllScaleUp: return "all_to_all_scale_up";
+    case TaskPhase::kForward: return "F";
+    case TaskPhase::kBackward: return "B";
+    case TaskPhase::kInputGrad: return "Bi";
+    case TaskPhase::kWeightGrad: return "W";
+    case TaskPhase::kRecompute: return "R";
+    case TaskPhase::kStep: return "step";
   }
   return "?";
 }

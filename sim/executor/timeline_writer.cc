@@ -55,14 +55,14 @@ proto::Span::Category span_category(Category c) {
   MOFASIM_UNREACHABLE("no timeline category for this category");
 }
 
-proto::Span::Phase span_phase(Phase p) {
+proto::Span::Phase span_phase(TaskPhase p) {
   switch (p) {
-    case Phase::kForward: return proto::Span::F;
-    case Phase::kBackward: return proto::Span::B;
-    case Phase::kInputGrad: return proto::Span::B_INPUT;
-    case Phase::kWeightGrad: return proto::Span::W;
-    case Phase::kRecompute: return proto::Span::R;
-    case Phase::kStep: return proto::Span::STEP;
+    case TaskPhase::kForward: return proto::Span::F;
+    case TaskPhase::kBackward: return proto::Span::B;
+    case TaskPhase::kInputGrad: return proto::Span::B_INPUT;
+    case TaskPhase::kWeightGrad: return proto::Span::W;
+    case TaskPhase::kRecompute: return proto::Span::R;
+    case TaskPhase::kStep: return proto::Span::STEP;
   }
   MOFASIM_UNREACHABLE("no timeline phase for this phase");
 }

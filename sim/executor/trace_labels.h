@@ -65,12 +65,12 @@ inline std::string_view chrome_colour(const Workload& w, TaskId t) {
     case Category::kCount: break;
   }
   switch (w.phase(t)) {
-    case Phase::kForward: return "thread_state_running";      // green
-    case Phase::kBackward: return "thread_state_iowait";      // orange
-    case Phase::kInputGrad: return "rail_load";               // blue
-    case Phase::kWeightGrad: return "thread_state_runnable";  // light blue
-    case Phase::kRecompute: return "terrible";                // red
-    case Phase::kStep: return "generic_work";
+    case TaskPhase::kForward: return "thread_state_running";      // green
+    case TaskPhase::kBackward: return "thread_state_iowait";      // orange
+    case TaskPhase::kInputGrad: return "rail_load";               // blue
+    case TaskPhase::kWeightGrad: return "thread_state_runnable";  // light blue
+    case TaskPhase::kRecompute: return "terrible";                // red
+    case TaskPhase::kStep: return "generic_work";
   }
   return "generic_work";
 }

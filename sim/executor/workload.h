@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -24,8 +25,8 @@ struct TaskSpec {
   Category category = Category::kCompute;
   Stream stream = Stream::kCompute;
   Scope scope = Scope::kRank;
-  Phase phase = Phase::kForward;
-  Collective collective = Collective::kNoCollective;
+  TaskPhase phase = TaskPhase::kForward;
+  std::optional<CollectiveKind> collective{};  // collective and p2p tasks only
   std::uint16_t stage = 0;
   std::uint16_t peer_stage = 0;      // P2P: receiving stage; otherwise == stage
   std::uint16_t chunk = 0;
@@ -69,8 +70,8 @@ class Workload {
   [[nodiscard]] Category category(TaskId t) const { return category_[t]; }
   [[nodiscard]] Stream stream(TaskId t) const { return stream_[t]; }
   [[nodiscard]] Scope scope(TaskId t) const { return scope_[t]; }
-  [[nodiscard]] Phase phase(TaskId t) const { return phase_[t]; }
-  [[nodiscard]] Collective collective(TaskId t) const { return collective_[t]; }
+  [[nodiscard]] TaskPhase phase(TaskId t) const { return phase_[t]; }
+  [[nodiscard]] std::optional<CollectiveKind> collective(TaskId t) const { return collective_[t]; }
   [[nodiscard]] int stage(TaskId t) const { return stage_[t]; }
   [[nodiscard]] int peer_stage(TaskId t) const { return peer_stage_[t]; }
   [[nodiscard]] int chunk(TaskId t) const { return chunk_[t]; }
@@ -106,8 +107,8 @@ class Workload {
   std::vector<Category> category_;
   std::vector<Stream> stream_;
   std::vector<Scope> scope_;
-  std::vector<Phase> phase_;
-  std::vector<Collective> collective_;
+  std::vector<TaskPhase> phase_;
+  std::vector<std::optional<CollectiveKind>> collective_;
   std::vector<std::uint16_t> stage_, peer_stage_, chunk_, op_;
   std::vector<std::uint32_t> microbatch_, layer_;
   std::vector<double> work_, flops_, alloc_bytes_, free_bytes_;

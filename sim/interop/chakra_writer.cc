@@ -9,6 +9,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
@@ -20,7 +21,7 @@ namespace mofasim::interop {
 namespace {
 
 using ChakraProtoMsg::Node;
-using executor::Collective;
+using topology::CollectiveKind;
 using executor::TaskId;
 using executor::TaskKind;
 
@@ -52,22 +53,23 @@ void attr_bool(Node& n, const char* name, bool v) {
 
 std::uint64_t bytes_of(double work) { return static_cast<std::uint64_t>(std::llround(std::max(0.0, work))); }
 
-ChakraProtoMsg::CollectiveCommType comm_type(Collective c) {
-  switch (c) {
-    case Collective::kAllReduce: return ChakraProtoMsg::ALL_REDUCE;
-    case Collective::kAllGather: return ChakraProtoMsg::ALL_GATHER;
-    case Collective::kReduceScatter: return ChakraProtoMsg::REDUCE_SCATTER;
-    case Collective::kAllToAll:
-    case Collective::kAllToAllScaleOut:  // Chakra has no hop kinds: each DeepEP hop is an all-to-all
-    case Collective::kAllToAllScaleUp: return ChakraProtoMsg::ALL_TO_ALL;
+ChakraProtoMsg::CollectiveCommType comm_type(std::optional<CollectiveKind> c) {
+  if (!c) throw std::logic_error("chakra: collective task with no collective kind");
+  switch (*c) {
+    case CollectiveKind::kAllReduce: return ChakraProtoMsg::ALL_REDUCE;
+    case CollectiveKind::kAllGather: return ChakraProtoMsg::ALL_GATHER;
+    case CollectiveKind::kReduceScatter: return ChakraProtoMsg::REDUCE_SCATTER;
+    case CollectiveKind::kAllToAll:
+    case CollectiveKind::kAllToAllScaleOut:  // Chakra has no hop kinds: each DeepEP hop is an all-to-all
+    case CollectiveKind::kAllToAllScaleUp: return ChakraProtoMsg::ALL_TO_ALL;
     default: break;
   }
-  throw std::logic_error("chakra: collective task with no collective kind");
+  throw std::logic_error("chakra: no Chakra collective for this kind");
 }
 
-// A collective run as point-to-point halves (CP ring KV exchange) rather than a group collective.
+// A ring step run as point-to-point halves (CP ring KV exchange) rather than a group collective.
 bool is_ring_exchange(const executor::Workload& w, TaskId t) {
-  return w.kind(t) == TaskKind::kCollective && w.collective(t) == Collective::kSendRecv;
+  return w.kind(t) == TaskKind::kCollective && w.collective(t) == CollectiveKind::kRingStep;
 }
 
 std::vector<int> parse_rank_list(const std::string& list, int world) {

@@ -45,7 +45,8 @@ TEST(ReplayCommModel, OverlappedTransferStealsSmsFromCompute) {
   // remaining 1.1818 ms runs alone, then step 2: 2 + (1 − 108/132) + 2 = 4.1818 ms.
   const std::vector<PlanOp> ops = {
       {.name = "attention", .seconds = 4e-3, .flags = kFlagAttentionCore},
-      {.name = "cp_p2p", .is_comm = true, .scope = Scope::kCp, .collective = Collective::kSendRecv, .bytes = 0.1e9}};
+      {.name = "cp_p2p", .is_comm = true, .scope = Scope::kCp, .collective = CollectiveKind::kRingStep,
+        .bytes = 0.1e9}};
   const model::ParallelSpec par{.cp = 2, .micro_batch = 1, .global_batch = 1};
   const topology::TopologySpec topo{.gpus = 2, .gpus_per_node = 2, .intra_node = {.bandwidth = 100e9, .latency = 0}};
   model::FeatureSpec f;
@@ -68,7 +69,8 @@ TEST(ReplayCommModel, AllReduceRunsTheNcclProtocolOfItsSize) {
   topo.collectives = {.model = topology::CollectiveModel::kNccl, .ll_max_bandwidth = 141e9};
   const auto all_reduce = [](double bytes) {
     return std::vector<PlanOp>{
-        {.name = "tp_ar", .is_comm = true, .scope = Scope::kTp, .collective = Collective::kAllReduce, .bytes = bytes}};
+        {.name = "tp_ar", .is_comm = true, .scope = Scope::kTp, .collective = CollectiveKind::kAllReduce,
+          .bytes = bytes}};
   };
   const model::FeatureSpec f;
   EXPECT_NEAR(one_layer(all_reduce(8192), par, testing::tiny_gpu(), f, topo).step_time_s,

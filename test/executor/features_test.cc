@@ -41,7 +41,8 @@ TEST(ExecutorFeatures, CpRingOverlapsKvTransferWithAttention) {
   // Off: a/2 + 3 + a/2 = 7 ms. On (MoFa(21)): max(a/2, 3) + a/2 = 5 ms.
   const std::vector<PlanOp> ops = {
       {.name = "attention", .seconds = 4e-3, .flags = kFlagAttentionCore},
-      {.name = "cp_p2p", .is_comm = true, .scope = Scope::kCp, .collective = Collective::kSendRecv, .bytes = 0.3e9}};
+      {.name = "cp_p2p", .is_comm = true, .scope = Scope::kCp, .collective = CollectiveKind::kRingStep,
+        .bytes = 0.3e9}};
   const model::ParallelSpec par{.cp = 2, .micro_batch = 1, .global_batch = 1};
   const topology::TopologySpec topo{.gpus = 2, .gpus_per_node = 2, .intra_node = {.bandwidth = 100e9, .latency = 0}};
   model::FeatureSpec f;
@@ -68,7 +69,8 @@ TEST(ExecutorFeatures, OverlapContentionCoefficientsSlowBothSides) {
   // runs alone -> 2.667 ms; then attention step 2 (2 ms): 4.667 ms.
   const std::vector<PlanOp> ops = {
       {.name = "attention", .seconds = 4e-3, .flags = kFlagAttentionCore},
-      {.name = "cp_p2p", .is_comm = true, .scope = Scope::kCp, .collective = Collective::kSendRecv, .bytes = 0.1e9}};
+      {.name = "cp_p2p", .is_comm = true, .scope = Scope::kCp, .collective = CollectiveKind::kRingStep,
+        .bytes = 0.1e9}};
   const model::ParallelSpec par{.cp = 2, .micro_batch = 1, .global_batch = 1};
   const topology::TopologySpec topo{.gpus = 2, .gpus_per_node = 2, .intra_node = {.bandwidth = 100e9, .latency = 0}};
   model::FeatureSpec f;
@@ -174,7 +176,7 @@ TEST(ExecutorFeatures, DualPipeOverlappedPairsHideAllToAll) {
 // NVLink: 0.2 GB / 100 GB/s = 2 ms. Activation 1 GB per layer per micro-batch; PP sends free.
 StepResult ep_pair_step(bool overlap) {
   constexpr double kMs = 1e-3;
-  const PlanOp a2a{.name = "a2a", .is_comm = true, .scope = Scope::kEp, .collective = Collective::kAllToAll,
+  const PlanOp a2a{.name = "a2a", .is_comm = true, .scope = Scope::kEp, .collective = CollectiveKind::kAllToAll,
                    .bytes = 0.4e9};
   LayerPlan lp;
   lp.forward.ops = {{.name = "c1", .seconds = 1 * kMs}, a2a, {.name = "c2", .seconds = 1 * kMs}};

@@ -49,10 +49,10 @@ TEST(HsdpDag, EachBucketIsReduceScatteredThenItsShardAllReducedAcrossReplicas) {
   ASSERT_NE(scatter, kNone);
   ASSERT_NE(replica, kNone);
   EXPECT_EQ(w.scope(scatter), Scope::kDp);
-  EXPECT_EQ(w.collective(scatter), Collective::kReduceScatter);
+  EXPECT_EQ(w.collective(scatter), CollectiveKind::kReduceScatter);
   EXPECT_DOUBLE_EQ(w.work(scatter), 8e6);
   EXPECT_EQ(w.scope(replica), Scope::kDpReplica);
-  EXPECT_EQ(w.collective(replica), Collective::kAllReduce);
+  EXPECT_EQ(w.collective(replica), CollectiveKind::kAllReduce);
   EXPECT_DOUBLE_EQ(w.work(replica), 2e6);
   bool ordered = false;
   const auto from = w.edge_sources();

@@ -76,7 +76,8 @@ TEST(PerturbationReplay, DegradedNicHalvesTheBandwidthTermOfTheCollectiveThatCro
 TEST(PerturbationReplay, DegradedNicSlowsOnlyTheCollectivesThatCrossIt) {
   StepPlan plan = one_layer_plan(1, 0.1e9);
   auto& ops = plan.layers[0].forward.ops;  // the all-reduce first, so the forward GEMM waits for it
-  ops.insert(ops.begin(), {.name = "tp_ar", .is_comm = true, .scope = Scope::kTp, .collective = Collective::kAllReduce,
+  ops.insert(ops.begin(), {.name = "tp_ar", .is_comm = true, .scope = Scope::kTp,
+    .collective = CollectiveKind::kAllReduce,
                            .bytes = 0.1e9});
   const schedules::Schedule sched = schedules::build_schedule(model::ScheduleKind::k1F1B, {.stages = 1, .microbatches = 1});
   PlanSimulation sim{.plan = &plan, .schedule = &sched, .position_layers = one_layer_per_stage(1),
@@ -141,7 +142,7 @@ TEST(PerturbationReplay, FoldingIsRefusedWhereAStragglerReachesGroupsReplicaZero
                      .topology = testing::free_topology(4)};
   StepPlan with_tp = plan;
   with_tp.layers[0].forward.ops.push_back(
-      {.name = "tp_ar", .is_comm = true, .scope = Scope::kTp, .collective = Collective::kAllReduce, .bytes = 1e6});
+      {.name = "tp_ar", .is_comm = true, .scope = Scope::kTp, .collective = CollectiveKind::kAllReduce, .bytes = 1e6});
   sim.plan = &with_tp;
   sim.perturbations = slow_ranks({3}, 1.5);  // TP group {2, 3}; replica 0 is rank 0 (TP group {0, 1})
   const StepResult r = simulate_plan(sim, {.fidelity = Fidelity::kFolded});
@@ -157,7 +158,7 @@ TEST(PerturbationReplay, ASlowNodeUnderTensorParallelismFoldsToOneSlowReplica) {
   StepPlan plan = one_layer_plan(2, 0.2e9);
   for (LayerPlan& lp : plan.layers) {
     lp.forward.ops.push_back(
-        {.name = "tp_ar", .is_comm = true, .scope = Scope::kTp, .collective = Collective::kAllReduce, .bytes = 4e6});
+        {.name = "tp_ar", .is_comm = true, .scope = Scope::kTp, .collective = CollectiveKind::kAllReduce, .bytes = 4e6});
   }
   const schedules::Schedule sched = schedules::build_schedule(model::ScheduleKind::k1F1B, {.stages = 2, .microbatches = 4});
   PlanSimulation sim{.plan = &plan, .schedule = &sched, .position_layers = one_layer_per_stage(2),

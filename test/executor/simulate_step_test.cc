@@ -160,7 +160,7 @@ TEST(ExecutorSimulateStep, TpOverlapPipelinesGemmAndCollective) {
   lp.forward.ops.push_back({.name = "gemm", .seconds = x, .flags = kFlagTpOverlappable});
   // 2 GPUs, 100 GB/s: all-reduce S bytes takes 2(n-1)/n * S / B = S / 100e9 s; S = 0.2 GB -> 2 ms.
   lp.forward.ops.push_back({.name = "tp_ar", .is_comm = true, .scope = Scope::kTp,
-                            .collective = Collective::kAllReduce, .bytes = 0.2e9});
+                            .collective = CollectiveKind::kAllReduce, .bytes = 0.2e9});
   plan.layers.push_back(lp);
   plan.stages.resize(1);
   const schedules::Schedule sched = schedules::build_schedule(model::ScheduleKind::k1F1B, {.stages = 1, .microbatches = 1});

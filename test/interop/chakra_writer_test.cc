@@ -144,11 +144,13 @@ TEST(ChakraTrace, NodeFieldsCarryTheTasksWork) {
         EXPECT_EQ(pg, "3");  // kind kTp (0) * 8 ranks + TP group 2 ({4, 5}) + 1
       }
       // Chakra's CollectiveCommType numbers: ALL_REDUCE 0, ALL_GATHER 2, ALL_TO_ALL 6, REDUCE_SCATTER 7.
-      const std::map<executor::Collective, std::int64_t> kUpstream = {{executor::Collective::kAllReduce, 0},
-                                                                      {executor::Collective::kAllGather, 2},
-                                                                      {executor::Collective::kAllToAll, 6},
-                                                                      {executor::Collective::kReduceScatter, 7}};
-      EXPECT_EQ(attr(n, "comm_type")->int64_val(), kUpstream.at(w.collective(id))) << n.name();
+      using topology::CollectiveKind;
+      const std::map<CollectiveKind, std::int64_t> kUpstream = {{CollectiveKind::kAllReduce, 0},
+                                                                {CollectiveKind::kAllGather, 2},
+                                                                {CollectiveKind::kAllToAll, 6},
+                                                                {CollectiveKind::kReduceScatter, 7}};
+      ASSERT_TRUE(w.collective(id).has_value()) << n.name();
+      EXPECT_EQ(attr(n, "comm_type")->int64_val(), kUpstream.at(*w.collective(id))) << n.name();
       ++checked_coll;
     }
   }

@@ -21,7 +21,7 @@ std::vector<CommOp> cp_comms(CpCommType type) {
   par.cp_comm_type = type;
   std::vector<CommOp> out;
   for (const CommOp& c : ops_for_layer(gqa(), par, 0).comms()) {
-    if (c.group == CommGroup::kCp) out.push_back(c);
+    if (c.group == LayerGroup::kCp) out.push_back(c);
   }
   return out;
 }
@@ -29,10 +29,10 @@ std::vector<CommOp> cp_comms(CpCommType type) {
 TEST(CpCommType, RingSendsTheKvBlockOnce) {
   const std::vector<CommOp> c = cp_comms(CpCommType::kP2p);
   ASSERT_EQ(c.size(), 2U);
-  EXPECT_EQ(c[0].collective, Collective::kSendRecv);
+  EXPECT_EQ(c[0].collective, CollectiveKind::kSendRecv);
   EXPECT_DOUBLE_EQ(c[0].bytes, 524288);
   EXPECT_EQ(c[0].count, 1);  // cp - 1 steps
-  EXPECT_EQ(c[1].phase, Phase::kBackwardInput);
+  EXPECT_EQ(c[1].phase, Phase::kInputGrad);
   EXPECT_DOUBLE_EQ(c[1].bytes, 2 * 524288);  // dK, dV travel with K, V
 }
 
@@ -40,15 +40,15 @@ TEST(CpCommType, AllGatherGathersKvForwardAndBackwardAndReduceScattersTheirGradi
   const std::vector<CommOp> c = cp_comms(CpCommType::kAllGather);
   ASSERT_EQ(c.size(), 3U);
   // The gathered buffer is both ranks' K and V: 2 x 524,288 B, half of it received.
-  EXPECT_EQ(c[0].collective, Collective::kAllGather);
+  EXPECT_EQ(c[0].collective, CollectiveKind::kAllGather);
   EXPECT_EQ(c[0].phase, Phase::kForward);
   EXPECT_TRUE(c[0].before_op);
   EXPECT_DOUBLE_EQ(c[0].bytes, 1048576);
   EXPECT_DOUBLE_EQ(c[0].wire_bytes, 524288);
-  EXPECT_EQ(c[1].collective, Collective::kAllGather);
-  EXPECT_EQ(c[1].phase, Phase::kBackwardInput);
+  EXPECT_EQ(c[1].collective, CollectiveKind::kAllGather);
+  EXPECT_EQ(c[1].phase, Phase::kInputGrad);
   EXPECT_DOUBLE_EQ(c[1].bytes, 1048576);
-  EXPECT_EQ(c[2].collective, Collective::kReduceScatter);
+  EXPECT_EQ(c[2].collective, CollectiveKind::kReduceScatter);
   EXPECT_FALSE(c[2].before_op);
   EXPECT_DOUBLE_EQ(c[2].bytes, 1048576);
 }
@@ -58,14 +58,14 @@ TEST(CpCommType, UlyssesAllToAllsQkvInAndTheOutputBack) {
   // each all-to-all sends (c-1)/c of its buffer.
   const std::vector<CommOp> c = cp_comms(CpCommType::kA2a);
   ASSERT_EQ(c.size(), 4U);
-  for (const CommOp& op : c) EXPECT_EQ(op.collective, Collective::kAllToAll);
+  for (const CommOp& op : c) EXPECT_EQ(op.collective, CollectiveKind::kAllToAll);
   EXPECT_EQ(c[0].phase, Phase::kForward);
   EXPECT_TRUE(c[0].before_op);
   EXPECT_DOUBLE_EQ(c[0].bytes, 1048576);
   EXPECT_DOUBLE_EQ(c[0].wire_bytes, 524288);
   EXPECT_FALSE(c[1].before_op);
   EXPECT_DOUBLE_EQ(c[1].bytes, 524288);
-  EXPECT_EQ(c[2].phase, Phase::kBackwardInput);
+  EXPECT_EQ(c[2].phase, Phase::kInputGrad);
   EXPECT_TRUE(c[2].before_op);
   EXPECT_DOUBLE_EQ(c[2].bytes, 524288);  // dO in
   EXPECT_DOUBLE_EQ(c[3].bytes, 1048576);  // dQ, dK, dV out

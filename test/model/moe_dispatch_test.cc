@@ -35,7 +35,7 @@ ModelSpec dsv3(MoeDispatcher d) {
 std::vector<CommOp> dispatch(const LayerOps& ops) {
   std::vector<CommOp> out;
   for (const CommOp& c : ops.comms()) {
-    if (c.group == CommGroup::kEp && c.phase == Phase::kForward && c.before_op) out.push_back(c);
+    if (c.group == LayerGroup::kEp && c.phase == Phase::kForward && c.before_op) out.push_back(c);
   }
   return out;
 }
@@ -50,7 +50,7 @@ const OpCost& expert_fc1(const LayerOps& ops) {
 TEST(MoeDispatch, AllToAllSendsOneCopyPerRoutedExpert) {
   const auto d = dispatch(ops_for_layer(dsv3(MoeDispatcher::kAllToAll), layout(1, 64, 64, 1, 8), 3));
   ASSERT_EQ(d.size(), 1U);
-  EXPECT_EQ(d[0].collective, Collective::kAllToAll);
+  EXPECT_EQ(d[0].collective, CollectiveKind::kAllToAll);
   EXPECT_EQ(d[0].bytes, kT * 8 * kH * 1);  // 234,881,024 B
   EXPECT_EQ(d[0].bytes, 234'881'024.0);
   EXPECT_EQ(d[0].wire_bytes, d[0].bytes * 63 / 64);
@@ -61,11 +61,11 @@ TEST(MoeDispatch, FlexSendsOneCopyPerDestinationNodeThenForwardsOverNvlink) {
   // S = 4096 * 7168 * 8 * 11,012,415 / 16,777,216 = 154,173,810 B, 7/8 of it off the node.
   const auto d = dispatch(ops_for_layer(dsv3(MoeDispatcher::kFlex), layout(1, 64, 64, 1, 8), 3));
   ASSERT_EQ(d.size(), 2U);
-  EXPECT_EQ(d[0].collective, Collective::kAllToAllScaleOut);
+  EXPECT_EQ(d[0].collective, CollectiveKind::kAllToAllScaleOut);
   EXPECT_DOUBLE_EQ(d[0].bytes, 154'173'810.0);
   EXPECT_DOUBLE_EQ(d[0].wire_bytes, 154'173'810.0 * 7 / 8);
   // Then every expert copy is forwarded inside its node: 234,881,024 B, 7/8 to the other GPUs.
-  EXPECT_EQ(d[1].collective, Collective::kAllToAllScaleUp);
+  EXPECT_EQ(d[1].collective, CollectiveKind::kAllToAllScaleUp);
   EXPECT_EQ(d[1].bytes, 234'881'024.0);
   EXPECT_EQ(d[1].wire_bytes, 234'881'024.0 * 7 / 8);
   EXPECT_EQ(d[0].group_size, 64);
@@ -94,7 +94,7 @@ TEST(MoeDispatch, FlexOnOneNodeIsTheAllToAllOverNvlink) {
   const auto flex = dispatch(ops_for_layer(dsv3(MoeDispatcher::kFlex), layout(1, 8, 8, 1, 1), 3));
   const auto a2a = dispatch(ops_for_layer(dsv3(MoeDispatcher::kAllToAll), layout(1, 8, 8, 1, 1), 3));
   ASSERT_EQ(flex.size(), 1U);
-  EXPECT_EQ(flex[0].collective, Collective::kAllToAllScaleUp);
+  EXPECT_EQ(flex[0].collective, CollectiveKind::kAllToAllScaleUp);
   EXPECT_EQ(flex[0].bytes, a2a[0].bytes);
   EXPECT_EQ(flex[0].wire_bytes, a2a[0].wire_bytes);
 }
@@ -103,11 +103,11 @@ TEST(MoeDispatch, AllGatherGathersEveryTokenOfTheEpGroup) {
   const LayerOps ops = ops_for_layer(dsv3(MoeDispatcher::kAllGather), layout(1, 64, 64, 1, 8), 3);
   const auto d = dispatch(ops);
   ASSERT_EQ(d.size(), 1U);
-  EXPECT_EQ(d[0].collective, Collective::kAllGather);
+  EXPECT_EQ(d[0].collective, CollectiveKind::kAllGather);
   EXPECT_EQ(d[0].bytes, 1'879'048'192.0);  // 64 ranks x 4096 tokens x 7168 in FP8
   int reduce_scatters = 0;
   for (const CommOp& c : ops.comms()) {
-    if (c.collective == Collective::kReduceScatter && c.group == CommGroup::kEp) {
+    if (c.collective == CollectiveKind::kReduceScatter && c.group == LayerGroup::kEp) {
       EXPECT_EQ(c.bytes, 64 * kT * kH * 2);
       ++reduce_scatters;
     }
@@ -147,8 +147,8 @@ TEST(MoeDispatch, FoldedExpertsDoTheSameWorkPerGpuAsExpertsCarvedFromDp) {
   EXPECT_EQ(expert_fc1(folded).forward.flops, kT / 2 * 8 * 2 * kH * 2 * 2048);
   int etp_carved = 0;
   int etp_folded = 0;
-  for (const CommOp& c : carved.comms()) etp_carved += c.group == CommGroup::kEtp ? 1 : 0;
-  for (const CommOp& c : folded.comms()) etp_folded += c.group == CommGroup::kEtp ? 1 : 0;
+  for (const CommOp& c : carved.comms()) etp_carved += c.group == LayerGroup::kEtp ? 1 : 0;
+  for (const CommOp& c : folded.comms()) etp_folded += c.group == LayerGroup::kEtp ? 1 : 0;
   EXPECT_EQ(etp_carved, 4);
   EXPECT_EQ(etp_folded, 0);
   EXPECT_EQ(layout(2, 8, 8, 1, 2).expert_dp(), 2);  // 16 / (8 * 1)

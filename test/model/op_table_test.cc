@@ -27,7 +27,7 @@ const OpCost& find(const LayerOps& ops, OpKind kind) {
   throw std::logic_error("op not in table");
 }
 
-int count_comms(const LayerOps& ops, Collective c, Phase p) {
+int count_comms(const LayerOps& ops, CollectiveKind c, Phase p) {
   int n = 0;
   for (const CommOp& op : ops.comms()) n += (op.collective == c && op.phase == p) ? 1 : 0;
   return n;
@@ -86,20 +86,20 @@ TEST(OpTable, StoredActivationFollowsLlamaAccounting) {
 TEST(OpTable, TensorParallelCollectives) {
   // S = 2 * s * b * h = 67,108,864 bytes per collective (§8.5).
   const LayerOps plain = ops_for_layer(llama2_70b(), tp(8, false), 0);
-  EXPECT_EQ(count_comms(plain, Collective::kAllReduce, Phase::kForward), 2);
-  EXPECT_EQ(count_comms(plain, Collective::kAllReduce, Phase::kBackwardInput), 2);
+  EXPECT_EQ(count_comms(plain, CollectiveKind::kAllReduce, Phase::kForward), 2);
+  EXPECT_EQ(count_comms(plain, CollectiveKind::kAllReduce, Phase::kInputGrad), 2);
   for (const CommOp& c : plain.comms()) {
     EXPECT_EQ(c.bytes, 67'108'864.0);
     EXPECT_EQ(c.wire_bytes, 2 * 7.0 / 8 * 67'108'864);  // ring all-reduce
   }
   // With SP each all-reduce becomes a reduce-scatter + all-gather: four per forward.
   const LayerOps sp = ops_for_layer(llama2_70b(), tp(8, true), 0);
-  EXPECT_EQ(count_comms(sp, Collective::kAllGather, Phase::kForward), 2);
-  EXPECT_EQ(count_comms(sp, Collective::kReduceScatter, Phase::kForward), 2);
-  EXPECT_EQ(count_comms(sp, Collective::kAllGather, Phase::kBackwardInput), 2);
-  EXPECT_EQ(count_comms(sp, Collective::kReduceScatter, Phase::kBackwardInput), 2);
+  EXPECT_EQ(count_comms(sp, CollectiveKind::kAllGather, Phase::kForward), 2);
+  EXPECT_EQ(count_comms(sp, CollectiveKind::kReduceScatter, Phase::kForward), 2);
+  EXPECT_EQ(count_comms(sp, CollectiveKind::kAllGather, Phase::kInputGrad), 2);
+  EXPECT_EQ(count_comms(sp, CollectiveKind::kReduceScatter, Phase::kInputGrad), 2);
   // The weight gradients of QKV and fc1 re-gather their sharded inputs.
-  EXPECT_EQ(count_comms(sp, Collective::kAllGather, Phase::kBackwardWeight), 2);
+  EXPECT_EQ(count_comms(sp, CollectiveKind::kAllGather, Phase::kWeightGrad), 2);
   // No TP, no collectives.
   EXPECT_TRUE(ops_for_layer(llama2_70b(), tp(1, false), 0).comms().empty());
 }
@@ -115,7 +115,7 @@ TEST(OpTable, ContextParallelSplitsQueriesAndRingsKeyValueBlocks) {
   const double kv_block = 2.0 * 1024 * 8 * (128 + 128);
   int rings = 0;
   for (const CommOp& c : quarter.comms()) {
-    ASSERT_EQ(c.group, CommGroup::kCp);
+    ASSERT_EQ(c.group, LayerGroup::kCp);
     EXPECT_EQ(c.count, 3);
     EXPECT_EQ(c.bytes, c.phase == Phase::kForward ? kv_block : 2 * kv_block);
     ++rings;
@@ -148,7 +148,7 @@ TEST(OpTable, DeepSeekMoeLayerFlopsAndExpertShapes) {
   // EP all-to-all: dispatch T*k*h in fp8 (1 B), combine in bf16; (e-1)/e leaves the GPU.
   int a2a = 0;
   for (const CommOp& c : ops.comms()) {
-    if (c.collective != Collective::kAllToAll) continue;
+    if (c.collective != CollectiveKind::kAllToAll) continue;
     ++a2a;
     const bool dispatch = c.phase == Phase::kForward && c.before_op;
     EXPECT_EQ(c.bytes, T * 8 * h * (dispatch ? 1 : 2));
@@ -172,7 +172,7 @@ TEST(OpTable, ExpertWorkPerGpuIsIndependentOfEpAndScalesWithImbalanceAcrossEpRan
   EXPECT_EQ(skewed.totals().routed_input_bytes, 1.5 * 8 * 4096 * 2 * 7168.0);
   // The busiest rank also receives 1.5x the dispatched copies: T k h bytes per element x 1.5.
   for (const CommOp& c : skewed.comms()) {
-    if (c.collective == Collective::kAllToAll && c.phase == Phase::kForward && c.before_op) {
+    if (c.collective == CollectiveKind::kAllToAll && c.phase == Phase::kForward && c.before_op) {
       EXPECT_EQ(c.bytes, 1.5 * 4096.0 * 8 * 7168 * m.moe.dispatch_bytes_per_element);
     }
   }
@@ -193,7 +193,7 @@ TEST(OpTable, HeadAndPipelineBoundary) {
   ASSERT_EQ(pp.comms().size(), 2u);
   // 2 * s * b * h / t with SP, one each way.
   EXPECT_EQ(pp.comms()[0].bytes, 2 * 4096.0 * 8192 / 8);
-  EXPECT_EQ(pp.comms()[1].phase, Phase::kBackwardInput);
+  EXPECT_EQ(pp.comms()[1].phase, Phase::kInputGrad);
 }
 
 TEST(OpTable, RejectsLayoutsTheShapesCannotSplit) {
