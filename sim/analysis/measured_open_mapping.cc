@@ -281,6 +281,7 @@ struct Sharding {
   bool distributed_optimizer = false;
   model::DpSharding level = model::DpSharding::kNone;  // kOptim with the distributed optimizer
   bool overlapped = false;  // the optimizer overlaps its gradient reduce with the backward
+  int instances = 1;        // HSDP: optimizer shards within dp / instances ranks, replicated across
   std::string why_not{};
 };
 
@@ -293,8 +294,15 @@ Sharding sharding_of(const std::string& text, int dp) {
   static const std::regex kGroups(R"(within groups of (\d+))");
   std::smatch m;
   if (std::regex_search(text, m, kGroups) && small_count(m[1].str()).value_or(std::numeric_limits<int>::max()) < dp) {
-    return {.why_not = "ZeRO-1 within groups of " + m[1].str() +
-                       " ranks: the schema shards the optimizer over the whole DP group"};
+    // InternLM's zero1 = g: optimizer state sharded within groups of g DP ranks and replicated
+    // across them, i.e. HSDP with dp / g instances (Megatron's num_distributed_optimizer_instances).
+    // The gradients then reduce-scatter within the group and all-reduce across the dp / g
+    // replicas, as Megatron does; InternLM's own reduce moves the same bytes per rank.
+    const int group = small_count(m[1].str()).value_or(0);
+    if (group < 1 || dp % group != 0) {
+      return {.why_not = "ZeRO-1 within groups of " + m[1].str() + " ranks that do not divide dp = " + std::to_string(dp)};
+    }
+    return {.distributed_optimizer = true, .instances = dp / group};
   }
   if (has(text, "overlappeddistributedoptimizer")) return {.distributed_optimizer = true, .overlapped = true};
   if (has(text, "distributed optimizer") || has(text, "distributedoptimizer") || has(text, "zero-1") ||
@@ -448,6 +456,7 @@ OpenCase map_open_run(const OpenRun& run) {
                                                     : model::DpSharding::kNone,
       .recompute = out.recompute,
   };
+  c.features.dist_opt_instances = sharding.instances;
   c.features.fp8 = precision.fp8;
   if (recompute.every_nth > 0) {
     c.features.recompute_method = model::RecomputeMethod::kEveryNth;

@@ -140,6 +140,15 @@ TEST(OpenMapping, FsdpFullShardIsZeroThree) {
                                           "layers evenly; list parallel.stage_layers"));
 }
 
+TEST(OpenMapping, InternLmZeroOneWithinGroupsIsHsdp) {
+  // zero1 = 8 on 16 DP ranks: the optimizer state sharded within 2 groups of 8 and replicated
+  // across them, Megatron's num_distributed_optimizer_instances = 16 / 8 = 2.
+  const OpenCase c = map_open_run(open_row({{"optimizer_sharding", "ZeRO-1 within groups of 8 ranks (zero1=8; within one node)"}}));
+  ASSERT_TRUE(c.spec.has_value()) << (c.reasons.empty() ? "" : c.reasons.front());
+  EXPECT_TRUE(spec_of(c).features.distributed_optimizer);
+  EXPECT_EQ(spec_of(c).features.dist_opt_instances, 2);
+}
+
 TEST(OpenMapping, RowsTheSchemaCannotExpressAreListedWithEveryReason) {
   const OpenCase fsdp_fp8 = map_open_run(open_row({{"id", "O-TT-10"}, {"precision", "fp8 (torchao float8 linears) + bf16"},
                                                     {"optimizer_sharding", "FSDP2 full shard over 16 DP ranks"}}));
@@ -153,8 +162,8 @@ TEST(OpenMapping, RowsTheSchemaCannotExpressAreListedWithEveryReason) {
     return c.reasons.size() == 1 ? c.reasons.front() : "reasons: " + std::to_string(c.reasons.size());
   };
   EXPECT_EQ(one_reason({{"gpu", "MI300X"}}), "GPU 'MI300X' not recognised");
-  EXPECT_EQ(one_reason({{"optimizer_sharding", "ZeRO-1 within groups of 8 ranks (zero1=8; within one node)"}}),
-            "ZeRO-1 within groups of 8 ranks: the schema shards the optimizer over the whole DP group");
+  EXPECT_EQ(one_reason({{"optimizer_sharding", "ZeRO-1 within groups of 3 ranks (zero1=3)"}}),
+            "ZeRO-1 within groups of 3 ranks that do not divide dp = 16");
   EXPECT_EQ(one_reason({{"recompute", "not stated (Megatron-Bridge performance-recipe defaults)"}}),
             "recompute not stated by the source");
   EXPECT_EQ(one_reason({{"recompute", "selective per-layer AC (frequency not given)"}}),
