@@ -42,6 +42,12 @@ SourceLocation SourceMap::find(std::string_view path) const {
 ScenarioError::ScenarioError(std::vector<std::string> errors)
     : std::runtime_error(join_lines(errors)), errors_(std::move(errors)) {}
 
+void Diagnostics::error_at_path(const SourceMap& sources, const std::string& what) {
+  const std::size_t colon = what.find(": ");
+  const std::string path = what.substr(0, colon);
+  error(sources.find(path), path, colon == std::string::npos ? what : what.substr(colon + 2));
+}
+
 void Diagnostics::error(const SourceLocation& at, std::string_view path, std::string_view message) {
   if (full()) {
     ++dropped_;

@@ -55,6 +55,9 @@ class Diagnostics {
 
   // Records `at: path: message` (the path part is left out when empty).
   void error(const SourceLocation& at, std::string_view path, std::string_view message);
+  // Records an error a lower layer's validate() threw as "field.path: message", located at the
+  // field (or its nearest written ancestor) in `sources`.
+  void error_at_path(const SourceMap& sources, const std::string& what);
   [[nodiscard]] bool ok() const { return errors_.empty(); }
   // True once kMaxReportedErrors lines are kept: later errors are only counted.
   [[nodiscard]] bool full() const { return errors_.size() >= kMaxReportedErrors; }

@@ -29,10 +29,7 @@ void check_node_hardware_nodes(const proto::Scenario& scenario, const SourceMap&
   try {
     perturb::validate(to_node_hardware(scenario), shape);
   } catch (const std::invalid_argument& e) {
-    const std::string message = e.what();
-    const std::size_t colon = message.find(": ");
-    const std::string path = message.substr(0, colon);
-    diagnostics.error(sources.find(path), path, colon == std::string::npos ? message : message.substr(colon + 2));
+    diagnostics.error_at_path(sources, e.what());
   }
 }
 

@@ -58,10 +58,7 @@ void check_perturbations(const proto::Scenario& scenario, const SourceMap& sourc
   try {
     to_perturbation_spec(scenario).validate(shape);
   } catch (const std::invalid_argument& e) {
-    const std::string message = e.what();
-    const std::size_t colon = message.find(": ");
-    const std::string path = message.substr(0, colon);
-    diagnostics.error(sources.find(path), path, colon == std::string::npos ? message : message.substr(colon + 2));
+    diagnostics.error_at_path(sources, e.what());
   }
 }
 
