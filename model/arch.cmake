@@ -7,6 +7,7 @@ mofasim_library(NAME model
     ${CMAKE_CURRENT_SOURCE_DIR}/params.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/flops.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/op_table.cc
+    ${CMAKE_CURRENT_SOURCE_DIR}/op_names.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/attention_window.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/moe_dispatch.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/stack_kernels.cc

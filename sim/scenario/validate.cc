@@ -17,6 +17,7 @@
 #include "topology/placement.h"
 #include "topology/rank_order.h"
 #include "sim/scenario/units.h"
+#include "sim/scenario/validate_layout.h"
 #include "sim/scenario/validate_memory_fields.h"
 #include "sim/scenario/validate_window.h"
 
@@ -24,93 +25,6 @@ namespace mofasim::scenario {
 namespace {
 
 namespace gpb = google::protobuf;
-
-std::string num(double v) {
-  std::array<char, 32> buffer{};
-  const auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), v);
-  return std::string(buffer.data(), result.ptr);
-}
-
-std::string num(std::int64_t v) { return std::to_string(v); }
-
-constexpr std::array<std::string_view, 61> kRules = {
-    "model: num_layers, hidden_size, num_attention_heads, vocab_size and seq_length are required and >= 1; "
-    "ffn_hidden_size is required unless every layer is MoE (moe given and first_k_dense_layers = 0)",
-    "model: num_kv_heads (if given) divides num_attention_heads",
-    "model: without head_dim, hidden_size is a multiple of num_attention_heads",
-    "model: attention mha needs num_kv_heads = num_attention_heads; mqa needs num_kv_heads = 1",
-    "model: mla is given if and only if attention is mla (attention absent counts as mla when mla is given)",
-    "model.mla: kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim and v_head_dim are required and >= 1",
-    "model.moe: num_experts, top_k and expert_ffn_hidden_size are required and >= 1; top_k <= num_experts",
-    "model.moe: first_k_dense_layers < num_layers; load_imbalance >= 1; bytes per element > 0",
-    "model.moe: router_num_groups divides num_experts; 1 <= router_group_topk <= router_num_groups, top_k and the "
-    "nodes one EP group spans; expert_capacity_factor > 0; pad_expert_input_to_capacity needs it and not flex",
-    "model: attention_dropout in [0, 1)",
-    "hardware: peak_bf16, gpu_memory and hbm_bandwidth are required; every peak, size and bandwidth given is > 0",
-    "hardware: memory_reserved < gpu_memory",
-    "hardware.efficiency: every fraction is in (0, 1]",
-    "hardware: compute_model modified-roofline needs roofline_slope > 0",
-    "hardware: compute_model kernel needs kernels.family, kernels.sm_count >= 1, kernels.gemm_ceiling_bf16 and "
-    "kernels.hbm_fraction in (0, 1] (and kernels.gemm_ceiling_fp8 for compute_dtype fp8); tiles >= 1",
-    "hardware: collective_sms < kernels.sm_count when kernels.sm_count > 0; nvls_efficiency in (0, 1]; nvls_channels >= 2",
-    "topology: nodes_per_supernode (if > 0) divides the node count gpus / gpus_per_node",
-    "topology: gpus, intra_node.bandwidth and inter_node.bandwidth are required; bandwidths > 0",
-    "topology: gpus_per_node >= 1 and, when gpus > gpus_per_node, divides gpus; nics_per_node >= 1",
-    "topology: inter_supernode (if given) has a bandwidth > 0",
-    "topology: oversubscription >= 1; bandwidth_decay in (0, 1]",
-    "parallelism: global_batch is required; tp, cp, pp, vpp, dp, ep, etp, micro_batch, global_batch >= 1",
-    "parallelism: tp*cp*pp*dp = topology.gpus",
-    "parallelism: tp divides model.num_attention_heads and model.num_kv_heads",
-    "parallelism: without stage_layers, pp*vpp divides model.num_layers (plus one for each of "
-    "account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split, which exclude stage_layers)",
-    "parallelism: stage_layers has pp*vpp entries, each >= 1, summing to model.num_layers",
-    "parallelism: with model.window_attn_skip_freq n > 1 and pp*vpp > 1, every chunk holds a multiple of n layers",
-    "parallelism: ep > 1 needs model.moe; ep divides moe.num_experts; ep*etp divides tp*cp*dp (MoE parallel folding); "
-    "etp is 1 or tp; allgather dispatch needs etp = 1; a rank_order not ending in pp needs tp*cp*dp/(ep*etp) = dp and equal dense and expert pipeline groups",
-    "parallelism: global_batch is a multiple of micro_batch*dp (m = global_batch / (micro_batch*dp))",
-    "parallelism: interleaved-1f1b needs pp > 1, vpp > 1 and m a multiple of pp; vpp > 1 needs interleaved-1f1b",
-    "parallelism: dualpipe needs an even pp and an even m",
-    "parallelism: cp > 1 needs model.seq_length divisible by 2*cp (causal load balancing splits every "
-    "sequence into 2*cp chunks, two per CP rank)",
-    "parallelism: sequence_parallel needs model.seq_length divisible by tp*cp",
-    "parallelism: cp_comm_type a2a (Ulysses) needs the attention and KV heads per TP rank divisible by cp",
-    "parallelism: rank_order names tp, cp, ep, dp and pp once each, joined by '-'",
-    "parallelism: a rank_order not ending in pp, with pp > 1, needs the expert-DP size dp*cp/ep equal to dp, and "
-    "the attention and MoE layers' pipeline groups must be the same (Megatron's checks)",
-    "parallelism: estimated simulator tasks per step (m x (num_layers + mtp_depth) x 2 x ops per layer) at most "
-    "2e7, about 2.4 GiB of replay tables",
-    "optimizations: compute_scale > 0; bandwidth_scale > 0; dp_bucket_size > 0",
-    "optimizations: every overlap has alpha >= 1, beta >= 1 and chunks >= 1",
-    "optimizations.activation_offload: alpha, beta, alpha_backward, beta_backward >= 1; enabled needs "
-    "hardware.h2d_bandwidth and hardware.d2h_bandwidth",
-    "optimizations.optimizer: placement cpu needs hardware.cpu_optimizer_params_per_second, h2d_bandwidth "
-    "and d2h_bandwidth",
-    "optimizations: compute_dtype fp8 needs hardware.peak_fp8",
-    "optimizations.memfine: enabled needs model.moe",
-    "fault_tolerance: node_failure_rate_per_day is required; gpus_per_failure_unit >= 1",
-    "fault_tolerance.failure_classes: name (unique) and weight > 0 are required",
-    "fault_tolerance.failure_classes: recovery is required unless distribution is empirical, which needs "
-    "samples (and samples need empirical)",
-    "fault_tolerance.failure_classes: lognormal needs sigma > 0",
-    "fault_tolerance.checkpoint: interval_steps >= 1 is required; save_time is required unless storage is given, "
-    "and given with storage neither save_time nor snapshot_time is allowed (storage.write_bandwidth is required)",
-    "hardware: disk_write_bandwidth and disk_read_bandwidth only with fault_tolerance.checkpoint.storage",
-    "fault_tolerance.checkpoint: async needs snapshot_time <= save_time",
-    "fault_tolerance.checkpoint.storage: drain_streams >= 1; drain_streams and drain_start only with mode async",
-    "fault_tolerance: process empirical needs failure_records; weibull_shape > 0",
-    "fault_tolerance: step_time (if given) > 0",
-    "training: exactly one of tokens (> 0) and steps (>= 1)",
-    "training: the step count from tokens is at most 1e9, like training.steps",
-    "fault_tolerance: estimated events per Monte Carlo trial (steps / interval_steps, plus expected failures when "
-    "step_time is given) at most 1e8",
-    "every number: finite and not negative (checked while reading the YAML)",
-    "every unit field: a number with a unit (see Units)",
-    "perturbations.slow: one of ranks, fraction, nodes or supernodes, each inside the cluster; slowdown >= 1 is required",
-    "perturbations.degraded_links: level and bandwidth_fraction in (0, 1] are required; nvlink takes gpu, nic and spine "
-    "take node (and nic); spine needs more than one supernode",
-    "topology.node_hardware: nodes inside the cluster, each in one entry; hardware as the hardware section; "
-    "gpus_per_node (if given) = topology.gpus_per_node; intra_node: bandwidth only",
-};
 
 class Validator {
  public:
@@ -132,6 +46,9 @@ class Validator {
  private:
   void fail(const std::string& path, const std::string& message) {
     diagnostics_.error(sources_.find(path), path, message);
+  }
+  FieldFail field_fail() {
+    return [this](const std::string& path, const std::string& message) { fail(path, message); };
   }
 
   // Reports a missing required field; true when it is present.
@@ -427,7 +344,7 @@ class Validator {
     ok &= at_least(true, x.etp(), 1, p + ".etp");
     ok &= at_least(true, x.micro_batch(), 1, p + ".micro_batch");
     const bool batch_ok = at_least(x.has_global_batch(), x.global_batch(), 1, p + ".global_batch");
-    const bool order_ok = check_rank_order(x.rank_order());
+    const bool order_ok = check_rank_order_names(x.rank_order(), field_fail());
     if (!ok) return;  // the rules below divide by these sizes
     const std::int64_t tp = x.tp(), cp = x.cp(), pp = x.pp(), vpp = x.vpp(), dp = x.dp(), ep = x.ep();
     const std::int64_t etp = s_.model().has_moe() ? x.etp() : tp;  // a dense model has no expert layout
@@ -456,7 +373,7 @@ class Validator {
     if (has_model && m.has_num_kv_heads() && m.num_kv_heads() >= 1 && m.num_kv_heads() % tp != 0) {
       fail(p + ".tp", num(tp) + " does not divide model.num_kv_heads = " + num(std::int64_t{m.num_kv_heads()}));
     }
-    check_stage_layers(x, has_model ? m.num_layers() : 0);
+    check_stage_layers(x, has_model ? m.num_layers() : 0, field_fail());
     if (has_model) {
       check_window_chunks(m, x, [this](const std::string& path, const std::string& message) { fail(path, message); });
     }
@@ -465,7 +382,7 @@ class Validator {
     if (has_model && m.has_moe() && m.moe().num_experts() >= 1 && m.moe().num_experts() % ep != 0) {
       fail(p + ".ep", num(ep) + " does not divide model.moe.num_experts = " + num(std::int64_t{m.moe().num_experts()}));
     }
-    if (has_model && m.has_moe()) check_expert_layout(x, m.moe());
+    if (has_model && m.has_moe()) check_expert_layout(s_, x, m.moe(), field_fail());
     // Batch and schedule.
     const std::int64_t per_step = std::int64_t{x.micro_batch()} * dp;
     if (batch_ok && !model::batch_divides(x.global_batch(), x.micro_batch(), dp)) {
@@ -508,105 +425,6 @@ class Validator {
         fail(p + ".sequence_parallel", "needs model.seq_length = " + num(s) + " divisible by tp*cp = " + num(tp * cp));
       }
     }
-  }
-
-  void check_stage_layers(const proto::Parallelism& x, std::int64_t layers) {
-    const std::string p = "parallelism";
-    const std::int64_t chunks = std::int64_t{x.pp()} * x.vpp();
-    // Megatron's account_for_{embedding,loss}_in_pipeline_split: the even split counts them as layers.
-    const std::int64_t counted = (x.account_for_embedding_in_pipeline_split() ? 1 : 0) +
-                                 (x.account_for_loss_in_pipeline_split() ? 1 : 0);
-    if (counted > 0 && x.stage_layers_size() > 0) {
-      fail(p + (x.account_for_embedding_in_pipeline_split() ? ".account_for_embedding_in_pipeline_split"
-                                                             : ".account_for_loss_in_pipeline_split"),
-           "only with the even split, not with stage_layers (Megatron refuses it with an uneven pipeline)");
-      return;
-    }
-    if (x.stage_layers_size() == 0 && counted > 0) {
-      if (layers >= 1 && (layers + counted) % chunks != 0) {
-        fail(p + ".pp", "pp*vpp = " + num(chunks) + " does not divide model.num_layers + " + num(counted) +
-                            " (the embedding and loss counted in the pipeline split) = " + num(layers + counted));
-      }
-      return;
-    }
-    if (x.stage_layers_size() == 0) {
-      if (layers >= 1 && layers % chunks != 0) {
-        fail(p + ".pp", "pp*vpp = " + num(std::int64_t{x.pp()}) + "*" + num(std::int64_t{x.vpp()}) + " = " + num(chunks) +
-                            " does not divide model.num_layers = " + num(layers) + "; give stage_layers for an uneven split");
-      }
-      return;
-    }
-    if (x.stage_layers_size() != chunks) {
-      fail(p + ".stage_layers", "has " + num(std::int64_t{x.stage_layers_size()}) + " entries but pp*vpp = " + num(chunks));
-    }
-    std::int64_t sum = 0;
-    for (int i = 0; i < x.stage_layers_size(); ++i) {
-      sum += x.stage_layers(i);
-      at_least(true, x.stage_layers(i), 1, p + ".stage_layers[" + std::to_string(i) + "]");
-    }
-    if (layers >= 1 && sum != layers) {
-      fail(p + ".stage_layers", "entries sum to " + num(sum) + " but model.num_layers = " + num(layers));
-    }
-  }
-
-  // MoE parallel folding (placement.h): the expert dims etp*ep*edp fold over the tp*cp*dp ranks.
-  void check_expert_layout(const proto::Parallelism& x, const proto::MoeConfig& moe) {
-    const std::string p = "parallelism";
-    const std::int64_t tp = x.tp(), cp = x.cp(), dp = x.dp(), ep = x.ep(), etp = x.etp();
-    if ((tp * cp * dp) % (etp * ep) != 0) {
-      fail(p + ".ep", "ep*etp = " + num(ep) + "*" + num(etp) + " = " + num(ep * etp) +
-                          " does not divide the folded group tp*cp*dp = " + num(tp * cp * dp));
-      return;
-    }
-    if (etp != 1 && etp != tp) {
-      fail(p + ".etp", num(etp) + " is neither 1 nor tp = " + num(tp) +
-                           " (the replay runs expert-TP collectives on the TP group, exact only for etp = tp)");
-      return;
-    }
-    if (moe.token_dispatcher_type() == proto::DISPATCHER_ALLGATHER && etp > 1) {
-      fail("model.moe.token_dispatcher_type", "allgather is modelled for etp = 1 only, got parallelism.etp = " + num(etp));
-    }
-    topology::RankOrder order;
-    try {
-      order = topology::RankOrder::parse(x.rank_order());
-    } catch (const std::invalid_argument&) {
-      return;  // check_rank_order reported it
-    }
-    const topology::ParallelSizes sizes{.tp = x.tp(), .cp = x.cp(), .ep = x.ep(), .dp = x.dp(), .pp = x.pp(), .etp = x.etp()};
-    // A folded layout whose pipeline groups differ from the dense one's is Megatron's rank-order
-    // refusal (topology::check_order_for_sizes), reported under parallelism.rank_order.
-    // Node-limited routing can only bound the nodes a token reaches by at most the nodes there are.
-    if (moe.router_group_topk() > 0 && s_.has_topology() && s_.topology().gpus_per_node() >= 1) {
-      const std::vector<int> members = topology::group_members_of(sizes, order, topology::GroupKind::kEp, 0);
-      std::set<int> nodes;
-      for (int g : members) nodes.insert(g / s_.topology().gpus_per_node());
-      if (moe.router_group_topk() > static_cast<int>(nodes.size())) {
-        fail("model.moe.router_group_topk", num(std::int64_t{moe.router_group_topk()}) +
-                                                " exceeds the nodes one EP group spans (" + num(static_cast<std::int64_t>(nodes.size())) +
-                                                " with ep = " + num(ep) + " and topology.gpus_per_node = " +
-                                                num(std::int64_t{s_.topology().gpus_per_node()}) + ")");
-      }
-    }
-  }
-
-  bool check_rank_order(const std::string& order) {
-    std::set<std::string> names;
-    std::size_t start = 0;
-    bool ok = true;
-    for (;;) {
-      const auto dash = order.find('-', start);
-      const std::string name = order.substr(start, dash == std::string::npos ? std::string::npos : dash - start);
-      if (name != "tp" && name != "cp" && name != "ep" && name != "dp" && name != "pp") ok = false;
-      if (!names.insert(name).second) ok = false;
-      if (dash == std::string::npos) break;
-      start = dash + 1;
-    }
-    if (!ok || names.size() != 5) {
-      fail("parallelism.rank_order", "expected tp, cp, ep, dp and pp once each joined by '-' (e.g. tp-cp-ep-dp-pp), got '" +
-                                         order + "'");
-      return false;
-    }
-    return true;
   }
 
   // ---- optimizations ----------------------------------------------------------------------
@@ -766,6 +584,5 @@ void validate_scenario(const proto::Scenario& scenario, const SourceMap& sources
   Validator(scenario, sources, diagnostics).run();
 }
 
-std::span<const std::string_view> validation_rules() { return kRules; }
 
 }  // namespace mofasim::scenario
