@@ -18,26 +18,10 @@ std::string num(double v) {
   return s;
 }
 
-// One collective on `group` of n members with payload S = bytes (nccl-tests convention) and the
-// bytes this rank puts on the wire per call.
-void add_comm(LayerOps& ops, CollectiveKind kind, LayerGroup group, int n, Phase phase, OpKind op, bool before,
-              double bytes, double wire) {
-  if (n <= 1 || bytes <= 0) return;
-  ops.add(CommOp{.collective = kind,
-                 .group = group,
-                 .group_size = n,
-                 .phase = phase,
-                 .op = op,
-                 .before_op = before,
-                 .bytes = bytes,
-                 .wire_bytes = wire,
-                 .count = 1});
-}
-
 // A collective whose wire bytes follow from its kind over n members (AG/RS/A2A: (n−1)/n·S).
 void add_uniform(LayerOps& ops, CollectiveKind kind, LayerGroup group, int n, Phase phase, OpKind op, bool before,
                  double bytes) {
-  add_comm(ops, kind, group, n, phase, op, before, bytes, bytes * (n - 1) / std::max(n, 1));
+  add_comm_op(ops, kind, group, n, phase, op, before, bytes, bytes * (n - 1) / std::max(n, 1));
 }
 
 // Where a transfer sits in the layer: before fc1 (dispatch, forward; combine's gradient, backward:
@@ -56,13 +40,13 @@ void add_flex(LayerOps& ops, const Slot& at, int ep, int nodes, double node_copy
   const int per_node = std::max(ep / nodes, 1);
   auto scale_out = [&] {
     if (nodes > 1) {
-      add_comm(ops, CollectiveKind::kAllToAllScaleOut, LayerGroup::kEp, ep, at.phase, at.op, at.before, node_copy_bytes,
+      add_comm_op(ops, CollectiveKind::kAllToAllScaleOut, LayerGroup::kEp, ep, at.phase, at.op, at.before, node_copy_bytes,
                node_copy_bytes * (nodes - 1) / nodes);
     }
   };
   auto scale_up = [&] {
     if (per_node > 1) {
-      add_comm(ops, CollectiveKind::kAllToAllScaleUp, LayerGroup::kEp, ep, at.phase, at.op, at.before, expert_copy_bytes,
+      add_comm_op(ops, CollectiveKind::kAllToAllScaleUp, LayerGroup::kEp, ep, at.phase, at.op, at.before, expert_copy_bytes,
                expert_copy_bytes * (per_node - 1) / per_node);
     }
   };

@@ -131,15 +131,7 @@ void add_collective(LayerOps& ops, CollectiveKind kind, LayerGroup group, int n,
     case CollectiveKind::kAllToAllScaleOut:
     case CollectiveKind::kAllToAllScaleUp: MOFASIM_UNREACHABLE("the DeepEP hops are added by moe_dispatch.cc");
   }
-  ops.add(CommOp{.collective = kind,
-                 .group = group,
-                 .group_size = n,
-                 .phase = phase,
-                 .op = op,
-                 .before_op = before,
-                 .bytes = bytes,
-                 .wire_bytes = wire,
-                 .count = count});
+  add_comm_op(ops, kind, group, n, phase, op, before, bytes, wire, count);
 }
 
 // The TP collectives around a column-parallel `first` GEMM and a row-parallel `last` GEMM, with
@@ -415,6 +407,20 @@ void add_moe(LayerOps& ops, const Ctx& c) {
 }
 
 }  // namespace
+
+void add_comm_op(LayerOps& ops, CollectiveKind kind, LayerGroup group, int n, Phase phase, OpKind op, bool before,
+                 double bytes, double wire, int count) {
+  if (n <= 1 || count <= 0 || bytes <= 0) return;
+  ops.add(CommOp{.collective = kind,
+                 .group = group,
+                 .group_size = n,
+                 .phase = phase,
+                 .op = op,
+                 .before_op = before,
+                 .bytes = bytes,
+                 .wire_bytes = wire,
+                 .count = count});
+}
 
 void LayerOps::add(const OpCost& op) {
   MOFASIM_CHECK(num_ops_ < kMaxOps, "LayerOps: more than kMaxOps ops");

@@ -217,6 +217,11 @@ class LayerOps {
   LayerTotals totals_;
 };
 
+// Appends one collective: payload S = bytes (nccl-tests convention), `wire` bytes this rank sends
+// per call, `count` calls. Nothing for a group of one, no calls or an empty payload.
+void add_comm_op(LayerOps& ops, CollectiveKind kind, LayerGroup group, int n, Phase phase, OpKind op, bool before,
+                 double bytes, double wire, int count = 1);
+
 // Transformer layer `layer` (dense or MoE by ModelSpec::is_moe_layer). MTP modules use the layer
 // type of the last layer: ops_for_layer(model, parallel, model.num_layers - 1).
 // Throws std::invalid_argument on an invalid spec or layer index.

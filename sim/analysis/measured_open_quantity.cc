@@ -3,14 +3,19 @@
 
 #include <stdexcept>
 
+#include "sim/units/check.h"
+
 namespace mofasim::analysis {
 namespace {
 
 double tokens_per_step(const OpenRun& run) { return static_cast<double>(run.global_batch) * run.seq; }
 
+// Only rows that quantity_not_comparable() let through reach here, so an unknown convention is
+// an internal error, not a row to report.
 FlopConvention convention_of(const OpenRun& run) {
   const auto c = recognised_flop_convention(run.flops_convention);
-  if (!c) throw std::invalid_argument(run.id + ": flops_convention not implemented: " + run.flops_convention);
+  MOFASIM_CHECK(c.has_value(), run.id + ": a tflops_per_gpu row under a FLOP convention with no formula here ('" +
+                                   run.flops_convention + "') reached the prediction; quantity_not_comparable lists such rows");
   return *c;
 }
 
