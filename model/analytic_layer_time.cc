@@ -77,6 +77,7 @@ LayerTime time_block(const PlanBlock& block, const LayerRates& x, bool transform
         break;
       }
       case LayerGroup::kEp:
+      case LayerGroup::kEtpEp:
         t.ep += one * c.count;
         t.a2a += one * c.count;
         break;
@@ -148,7 +149,7 @@ EpPairParts ep_pair_parts(const PlanBlock& block, const LayerRates& x, const Lay
   const auto comms = block.ops.comms();
   for (std::size_t j = 0; j < comms.size(); ++j) {
     const CommOp& c = comms[j];
-    if (c.group != LayerGroup::kEp) continue;
+    if (c.group != LayerGroup::kEp && c.group != LayerGroup::kEtpEp) continue;
     const double s = comm_seconds(block.comm[j], x.inv_mub) * c.count;
     const bool dispatch_side = c.op == OpKind::kExpertLinear1;
     if (c.phase == Phase::kForward) (dispatch_side ? p.f_dispatch : p.f_combine) += s;

@@ -44,7 +44,7 @@ const AnalyticInput& validated(const AnalyticInput& input) {
   require(!feat.tp_overlap.enabled || feat.tp_overlap.chunks >= 1, "features.tp_overlap.chunks must be >= 1");
   require(feat.bandwidth_scale > 0, "features.bandwidth_scale must be > 0");
 
-  // etp (1 or tp for a MoE model) is checked by validate_parallel (model/moe_dispatch.h).
+  // etp (Megatron's rules for a MoE model) is checked by validate_parallel (model/moe_dispatch.h).
   return input;
 }
 

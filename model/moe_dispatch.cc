@@ -123,15 +123,6 @@ void validate_moe_parallel(const ModelSpec& model, const ParallelSpec& parallel)
     throw std::invalid_argument("parallel: ep*etp (" + std::to_string(expert_group) + ") must divide tp*cp*dp (" +
                                 std::to_string(folded) + "): the expert layout folds over those ranks");
   }
-  if (parallel.etp != 1 && parallel.etp != parallel.tp) {
-    throw std::invalid_argument("parallel.etp must be 1 or tp (" + std::to_string(parallel.tp) + "), got " +
-                                std::to_string(parallel.etp) +
-                                ": the replay runs expert-TP collectives on the TP group");
-  }
-  if (model.moe.token_dispatcher == MoeDispatcher::kAllGather && parallel.etp > 1) {
-    throw std::invalid_argument("model.moe.token_dispatcher_type allgather is modelled for etp = 1 only, got etp " +
-                                std::to_string(parallel.etp));
-  }
 }
 
 void add_moe_collectives(LayerOps& ops, const ModelSpec& model, const ParallelSpec& parallel, double tokens_moe,
@@ -159,16 +150,19 @@ void add_moe_collectives(LayerOps& ops, const ModelSpec& model, const ParallelSp
       break;
     }
     case MoeDispatcher::kAllGather: {
-      const double group_tokens = ep * tokens_moe * h;
-      add_uniform(ops, CollectiveKind::kAllGather, LayerGroup::kEp, ep, dispatch.phase, dispatch.op, dispatch.before,
+      // Megatron's MoEAllGatherTokenDispatcher gathers over the ETP×EP group (tp_ep_group): every
+      // rank of it ends up with the group's tokens, so no expert-TP gather follows.
+      const int n = ep * parallel.etp;
+      const double group_tokens = n * tokens_moe * h;
+      add_uniform(ops, CollectiveKind::kAllGather, LayerGroup::kEtpEp, n, dispatch.phase, dispatch.op, dispatch.before,
                   group_tokens * bd);
-      add_uniform(ops, CollectiveKind::kReduceScatter, LayerGroup::kEp, ep, combine.phase, combine.op, combine.before,
+      add_uniform(ops, CollectiveKind::kReduceScatter, LayerGroup::kEtpEp, n, combine.phase, combine.op, combine.before,
                   group_tokens * bc);
-      add_uniform(ops, CollectiveKind::kAllGather, LayerGroup::kEp, ep, combine_grad.phase, combine_grad.op,
+      add_uniform(ops, CollectiveKind::kAllGather, LayerGroup::kEtpEp, n, combine_grad.phase, combine_grad.op,
                   combine_grad.before, group_tokens * bc);
-      add_uniform(ops, CollectiveKind::kReduceScatter, LayerGroup::kEp, ep, dispatch_grad.phase, dispatch_grad.op,
+      add_uniform(ops, CollectiveKind::kReduceScatter, LayerGroup::kEtpEp, n, dispatch_grad.phase, dispatch_grad.op,
                   dispatch_grad.before, group_tokens * bc);
-      break;
+      return;
     }
     case MoeDispatcher::kFlex: {
       const int nodes = parallel.ep_nodes > 0 ? parallel.ep_nodes : ep;

@@ -8,9 +8,10 @@
 //   alltoall: dispatch and combine are pairwise all-to-alls over EP of S = T_g·k·h·f·B (a copy per
 //     routed expert). Node-limited routing does not change these bytes: it bounds the nodes a
 //     token reaches, not its copies.
-//   allgather: each EP rank gathers every token of its EP group, S = ep·T_g·h·B_d (not scaled by f:
-//     the gather moves every token whatever the routing); the combine reduce-scatters the same
-//     buffer in B_c. Modelled for etp = 1 only (Megatron gathers over the ETP×EP group).
+//   allgather: each rank gathers every token of its ETP×EP group (Megatron's tp_ep group, etp·ep
+//     ranks), S = etp·ep·T_g·h·B_d (not scaled by f: the gather moves every token whatever the
+//     routing); the combine reduce-scatters the same buffer in B_c. Every expert-TP rank then holds
+//     its experts' tokens, so no expert-TP gather follows.
 //   flex (DeepEP): two hops. Scale-out: one copy per destination node, S = T_g·D·h·f·B, of which
 //     the NIC carries the (N−1)/N that leaves the node; scale-up: the forward to the experts' GPUs
 //     inside each node, S = T_g·k·h·f·B, (g−1)/g of it over NVLink. D = the expected distinct
@@ -22,8 +23,12 @@
 //     the shorter hop.
 //   The backward mirrors the forward: the combine's gradient goes the dispatch way and the
 //   dispatch's gradient the combine way, both in B_c (bf16 gradients).
-//   Expert TP (etp > 1): the dispatched tokens are all-gathered over ETP before fc1 and
-//   reduce-scattered after fc2 (backward mirrored), S = 2·(routed tokens)·h.
+//   Expert TP (etp > 1, alltoall and flex): the dispatched tokens are all-gathered over the ETP
+//   group of the expert layout (topology::GroupKind::kExpertTp) before fc1 and reduce-scattered
+//   after fc2 (backward mirrored), S = 2·(routed tokens)·h, as Megatron's alltoall dispatcher does
+//   (gather_from_sequence_parallel_region over the expert-TP group). Megatron's flex dispatcher
+//   instead sends each copy to every ETP rank of its expert over the ETP×EP group; the same bytes
+//   reach each rank, here in two steps.
 #pragma once
 
 #include "model/op_table.h"
@@ -48,7 +53,8 @@ double dispatch_nodes_per_token(const MoeSpec& moe, int ep, int ep_nodes);
 void validate_moe_routing(const MoeSpec& moe);
 
 // Throws std::invalid_argument for a layout the MoE layer cannot run on: ep*etp not dividing
-// tp*cp*dp, etp other than 1 or tp, allgather with etp > 1.
+// tp*cp*dp (Megatron's rule: etp*ep*pp divides the world; etp may exceed tp). validate_parallel
+// (shape.h) checks etp against the expert FFN width first.
 void validate_moe_parallel(const ModelSpec& model, const ParallelSpec& parallel);
 
 // Appends the EP dispatch/combine and the expert-TP collectives of one MoE layer. tokens_moe =

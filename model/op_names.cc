@@ -59,6 +59,7 @@ const char* layer_group_name(LayerGroup g) {
     case LayerGroup::kCp: return "cp";
     case LayerGroup::kEp: return "ep";
     case LayerGroup::kEtp: return "etp";
+    case LayerGroup::kEtpEp: return "etp_ep";
     case LayerGroup::kPp: return "pp";
   }
   MOFASIM_UNREACHABLE("unknown LayerGroup");

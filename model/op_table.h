@@ -158,10 +158,11 @@ struct OpCost {
 };
 
 // Which of a layer's communicators a collective runs on, as the op table sees one GPU: tp, cp, ep,
-// the expert-TP prefix of tp (etp), or the pipeline neighbour (pp). Not a placement group
+// the expert-TP group of the expert layout (etp), the etp*ep group the allgather dispatcher gathers
+// over (etp_ep, Megatron's tp_ep group), or the pipeline neighbour (pp). Not a placement group
 // (topology::GroupKind, the cluster's rank sets, where DP lives) nor a communicator object
 // (topology::CommGroup): the rank plan maps each onto rank 0's groups (rank_plan_groups.h).
-enum class LayerGroup { kTp, kCp, kEp, kEtp, kPp };
+enum class LayerGroup { kTp, kCp, kEp, kEtp, kEtpEp, kPp };
 // snake_case, as op and task names spell them ("tp_all_reduce"); topology::collective_kind_name
 // spells a kind for messages.
 const char* collective_name(CollectiveKind c);

@@ -96,8 +96,10 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
                                            .etp = model.is_moe() ? par.etp : 0,
                                            .dist_opt_instances = feat.dist_opt_instances},
                    in.rank_order);
+    // A dense model has no expert layout (etp 0 = tp): its expert-TP group is the TP one.
+    std::vector<int> etp_members = groups->members(GroupKind::kExpertTp);
+    std::vector<int> etp_ep_members = groups->members(GroupKind::kExpertTpEp);
     std::vector<int> tp_members = groups->members(GroupKind::kTp);
-    std::vector<int> etp_members(tp_members.begin(), tp_members.begin() + par.etp);
     std::vector<int> ep_members = groups->members(GroupKind::kEp);
     if (layer_par.ep_nodes <= 0) {
       layer_par.ep_nodes = topology::nodes_spanned(groups->sizes(), in.rank_order, GroupKind::kEp,
@@ -106,6 +108,7 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
     layer_groups = {.tp = &groups->communicator(std::move(tp_members)),
                     .ep = &groups->communicator(std::move(ep_members)),
                     .etp = &groups->communicator(std::move(etp_members)),
+                    .etp_ep = &groups->communicator(std::move(etp_ep_members)),
                     .cp = &groups->communicator(groups->members(GroupKind::kCp))};
   }
   auto finish_block = [&](PlanBlock& b) {

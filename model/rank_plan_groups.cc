@@ -108,6 +108,7 @@ void price_block(PlanBlock& block, const LayerGroups& g, int etp) {
         block.comm[j] = comm_cost(*g.etp, kind, c.bytes);
         break;
       case LayerGroup::kEp: block.comm[j] = comm_cost(*g.ep, kind, c.bytes); break;
+      case LayerGroup::kEtpEp: block.comm[j] = comm_cost(*g.etp_ep, kind, c.bytes); break;
       case LayerGroup::kCp:
         // P2P: one ring step (every member sends its KV block to its successor at once): the same
         // collective kind, and so the same α and link loads, as the replay's CP step. The

@@ -55,7 +55,7 @@ class CompactGroup {
 };
 
 // The groups rank 0 belongs to, each distinct member list placed once: groups of one (all {0}),
-// etp = tp, or the expert-DP group equal to the dense one share theirs. Entries never move, so the
+// an expert-TP group equal to the TP one, or the expert-DP group equal to the dense one share theirs. Entries never move, so the
 // references handed out stay valid.
 class RankZeroGroups {
  public:
@@ -88,7 +88,7 @@ class RankZeroGroups {
   const topology::TopologySpec* spec_;
   topology::ParallelSizes sizes_;
   topology::RankOrder order_;
-  std::array<std::optional<Entry>, topology::kGroupKindCount + 1> entries_{};  // + the expert-TP prefix
+  std::array<std::optional<Entry>, topology::kGroupKindCount> entries_{};
   int used_ = 0;
 };
 
@@ -97,6 +97,7 @@ struct LayerGroups {
   const topology::CommGroup* tp;
   const topology::CommGroup* ep;
   const topology::CommGroup* etp;
+  const topology::CommGroup* etp_ep;
   const topology::CommGroup* cp;
 };
 

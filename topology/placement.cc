@@ -67,6 +67,8 @@ KindAxes kind_axes(GroupKind k) {
     case GroupKind::kDpCp: return {.expert = false, .varying = {ParallelDim::kCp, ParallelDim::kDp}, .count = 2};
     case GroupKind::kEp: return {.expert = true, .varying = {ParallelDim::kEp}, .count = 1};
     case GroupKind::kExpertDp: return {.expert = true, .varying = {ParallelDim::kDp}, .count = 1};
+    case GroupKind::kExpertTp: return {.expert = true, .varying = {ParallelDim::kTp}, .count = 1};
+    case GroupKind::kExpertTpEp: return {.expert = true, .varying = {ParallelDim::kTp, ParallelDim::kEp}, .count = 2};
     case GroupKind::kDpCpShard:
     case GroupKind::kDpCpReplica:
     case GroupKind::kExpertDpShard:
@@ -90,6 +92,8 @@ std::string_view group_kind_name(GroupKind k) {
     case GroupKind::kDpCpReplica: return "dp_cp_replica";
     case GroupKind::kExpertDpShard: return "expert_dp_shard";
     case GroupKind::kExpertDpReplica: return "expert_dp_replica";
+    case GroupKind::kExpertTp: return "expert_tp";
+    case GroupKind::kExpertTpEp: return "expert_tp_ep";
   }
   return "?";
 }
@@ -119,6 +123,8 @@ Placement::Placement(const ParallelSizes& sizes, const RankOrder& order) : sizes
   build(GroupKind::kPp, dense_, {ParallelDim::kPp});
   build(GroupKind::kDpCp, dense_, {ParallelDim::kCp, ParallelDim::kDp});
   build(GroupKind::kEp, expert_, {ParallelDim::kEp});
+  build(GroupKind::kExpertTp, expert_, {ParallelDim::kTp});
+  build(GroupKind::kExpertTpEp, expert_, {ParallelDim::kTp, ParallelDim::kEp});
   if (sizes.experts_use_dense_dp()) {
     // Without expert parallelism the experts' gradients are reduced with the dense ones, over the
     // dp·cp group, whatever the order (with cp, ep, dp adjacent the expert layout gives the same

@@ -1,5 +1,5 @@
 // Rank placement: for parallel sizes (tp, cp, ep, dp, pp) and a rank order, every TP, CP, DP,
-// PP, EP, DP×CP and expert-DP group with its member ranks. Rank r runs on GPU r (GPUs are numbered
+// PP, EP, DP×CP, expert-TP, expert-TP×EP and expert-DP group with its member ranks. Rank r runs on GPU r (GPUs are numbered
 // node-major, see topology.h), so the rank order alone decides which groups share a node.
 //
 // Convention (Megatron-LM's RankGenerator):
@@ -65,9 +65,13 @@ enum class GroupKind : std::uint8_t {
   kDpCpReplica,
   kExpertDpShard,
   kExpertDpReplica,
+  // Expert layout: expert tensor parallel (etp ranks: the experts' TP collectives) and the ETP×EP
+  // group (Megatron's tp_ep group, which the allgather dispatcher gathers over).
+  kExpertTp,
+  kExpertTpEp,
 };
 
-inline constexpr int kGroupKindCount = 11;
+inline constexpr int kGroupKindCount = 13;
 // The shard / replica kinds above, cut from kDpCp or kExpertDp.
 bool is_dp_slice(GroupKind k);
 std::string_view group_kind_name(GroupKind k);

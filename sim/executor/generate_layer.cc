@@ -13,9 +13,11 @@ namespace {
 
 Stream stream_of(Scope scope) {
   switch (scope) {
-    case Scope::kTp: return Stream::kTp;
+    case Scope::kTp:
+    case Scope::kExpertTp: return Stream::kTp;
     case Scope::kCp: return Stream::kCp;
-    case Scope::kEp: return Stream::kEp;
+    case Scope::kEp:
+    case Scope::kExpertTpEp: return Stream::kEp;
     case Scope::kDp:
     case Scope::kExpertDp:
     case Scope::kDpReplica:
@@ -28,9 +30,11 @@ Stream stream_of(Scope scope) {
 
 Category category_of(Scope scope) {
   switch (scope) {
-    case Scope::kTp: return Category::kTp;
+    case Scope::kTp:
+    case Scope::kExpertTp: return Category::kTp;
     case Scope::kCp: return Category::kCp;
-    case Scope::kEp: return Category::kEp;
+    case Scope::kEp:
+    case Scope::kExpertTpEp: return Category::kEp;
     case Scope::kDp:
     case Scope::kExpertDp:
     case Scope::kDpReplica:
@@ -40,6 +44,10 @@ Category category_of(Scope scope) {
   }
   MOFASIM_UNREACHABLE("no category for this scope");
 }
+
+// TP and expert-TP collectives both pipeline with their GEMM under TP overlap (as the closed form
+// pairs them, analytic_layer_time.cc).
+bool tp_like(Scope scope) { return scope == Scope::kTp || scope == Scope::kExpertTp; }
 
 // "[i+1/k]": the label of piece i of k (built by appends: g++ 12 misreports + chains).
 std::string piece_suffix(int i, int k) {
@@ -75,9 +83,11 @@ TaskId Generator::add_comm(const Labels& l, const PlanOp& op, double bytes) {
 
 const model::OverlapSpec& Generator::overlap_of(Scope scope) const {
   switch (scope) {
-    case Scope::kTp: return f_.tp_overlap;
+    case Scope::kTp:
+    case Scope::kExpertTp: return f_.tp_overlap;
     case Scope::kCp: return f_.cp_overlap;
-    case Scope::kEp: return f_.ep_overlap;
+    case Scope::kEp:
+    case Scope::kExpertTpEp: return f_.ep_overlap;
     default: return f_.dp_overlap;
   }
 }
@@ -119,10 +129,10 @@ void Generator::emit_program(const PassPlan& pass, const Labels& l, Category com
     if (ring && op.is_comm && op.scope == Scope::kCp && op.collective == CollectiveKind::kRingStep) continue;
     const bool next_is_gemm = i + 1 < ops.size() && !ops[i + 1].is_comm &&
                               (ops[i + 1].flags & kFlagTpOverlappable) != 0;
-    const bool next_is_tp = i + 1 < ops.size() && ops[i + 1].is_comm && ops[i + 1].scope == Scope::kTp;
+    const bool next_is_tp = i + 1 < ops.size() && ops[i + 1].is_comm && tp_like(ops[i + 1].scope);
     if (op.is_comm) {
       flush();
-      if (tp_split && op.scope == Scope::kTp && next_is_gemm) {
+      if (tp_split && tp_like(op.scope) && next_is_gemm) {
         emit_tp_overlap(l, op, ops[i + 1], compute_cat, /*comm_first=*/true);
         ++i;
       } else {

@@ -18,6 +18,8 @@ topology::GroupKind InstanceMap::group_kind(Scope scope, const topology::Placeme
     case Scope::kExpertDp: return hsdp ? topology::GroupKind::kExpertDpShard : topology::GroupKind::kExpertDp;
     case Scope::kDpReplica: return topology::GroupKind::kDpCpReplica;
     case Scope::kExpertDpReplica: return topology::GroupKind::kExpertDpReplica;
+    case Scope::kExpertTp: return topology::GroupKind::kExpertTp;
+    case Scope::kExpertTpEp: return topology::GroupKind::kExpertTpEp;
     case Scope::kRank:
     case Scope::kCount: break;
   }

@@ -21,10 +21,11 @@ namespace {
 
 Scope scope_of(model::LayerGroup g) {
   switch (g) {
-    case model::LayerGroup::kTp:
-    case model::LayerGroup::kEtp: return Scope::kTp;
+    case model::LayerGroup::kTp: return Scope::kTp;
+    case model::LayerGroup::kEtp: return Scope::kExpertTp;
     case model::LayerGroup::kCp: return Scope::kCp;
     case model::LayerGroup::kEp: return Scope::kEp;
+    case model::LayerGroup::kEtpEp: return Scope::kExpertTpEp;
     case model::LayerGroup::kPp: break;
   }
   MOFASIM_UNREACHABLE("PP boundary comm inside a layer");

@@ -64,6 +64,8 @@ enum class Scope : std::uint8_t {
   // all-reduce the gradient shards.
   kDpReplica,
   kExpertDpReplica,
+  kExpertTp,    // expert tensor-parallel group (etp ranks of the expert layout); runs on the TP stream
+  kExpertTpEp,  // etp*ep ranks: the allgather dispatcher's group (Megatron's tp_ep group); the EP stream
   kCount,
 };
 inline constexpr int kScopeCount = static_cast<int>(Scope::kCount);

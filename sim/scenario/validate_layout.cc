@@ -64,13 +64,12 @@ void check_expert_layout(const proto::Scenario& s, const proto::Parallelism& x, 
                         " does not divide the folded group tp*cp*dp = " + num(tp * cp * dp));
     return;
   }
-  if (etp != 1 && etp != tp) {
-    fail(p + ".etp", num(etp) + " is neither 1 nor tp = " + num(tp) +
-                         " (the replay runs expert-TP collectives on the TP group, exact only for etp = tp)");
-    return;
-  }
-  if (moe.token_dispatcher_type() == proto::DISPATCHER_ALLGATHER && etp > 1) {
-    fail("model.moe.token_dispatcher_type", "allgather is modelled for etp = 1 only, got parallelism.etp = " + num(etp));
+  // Megatron (parallel_state.initialize_model_parallel) takes any etp whose etp*ep*pp divides the
+  // world, above or below tp; the grouped expert MLP then splits each expert's FFN width over the
+  // etp ranks (megatron.core.utils.divide asserts it divides).
+  if (moe.expert_ffn_hidden_size() >= 1 && moe.expert_ffn_hidden_size() % etp != 0) {
+    fail(p + ".etp", num(etp) + " does not divide model.moe.expert_ffn_hidden_size = " +
+                         num(std::int64_t{moe.expert_ffn_hidden_size()}) + " (each expert's FFN is split over etp ranks)");
   }
   topology::RankOrder order;
   try {

@@ -26,8 +26,8 @@ inline std::string num(std::int64_t v) { return std::to_string(v); }
 // pp*vpp chunks against model.num_layers (`layers`, 0 when unknown), or stage_layers when given.
 void check_stage_layers(const proto::Parallelism& x, std::int64_t layers, const FieldFail& fail);
 
-// ep*etp folds over tp*cp*dp, etp is 1 or tp, allgather dispatch needs etp = 1, and node-limited
-// routing reaches no more nodes than one EP group spans.
+// ep*etp folds over tp*cp*dp, etp divides the expert FFN width, and node-limited routing reaches no
+// more nodes than one EP group spans.
 void check_expert_layout(const proto::Scenario& s, const proto::Parallelism& x, const proto::MoeConfig& moe,
                          const FieldFail& fail);
 

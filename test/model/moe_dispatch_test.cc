@@ -35,7 +35,8 @@ ModelSpec dsv3(MoeDispatcher d) {
 std::vector<CommOp> dispatch(const LayerOps& ops) {
   std::vector<CommOp> out;
   for (const CommOp& c : ops.comms()) {
-    if (c.group == LayerGroup::kEp && c.phase == Phase::kForward && c.before_op) out.push_back(c);
+    const bool ep = c.group == LayerGroup::kEp || c.group == LayerGroup::kEtpEp;
+    if (ep && c.phase == Phase::kForward && c.before_op) out.push_back(c);
   }
   return out;
 }
@@ -107,7 +108,7 @@ TEST(MoeDispatch, AllGatherGathersEveryTokenOfTheEpGroup) {
   EXPECT_EQ(d[0].bytes, 1'879'048'192.0);  // 64 ranks x 4096 tokens x 7168 in FP8
   int reduce_scatters = 0;
   for (const CommOp& c : ops.comms()) {
-    if (c.collective == CollectiveKind::kReduceScatter && c.group == LayerGroup::kEp) {
+    if (c.collective == CollectiveKind::kReduceScatter && c.group == LayerGroup::kEtpEp) {
       EXPECT_EQ(c.bytes, 64 * kT * kH * 2);
       ++reduce_scatters;
     }
@@ -180,10 +181,8 @@ TEST(MoeDispatch, BadCombinationsAreOneLineErrors) {
   m.moe.pad_expert_input_to_capacity = true;
   expect_error(m, ok, "model.moe.pad_expert_input_to_capacity needs expert_capacity_factor (the capacity to pad to)");
   m.moe.pad_expert_input_to_capacity = false;
-  expect_error(m, layout(4, 16, 8, 2, 2), "parallel.etp must be 1 or tp (4), got 2: the replay runs expert-TP collectives on the TP group");
+  expect_error(m, layout(1, 96, 32, 3, 4), "parallel.etp (3) must divide moe.expert_ffn_hidden_size");
   expect_error(m, layout(2, 8, 8, 4, 2), "parallel: ep*etp (32) must divide tp*cp*dp (16): the expert layout folds over those ranks");
-  m.moe.token_dispatcher = MoeDispatcher::kAllGather;
-  expect_error(m, layout(2, 8, 4, 2, 2), "model.moe.token_dispatcher_type allgather is modelled for etp = 1 only, got etp 2");
 }
 
 }  // namespace
