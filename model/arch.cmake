@@ -10,6 +10,7 @@ mofasim_library(NAME model
     ${CMAKE_CURRENT_SOURCE_DIR}/op_names.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/attention_window.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/moe_dispatch.cc
+    ${CMAKE_CURRENT_SOURCE_DIR}/moe_deepep.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/stack_kernels.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/kernels/gemm_cost.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/kernels/attention_cost.cc

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "model/moe_deepep.h"
 #include "model/op_table.h"
 #include "model/recompute_modules.h"
 #include "model/shape.h"
@@ -111,6 +112,9 @@ MemoryReport report_with_chunks(const ModelSpec& model, const HardwareSpec& hw, 
   const bool full = features.recompute == RecomputeKind::kFull;
   const int group = std::max(1, features.recompute_num_layers);
   const double unsharded = unsharded_bytes(model, parallel, features);
+  const double deepep = model.is_moe() && model.moe.token_dispatcher == MoeDispatcher::kFlex
+                            ? deepep_buffers(model.hidden_size, parallel.ep * parallel.etp).total()
+                            : 0.0;
   std::vector<LayerMemory> sequence;
 
   MemoryReport report;
@@ -150,6 +154,7 @@ MemoryReport report_with_chunks(const ModelSpec& model, const HardwareSpec& hw, 
           bf16_gemm_params(model, parallel, features, rank) * fp8_weight_bytes_per_param(features.fp8.recipe);
     }
     st.static_bytes.unsharded = unsharded;
+    st.static_bytes.deepep_buffers = deepep;
 
     double layers_stored = 0;  // one micro-batch, offloadable
     double largest_stored = 0;

@@ -91,7 +91,13 @@ struct StaticMemory {
   // memory_report leaves out the embedding and (unless fp8_output_layer) the head, which no FP8
   // GEMM reads.
   double fp8_weights = 0;
-  [[nodiscard]] double total() const { return weights + grads + optimizer_states + unsharded + fp8_weights; }
+  // token_dispatcher_type flex: DeepEP's NVLink and RDMA buffers, allocated once per rank for the
+  // dispatcher's ep*etp group (model/moe_deepep.h; 0 with the other dispatchers). Filled by
+  // memory_report, 0 from static_memory.
+  double deepep_buffers = 0;
+  [[nodiscard]] double total() const {
+    return weights + grads + optimizer_states + unsharded + fp8_weights + deepep_buffers;
+  }
 };
 StaticMemory static_memory(const GpuParams& params, const FeatureSpec& features, const ShardGroups& shards);
 // Bytes per parameter of StaticMemory::fp8_weights: 2, plus 2 x 1/32 (mxfp8) or 2 x 4/128 (blockwise).

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "model/moe_deepep.h"
+
 namespace mofasim::model {
 namespace {
 
@@ -35,27 +37,30 @@ struct Slot {
 };
 
 // DeepEP's two hops: toward the experts the node copy crosses the NIC first and is then forwarded
-// inside the node; back from them the node's copies are reduced first and then sent home.
-void add_flex(LayerOps& ops, const Slot& at, int ep, int nodes, double node_copy_bytes, double expert_copy_bytes) {
+// inside the node; back from them the node's copies are reduced first and then sent home. The
+// second runs at once with the first, pipelined over `chunks` chunks (moe_deepep.h).
+void add_flex(LayerOps& ops, const Slot& at, int ep, int nodes, double node_copy_bytes, double expert_copy_bytes,
+              double chunks) {
   const int per_node = std::max(ep / nodes, 1);
-  auto scale_out = [&] {
+  const bool both = nodes > 1 && per_node > 1;
+  auto scale_out = [&](double pipelined) {
     if (nodes > 1) {
-      add_comm_op(ops, CollectiveKind::kAllToAllScaleOut, LayerGroup::kEp, ep, at.phase, at.op, at.before, node_copy_bytes,
-               node_copy_bytes * (nodes - 1) / nodes);
+      add_comm_op(ops, CollectiveKind::kAllToAllScaleOut, LayerGroup::kEp, ep, at.phase, at.op, at.before,
+                  node_copy_bytes, node_copy_bytes * (nodes - 1) / nodes, 1, pipelined);
     }
   };
-  auto scale_up = [&] {
+  auto scale_up = [&](double pipelined) {
     if (per_node > 1) {
-      add_comm_op(ops, CollectiveKind::kAllToAllScaleUp, LayerGroup::kEp, ep, at.phase, at.op, at.before, expert_copy_bytes,
-               expert_copy_bytes * (per_node - 1) / per_node);
+      add_comm_op(ops, CollectiveKind::kAllToAllScaleUp, LayerGroup::kEp, ep, at.phase, at.op, at.before,
+                  expert_copy_bytes, expert_copy_bytes * (per_node - 1) / per_node, 1, pipelined);
     }
   };
   if (at.toward_experts) {
-    scale_out();
-    scale_up();
+    scale_out(0);
+    scale_up(both ? chunks : 0);
   } else {
-    scale_up();
-    scale_out();
+    scale_up(0);
+    scale_out(both ? chunks : 0);
   }
 }
 
@@ -168,10 +173,15 @@ void add_moe_collectives(LayerOps& ops, const ModelSpec& model, const ParallelSp
       const int nodes = parallel.ep_nodes > 0 ? parallel.ep_nodes : ep;
       const double node_copies = tokens_moe * dispatch_nodes_per_token(moe, ep, parallel.ep_nodes) * h * f;
       const double expert_copies = tokens_moe * moe.top_k * h * f;
-      add_flex(ops, dispatch, ep, nodes, node_copies * bd, expert_copies * bd);
-      add_flex(ops, combine, ep, nodes, node_copies * bc, expert_copies * bc);
-      add_flex(ops, combine_grad, ep, nodes, node_copies * bc, expert_copies * bc);
-      add_flex(ops, dispatch_grad, ep, nodes, node_copies * bc, expert_copies * bc);
+      // Chunks of the dispatcher's group (Megatron's tp_ep group, ep·etp ranks) toward / back from
+      // the experts; the backward moves the combine's gradient the dispatch way and vice versa.
+      const int group = ep * parallel.etp;
+      const double toward = deepep_pipeline_chunks(tokens_moe, group, /*toward_experts=*/true);
+      const double back = deepep_pipeline_chunks(tokens_moe, group, /*toward_experts=*/false);
+      add_flex(ops, dispatch, ep, nodes, node_copies * bd, expert_copies * bd, toward);
+      add_flex(ops, combine, ep, nodes, node_copies * bc, expert_copies * bc, back);
+      add_flex(ops, combine_grad, ep, nodes, node_copies * bc, expert_copies * bc, toward);
+      add_flex(ops, dispatch_grad, ep, nodes, node_copies * bc, expert_copies * bc, back);
       break;
     }
   }

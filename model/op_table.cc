@@ -409,7 +409,7 @@ void add_moe(LayerOps& ops, const Ctx& c) {
 }  // namespace
 
 void add_comm_op(LayerOps& ops, CollectiveKind kind, LayerGroup group, int n, Phase phase, OpKind op, bool before,
-                 double bytes, double wire, int count) {
+                 double bytes, double wire, int count, double pipeline_chunks) {
   if (n <= 1 || count <= 0 || bytes <= 0) return;
   ops.add(CommOp{.collective = kind,
                  .group = group,
@@ -419,7 +419,8 @@ void add_comm_op(LayerOps& ops, CollectiveKind kind, LayerGroup group, int n, Ph
                  .before_op = before,
                  .bytes = bytes,
                  .wire_bytes = wire,
-                 .count = count});
+                 .count = count,
+                 .pipeline_chunks = pipeline_chunks});
 }
 
 void LayerOps::add(const OpCost& op) {

@@ -179,6 +179,9 @@ struct CommOp {
   double bytes = 0;       // payload S per rank per call, nccl-tests convention (whole AG/RS buffer)
   double wire_bytes = 0;  // bytes this rank sends per call: AR 2(n-1)/n*S, AG/RS/A2A (n-1)/n*S, P2P S
   int count = 1;          // calls (CP ring: c-1 steps)
+  // > 0: runs at once with the comm listed just before it (DeepEP's two hops), the pair pipelined
+  // over this many chunks (model/moe_deepep.h); the rank plan hides the shorter of the two.
+  double pipeline_chunks = 0;
 };
 
 // Sums over a LayerOps, kept up to date by add().
@@ -221,7 +224,7 @@ class LayerOps {
 // Appends one collective: payload S = bytes (nccl-tests convention), `wire` bytes this rank sends
 // per call, `count` calls. Nothing for a group of one, no calls or an empty payload.
 void add_comm_op(LayerOps& ops, CollectiveKind kind, LayerGroup group, int n, Phase phase, OpKind op, bool before,
-                 double bytes, double wire, int count = 1);
+                 double bytes, double wire, int count = 1, double pipeline_chunks = 0);
 
 // Transformer layer `layer` (dense or MoE by ModelSpec::is_moe_layer). MTP modules use the layer
 // type of the last layer: ops_for_layer(model, parallel, model.num_layers - 1).

@@ -45,6 +45,10 @@ inline constexpr int kPhaseCount = schedules::kOpCostPhaseCount;  // forward, in
 struct PlanBlock {
   LayerOps ops;
   std::array<CommCost, kMaxComms> comm{};  // per ops.comms() entry; zero when the plan is unpriced
+  // Per ops.comms() entry: the fraction of its bytes that runs hidden under the comm it is
+  // pipelined with (DeepEP's shorter hop but its last chunk, CommOp::pipeline_chunks); `comm`
+  // prices the rest. 0 for every other comm and in an unpriced plan.
+  std::array<double, kMaxComms> comm_hidden{};
   // [phase][op] seconds at the specs' rates (MoFa(1) MoFa(17) MoFa(19)); filled with
   // RankPlanInput::simulation_detail (the closed form re-prices per rate knob set instead).
   std::array<std::array<double, kMaxOps>, kPhaseCount> op_seconds{};

@@ -118,6 +118,16 @@ void price_block(PlanBlock& block, const LayerGroups& g, int etp) {
       case LayerGroup::kPp: MOFASIM_UNREACHABLE("a layer carries no pipeline send/recv");
     }
   }
+  // DeepEP's two hops run at once in n chunks (moe_deepep.h): max(T1, T2) + min(T1, T2)/n. The
+  // longer hop keeps its price; the shorter is priced for its last chunk only, the rest hidden.
+  for (std::size_t j = 1; j < comms.size(); ++j) {
+    const double n = comms[j].pipeline_chunks;
+    if (n <= 0) continue;
+    const std::size_t shorter = comm_seconds(block.comm[j], 1) < comm_seconds(block.comm[j - 1], 1) ? j : j - 1;
+    const CommOp& c = comms[shorter];
+    block.comm_hidden[shorter] = 1 - 1 / n;
+    block.comm[shorter] = comm_cost(*g.ep, c.collective, c.bytes / n);
+  }
 }
 
 }  // namespace mofasim::model

@@ -66,6 +66,7 @@ int run_memory(const Args& args) {
                         {"host_optimizer_bytes", st.static_bytes.host_bytes},
                         {"unsharded_bytes", st.static_bytes.unsharded},
                         {"fp8_weights_bytes", st.static_bytes.fp8_weights},
+                        {"deepep_buffer_bytes", st.static_bytes.deepep_buffers},
                         {"static_bytes", st.static_bytes.total()},
                         {"inflight_microbatches", inflight[static_cast<std::size_t>(st.rank)]},
                         {"activation_bytes", st.activation_bytes},
@@ -114,6 +115,11 @@ int run_memory(const Args& args) {
     // The table's columns do not show them: the peak includes each stage's FP8 weight copies.
     std::cout << "\nprecision fp8: peak includes the FP8 weight copies and transposes (stage 0: "
               << format_bytes(report.stages.front().static_bytes.fp8_weights) << ")\n";
+  }
+  if (report.stages.front().static_bytes.deepep_buffers > 0) {
+    // Not a column either: DeepEP's NVLink and RDMA buffers (model/moe_deepep.h), the same on every stage.
+    std::cout << "\ntoken_dispatcher_type flex: peak includes DeepEP's buffers ("
+              << format_bytes(report.stages.front().static_bytes.deepep_buffers) << " per GPU)\n";
   }
   if (!report.fits()) {
     const model::StageMemory& w = report.stages[static_cast<std::size_t>(report.worst_rank)];

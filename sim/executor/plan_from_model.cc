@@ -43,14 +43,18 @@ bool attention_core(model::OpKind k) {
   return k == model::OpKind::kAttentionMap || k == model::OpKind::kSoftmax || k == model::OpKind::kAttentionValue;
 }
 
-// The layer collectives of `phase` attached before / after op `at` (PP boundaries excluded).
-void add_comms(const model::LayerOps& ops, model::OpKind at, model::Phase phase, bool before, PassPlan& out) {
-  for (const model::CommOp& c : ops.comms()) {
+// The layer collectives of `phase` attached before / after op `at` (PP boundaries excluded). A
+// DeepEP hop hidden under its partner but for one chunk carries only that chunk
+// (PlanBlock::comm_hidden), as the closed form prices it.
+void add_comms(const model::PlanBlock& block, model::OpKind at, model::Phase phase, bool before, PassPlan& out) {
+  const auto comms = block.ops.comms();
+  for (std::size_t j = 0; j < comms.size(); ++j) {
+    const model::CommOp& c = comms[j];
     if (c.op != at || c.phase != phase || c.before_op != before || c.group == model::LayerGroup::kPp) continue;
     if (c.group_size <= 1 || c.bytes <= 0) continue;
     out.ops.push_back({.name = std::string(model::layer_group_name(c.group)) + "_" + model::collective_name(c.collective),
                        .is_comm = true, .scope = scope_of(c.group), .collective = collective_of(c),
-                       .bytes = c.bytes * c.count});
+                       .bytes = c.bytes * c.count * (1 - block.comm_hidden[j])});
   }
 }
 
@@ -67,7 +71,7 @@ PassPlan program(const model::PlanBlock& block, model::Phase phase, const model:
   for (std::size_t k = 0; k < n; ++k) {
     const std::size_t index = reverse ? n - 1 - k : k;
     const model::OpCost& op = list[index];
-    add_comms(block.ops, op.op, phase, /*before=*/true, out);
+    add_comms(block, op.op, phase, /*before=*/true, out);
     const model::PhaseCost cost = op.phase(phase);
     const double seconds = seconds_of[index];
     if (seconds > 0 || cost.flops > 0) {
@@ -95,7 +99,7 @@ PassPlan program(const model::PlanBlock& block, model::Phase phase, const model:
                            .recompute_flops = rc.flops, .flags = flags});
       }
     }
-    add_comms(block.ops, op.op, phase, /*before=*/false, out);
+    add_comms(block, op.op, phase, /*before=*/false, out);
   }
   return out;
 }
@@ -170,8 +174,11 @@ StepPlan plan_from_model(const PlanInput& input) {
   }
   // The same per-rank plan the closed form reads, with the simulation's detail (op seconds at
   // the specs' rates); the replay prices the collectives on the whole cluster itself.
+  const bool deepep = input.model->is_moe() && input.model->moe.token_dispatcher == model::MoeDispatcher::kFlex;
   const model::RankPlan rp = model::build_rank_plan({.model = input.model, .hardware = input.hardware,
                                                      .parallel = input.parallel, .features = input.features,
+                                                     .topology = deepep ? input.topology : nullptr,
+                                                     .rank_order = input.rank_order,
                                                      .schedule = input.schedule, .simulation_detail = true});
   const model::ModelSpec& m = *input.model;
   const double grad_b = model::bytes_per_param(input.features).grad;

@@ -9,6 +9,8 @@
 #include "model/spec.h"
 #include "schedules/schedule.h"
 #include "sim/executor/step_plan.h"
+#include "topology/rank_order.h"
+#include "topology/topology_spec.h"
 
 namespace mofasim::executor {
 
@@ -18,6 +20,11 @@ struct PlanInput {
   model::ParallelSpec parallel{};
   model::FeatureSpec features{};  // memfine_chunks must be resolved (>= 1) when memfine is on
   const schedules::Schedule* schedule = nullptr;
+  // The cluster and rank order, read only for a DeepEP (flex) MoE model: the rank plan prices its
+  // two hops to know which one hides under the other (model::PlanBlock::comm_hidden), as the
+  // closed form does; the replay prices every collective itself.
+  const topology::TopologySpec* topology = nullptr;
+  topology::RankOrder rank_order{};
 };
 
 StepPlan plan_from_model(const PlanInput& input);

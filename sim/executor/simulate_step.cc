@@ -249,8 +249,9 @@ PreparedStep prepare_step(const SimulationInput& in) {
     const std::vector<double> inflight = schedules::stage_inflight_microbatches(in.model, par, features);
     features.memfine_chunks = model::memfine_min_chunks(in.model, in.hardware, par, features, inflight).value_or(64);
   }
-  StepPlan plan = plan_from_model(
-      {.model = &in.model, .hardware = &in.hardware, .parallel = par, .features = features, .schedule = &schedule});
+  StepPlan plan = plan_from_model({.model = &in.model, .hardware = &in.hardware, .parallel = par, .features = features,
+                                   .schedule = &schedule, .topology = &in.topology,
+                                   .rank_order = topology::RankOrder::parse(in.rank_order)});
   std::vector<LayerRange> layers = position_layers(in.model, par, schedule);
   return {.schedule = std::move(schedule), .features = features, .plan = std::move(plan),
           .position_layers = std::move(layers)};
@@ -264,7 +265,9 @@ StepResult simulate_step(const SimulationInput& in, const SimulateOptions& optio
   class_plans.reserve(in.node_hardware.size());
   for (const perturb::NodeHardware& e : in.node_hardware) {
     class_plans.push_back(plan_from_model({.model = &in.model, .hardware = &e.hardware, .parallel = in.parallel,
-                                           .features = step.features, .schedule = &step.schedule}));
+                                           .features = step.features, .schedule = &step.schedule,
+                                           .topology = &in.topology,
+                                           .rank_order = topology::RankOrder::parse(in.rank_order)}));
   }
   std::vector<const StepPlan*> plan_ptrs;
   for (const StepPlan& p : class_plans) plan_ptrs.push_back(&p);
