@@ -10,6 +10,7 @@ mofasim_add_benchmark(model_analytic_bench
 mofasim_add_test(model_rank_plan_test
   SRCS ${CMAKE_CURRENT_SOURCE_DIR}/rank_plan_test.cc
        ${CMAKE_CURRENT_SOURCE_DIR}/rank_plan_folding_test.cc
+       ${CMAKE_CURRENT_SOURCE_DIR}/moe_expert_dp_test.cc
   DEPS mofasim::rank_plan)
 # ZeRO-3 / FSDP traffic in the per-rank plan and the closed form.
 mofasim_add_test(model_sharded_dp_test
