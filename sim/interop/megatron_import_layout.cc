@@ -106,10 +106,6 @@ void Importer::pipeline_split() {
   }
   if (!first && !last) return;
   const std::string flag = first ? "--decoder-first-pipeline-num-layers" : "--decoder-last-pipeline-num-layers";
-  if (vpp_ > 1) {
-    unsupported_value(flag, "uneven first / last stage with virtual stages: write parallelism.stage_layers by hand");
-    return;
-  }
   if (pp_ < 2) bad(flag, "needs --pipeline-model-parallel-size > 1");
   const int n_first = first ? static_cast<int>(integer("--decoder-first-pipeline-num-layers", 0)) : -1;
   const int n_last = last ? static_cast<int>(integer("--decoder-last-pipeline-num-layers", 0)) : -1;
@@ -119,11 +115,17 @@ void Importer::pipeline_split() {
     bad(flag, "the other " + std::to_string(stages) + " stages cannot share the remaining " + std::to_string(rest) +
                   " of --num-layers " + std::to_string(layers_) + " evenly");
   }
-  std::vector<std::string> split;
-  for (int stage = 0; stage < pp_; ++stage) {
-    const int n = stage == 0 && first ? n_first : stage == pp_ - 1 && last ? n_last : rest / stages;
-    split.push_back(std::to_string(n));
+  // With virtual stages every chunk of a rank holds the rank's layers / vpp (Megatron asserts the
+  // division); chunk j of the scenario runs on rank j % pp (model/stage_layout.h).
+  auto rank_layers = [&](int rank) { return rank == 0 && first ? n_first : rank == pp_ - 1 && last ? n_last : rest / stages; };
+  for (int rank = 0; rank < pp_; ++rank) {
+    if (rank_layers(rank) % vpp_ != 0) {
+      bad(flag, "pipeline rank " + std::to_string(rank) + "'s " + std::to_string(rank_layers(rank)) +
+                    " layers do not split over " + std::to_string(vpp_) + " virtual stages");
+    }
   }
+  std::vector<std::string> split;
+  for (int chunk = 0; chunk < pp_ * vpp_; ++chunk) split.push_back(std::to_string(rank_layers(chunk % pp_) / vpp_));
   std::string list;
   for (const std::string& n : split) list += (list.empty() ? "" : ", ") + n;
   std::string why;

@@ -68,6 +68,17 @@ TEST(MegatronImportFields, UnevenFirstAndLastStagesBecomeStageLayers) {
                             "--decoder-last-pipeline-num-layers 3", 3, 3);
   EXPECT_EQ(std::vector<int>(r.proto.parallelism().stage_layers().begin(), r.proto.parallelism().stage_layers().end()),
             (std::vector<int>{1, 4, 3}));
+  // Virtual stages: 8 layers on pp 2 x vpp 2 with a first stage of 2 and a last of 6; each chunk of
+  // a rank holds half its layers, chunk j on rank j % 2: [1, 3, 1, 3].
+  const Imported v = import("--pipeline-model-parallel-size 2 --num-virtual-stages-per-pipeline-rank 2 "
+                            "--decoder-first-pipeline-num-layers 2 --decoder-last-pipeline-num-layers 6 "
+                            "--global-batch-size 16");
+  EXPECT_EQ(std::vector<int>(v.proto.parallelism().stage_layers().begin(), v.proto.parallelism().stage_layers().end()),
+            (std::vector<int>{1, 3, 1, 3}));
+  EXPECT_EQ(error_of("--pipeline-model-parallel-size 2 --num-virtual-stages-per-pipeline-rank 2 "
+                     "--decoder-first-pipeline-num-layers 3 --decoder-last-pipeline-num-layers 5"),
+            "args.sh:3:75: --decoder-first-pipeline-num-layers: pipeline rank 0's 3 layers do not split over 2 virtual "
+            "stages");
   // pp 4 with a first stage of 1 leaves 7 layers for 3 stages: Megatron asserts an even share.
   EXPECT_EQ(error_of("--pipeline-model-parallel-size 4 --decoder-first-pipeline-num-layers 1"),
             "args.sh:3:34: --decoder-first-pipeline-num-layers: the other 3 stages cannot share the remaining 7 of "
