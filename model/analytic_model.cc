@@ -21,11 +21,12 @@
 namespace mofasim::model {
 namespace {
 
-void require(bool ok, const std::string& message) {
+void require(bool ok, const char* message) {
   if (!ok) throw std::invalid_argument(message);
 }
 
-// The specs' checks, before anything is built from them.
+// The specs' checks, before anything is built from them. Messages with numbers are built only
+// when a check fails (every evaluation of the tuner's search passes here).
 const AnalyticInput& validated(const AnalyticInput& input) {
   const ModelSpec& model = input.model;
   const ParallelSpec& par = input.parallel;
@@ -33,14 +34,18 @@ const AnalyticInput& validated(const AnalyticInput& input) {
   validate_model(model);
   validate_parallel(model, par);
   input.topology.validate();
-  require(input.topology.gpus == par.gpus(),
-          "topology.gpus = " + std::to_string(input.topology.gpus) + " but tp*cp*pp*dp = " +
-              std::to_string(par.gpus()));
-  require(batch_divides(par.global_batch, par.micro_batch, par.dp),
-          "parallel.global_batch must be a positive multiple of micro_batch*dp = " +
-              std::to_string(par.micro_batch * par.dp));
-  require(par.vpp == 1 || par.schedule == ScheduleKind::kInterleaved1F1B,
-          "parallel.vpp > 1 needs schedule interleaved_1f1b, got vpp = " + std::to_string(par.vpp));
+  if (input.topology.gpus != par.gpus()) {
+    throw std::invalid_argument("topology.gpus = " + std::to_string(input.topology.gpus) + " but tp*cp*pp*dp = " +
+                                std::to_string(par.gpus()));
+  }
+  if (!batch_divides(par.global_batch, par.micro_batch, par.dp)) {
+    throw std::invalid_argument("parallel.global_batch must be a positive multiple of micro_batch*dp = " +
+                                std::to_string(par.micro_batch * par.dp));
+  }
+  if (par.vpp != 1 && par.schedule != ScheduleKind::kInterleaved1F1B) {
+    throw std::invalid_argument("parallel.vpp > 1 needs schedule interleaved_1f1b, got vpp = " +
+                                std::to_string(par.vpp));
+  }
   require(!feat.tp_overlap.enabled || feat.tp_overlap.chunks >= 1, "features.tp_overlap.chunks must be >= 1");
   require(feat.bandwidth_scale > 0, "features.bandwidth_scale must be > 0");
 
@@ -126,6 +131,12 @@ BlockTimes time_blocks(const RankPlan& plan, const ModelSpec& model, const Layer
     bt.moe_pair_delta = pair - (fb.total() + bb.total());
   }
   return bt;
+}
+
+// Whether two chunks hold the same blocks, all that chunk_time reads of a chunk.
+bool same_work(const PlanChunk& a, const PlanChunk& b) {
+  return a.dense_layers == b.dense_layers && a.moe_layers == b.moe_layers && a.dense_kept == b.dense_kept &&
+         a.moe_kept == b.moe_kept && a.embedding == b.embedding && a.head == b.head;
 }
 
 // One chunk's steady F+B pair, MoFa(22) on the overlapped pairs only, and its PP exposure MoFa(23).
@@ -364,11 +375,23 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
 
   const BlockTimes blocks = time_blocks(plan_, input_.model, x, kind);
   const double t_pp = comm_seconds(plan_.pp_hop, x.inv_mub);
-  // Every chunk's times, once: [rank * v + local chunk].
+  // Every chunk's times, once: [rank * v + local chunk]. A chunk holding what the one before it
+  // holds (or the same local chunk of the rank before) costs the same: its times are copied.
   ChunkBuffer chunk_times(p_ * v_);
   for (int i = 0; i < p_ * v_; ++i) {
-    chunk_times[i] = chunk_time(plan_.chunks[static_cast<std::size_t>(i)],
-                                plan_.pair_share[static_cast<std::size_t>(i / v_)], blocks, t_pp, p_, f);
+    const PlanChunk& c = plan_.chunks[static_cast<std::size_t>(i)];
+    const double share = plan_.pair_share[static_cast<std::size_t>(i / v_)];
+    auto alike = [&](int j) {
+      return j >= 0 && same_work(c, plan_.chunks[static_cast<std::size_t>(j)]) &&
+             share == plan_.pair_share[static_cast<std::size_t>(j / v_)];
+    };
+    if (alike(i - 1)) {
+      chunk_times[i] = chunk_times[i - 1];
+    } else if (alike(i - v_)) {
+      chunk_times[i] = chunk_times[i - v_];
+    } else {
+      chunk_times[i] = chunk_time(c, share, blocks, t_pp, p_, f);
+    }
   }
   const ScheduleKind k = kind;
 

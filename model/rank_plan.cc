@@ -86,30 +86,40 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
   const int v = plan.v;
 
   // Rank 0's groups (rank r runs on GPU r), each priced on a cluster holding just its GPUs. The
-  // expert groups of a MoE model come from the folded expert layout (placement.h).
+  // expert groups of a MoE model come from the folded expert layout (placement.h). A group of one
+  // carries no collective and is never placed.
   std::optional<RankZeroGroups> groups;
   LayerGroups layer_groups{};
-  ParallelSpec layer_par = par;  // with ep_nodes, the nodes an EP group spans, when priced
+  CommCostCache cost;
+  ParallelSpec with_ep_nodes;  // par with ep_nodes, the nodes an EP group spans, when priced (MoE)
+  const ParallelSpec* layer_par = &par;
   if (plan.priced) {
     groups.emplace(*in.topology,
                    topology::ParallelSizes{.tp = par.tp, .cp = par.cp, .ep = par.ep, .dp = par.dp, .pp = par.pp,
                                            .etp = model.is_moe() ? par.etp : 0,
                                            .dist_opt_instances = feat.dist_opt_instances},
                    in.rank_order);
-    std::vector<int> tp_members = groups->members(GroupKind::kTp);
-    std::vector<int> etp_members(tp_members.begin(), tp_members.begin() + par.etp);
-    std::vector<int> ep_members = groups->members(GroupKind::kEp);
-    if (layer_par.ep_nodes <= 0) {
-      layer_par.ep_nodes = topology::nodes_spanned(groups->sizes(), in.rank_order, GroupKind::kEp,
-                                                   in.topology->gpus_per_node);
+    // Only a MoE layer's dispatch reads ep_nodes (model/moe_dispatch.h).
+    if (model.is_moe() && par.ep_nodes <= 0) {
+      with_ep_nodes = par;
+      with_ep_nodes.ep_nodes = topology::nodes_spanned(groups->sizes(), in.rank_order, GroupKind::kEp,
+                                                       in.topology->gpus_per_node);
+      layer_par = &with_ep_nodes;
     }
-    layer_groups = {.tp = &groups->communicator(std::move(tp_members)),
-                    .ep = &groups->communicator(std::move(ep_members)),
-                    .etp = &groups->communicator(std::move(etp_members)),
-                    .cp = &groups->communicator(groups->members(GroupKind::kCp))};
+    auto communicator = [&](std::vector<int> members) {
+      return members.size() > 1 ? &groups->communicator(std::move(members)) : nullptr;
+    };
+    if (par.tp > 1) {
+      std::vector<int> tp_members = groups->members(GroupKind::kTp);
+      std::vector<int> etp_members(tp_members.begin(), tp_members.begin() + std::min(par.etp, par.tp));
+      layer_groups.tp = communicator(std::move(tp_members));
+      layer_groups.etp = communicator(std::move(etp_members));
+    }
+    if (par.ep > 1) layer_groups.ep = communicator(groups->members(GroupKind::kEp));
+    if (par.cp > 1) layer_groups.cp = communicator(groups->members(GroupKind::kCp));
   }
   auto finish_block = [&](PlanBlock& b) {
-    if (groups) price_block(b, layer_groups, par.etp);
+    if (groups) price_block(b, layer_groups, par.etp, cost);
     if (in.simulation_detail) price_ops(b, *in.hardware, feat);
     b.present = true;
   };
@@ -118,7 +128,7 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
   for (int l = 0; l < model.num_layers && !(plan.dense.present && plan.moe.present); ++l) {
     PlanBlock& b = model.is_moe_layer(l) ? plan.moe : plan.dense;
     if (b.present) continue;
-    b.ops = with_activation_storage(ops_for_layer(model, layer_par, l), model, par, feat);
+    b.ops = with_activation_storage(ops_for_layer(model, *layer_par, l), model, par, feat);
     const LayerParams lp = layer_params(model, l);
     b.dense_params = (lp.attention + lp.mlp) / par.tp + lp.router + lp.norms;
     b.expert_params = lp.routed_experts / (par.ep * par.etp);
@@ -221,22 +231,30 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
   // DP reduction and optimizer per rank (MoFa(13) MoFa(24) MoFa(25) MoFa(26) MoFa(27) MoFa(28)).
   const BytesPerParam bpp = bytes_per_param(feat);
   const ShardGroups shards = hsdp_shard_groups(par, feat);
-  const topology::CommGroup* dense_dp = nullptr;  // the shard groups (the whole DP groups without HSDP)
-  const topology::CommGroup* expert_dp = nullptr;
-  const topology::CommGroup* dense_replicas = nullptr;  // HSDP: across the shard groups
-  const topology::CommGroup* expert_replicas = nullptr;
-  if (groups) {
-    dense_dp = &groups->communicator(groups->members(GroupKind::kDpCpShard));
-    expert_dp = &groups->communicator(groups->members(GroupKind::kExpertDpShard));
-    if (shards.instances > 1) {
-      dense_replicas = &groups->communicator(groups->members(GroupKind::kDpCpReplica));
-      expert_replicas = &groups->communicator(groups->members(GroupKind::kExpertDpReplica));
+  // The DP groups, each placed when bytes first travel on it (a dense model's expert groups never).
+  struct DpGroup {
+    GroupKind kind;
+    bool placed = false;
+    const topology::CommGroup* comm = nullptr;
+  };
+  DpGroup dense_dp{.kind = GroupKind::kDpCpShard};  // the shard groups (the whole DP groups without HSDP)
+  DpGroup expert_dp{.kind = GroupKind::kExpertDpShard};
+  DpGroup dense_replicas{.kind = GroupKind::kDpCpReplica};  // HSDP: across the shard groups
+  DpGroup expert_replicas{.kind = GroupKind::kExpertDpReplica};
+  const bool replicas = shards.instances > 1;
+  auto placed = [&](DpGroup& g) -> const topology::CommGroup* {
+    if (!g.placed) {
+      g.placed = true;
+      if (groups) g.comm = &groups->communicator(groups->members(g.kind));
     }
-  }
+    return g.comm;
+  };
   // A collective issued `calls` times over `bytes` in all: each call pays α, the bytes pay β once.
-  auto bucketed = [&](const topology::CommGroup* group, CollectiveKind kind, double bytes, int calls) {
-    if (group == nullptr || bytes <= 0 || group->size() == 1) return CommCost{};
-    const CommCost whole = comm_cost(*group, kind, bytes);
+  auto bucketed = [&](DpGroup& g, CollectiveKind kind, double bytes, int calls) {
+    if (bytes <= 0) return CommCost{};
+    const topology::CommGroup* group = placed(g);
+    if (group == nullptr || group->size() == 1) return CommCost{};
+    const CommCost whole = cost(*group, kind, bytes);
     return CommCost{whole.latency * std::max(calls, 1), whole.bandwidth};
   };
   const bool distributed = feat.distributed_optimizer;
@@ -249,10 +267,7 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
       if (shards.dense_dp > 1) b->fsdp_gather_bytes = b->dense_params * bpp.weight;
       if (shards.expert_dp > 1) b->fsdp_expert_gather_bytes = b->expert_params * bpp.weight;
       // one collective per unit (FSDP's flat buffer): no dp_bucket_bytes split
-      auto whole = [](const topology::CommGroup* g, double bytes) {
-        return g == nullptr || bytes <= 0 || g->size() == 1 ? CommCost{}
-                                                            : comm_cost(*g, CollectiveKind::kAllGather, bytes);
-      };
+      auto whole = [&](DpGroup& g, double bytes) { return bucketed(g, CollectiveKind::kAllGather, bytes, 1); };
       b->fsdp_gather = whole(dense_dp, b->fsdp_gather_bytes) + whole(expert_dp, b->fsdp_expert_gather_bytes);
     }
   }
@@ -276,7 +291,7 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
       if (shards.expert_dp > 1 && !zero3) d.expert_param_bytes = expert * bpp.weight;
       d.grad = bucketed(dense_dp, CollectiveKind::kReduceScatter, d.dense_grad_bytes, d.dense_grad_buckets) +
                bucketed(expert_dp, CollectiveKind::kReduceScatter, d.expert_grad_bytes, d.expert_grad_buckets);
-      if (shards.instances > 1) {  // HSDP: each bucket's shard all-reduced across the replicas
+      if (replicas) {  // HSDP: each bucket's shard all-reduced across the replicas
         d.dense_replica_bytes = d.dense_grad_bytes / shards.dense_dp;
         d.expert_replica_bytes = d.expert_grad_bytes / shards.expert_dp;
         d.grad = d.grad +
@@ -307,7 +322,10 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
     d.d2h_bytes = d.updated_params * bpp.grad;    // MoFa(27) MoFa(28)
     d.h2d_bytes = d.updated_params * bpp.weight;
     if (in.simulation_detail) {
-      d.gpu_update_seconds = phase_seconds(PhaseCost{0, d.update_bytes}, OpClass::kElementwise, *in.hardware, feat);
+      // ranks laid out alike update the same bytes
+      d.gpu_update_seconds = r > 0 && d.update_bytes == plan.dp[static_cast<std::size_t>(r - 1)].update_bytes
+                                 ? plan.dp[static_cast<std::size_t>(r - 1)].gpu_update_seconds
+                                 : phase_seconds(PhaseCost{0, d.update_bytes}, OpClass::kElementwise, *in.hardware, feat);
     }
   }
 

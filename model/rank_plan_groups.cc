@@ -14,6 +14,23 @@ CommCost comm_cost(const topology::CommGroup& group, CollectiveKind kind, double
   return {c.latency_seconds, c.bandwidth_seconds};
 }
 
+CommCost CommCostCache::operator()(const topology::CommGroup& group, CollectiveKind kind, double bytes) {
+  for (int i = 0; i < used_; ++i) {
+    const Entry& e = entries_[static_cast<std::size_t>(i)];
+    if (e.group == &group && e.kind == kind && e.bytes == bytes) return e.cost;
+  }
+  const CommCost c = comm_cost(group, kind, bytes);
+  int slot = used_;
+  if (used_ < static_cast<int>(entries_.size())) {
+    ++used_;
+  } else {
+    slot = next_;
+    next_ = (next_ + 1) % static_cast<int>(entries_.size());
+  }
+  entries_[static_cast<std::size_t>(slot)] = {.group = &group, .kind = kind, .bytes = bytes, .cost = c};
+  return c;
+}
+
 CommCost slowest_hop(const topology::Topology& topo, std::span<const int> members, bool ring,
                                     double bytes) {
   CommCost worst;
@@ -96,23 +113,27 @@ RankZeroGroups::Entry& RankZeroGroups::entry(std::vector<int> members) {
   return entries_[static_cast<std::size_t>(used_++)].emplace(*spec_, std::move(members));
 }
 
-void price_block(PlanBlock& block, const LayerGroups& g, int etp) {
+void price_block(PlanBlock& block, const LayerGroups& g, int etp, CommCostCache& cost) {
+  auto on = [](const topology::CommGroup* group) -> const topology::CommGroup& {
+    MOFASIM_CHECK(group != nullptr, "a layer collective on a group of one");
+    return *group;
+  };
   const auto comms = block.ops.comms();
   for (std::size_t j = 0; j < comms.size(); ++j) {
     const CommOp& c = comms[j];
     const CollectiveKind kind = c.collective;
     switch (c.group) {
-      case LayerGroup::kTp: block.comm[j] = comm_cost(*g.tp, kind, c.bytes); break;
+      case LayerGroup::kTp: block.comm[j] = cost(on(g.tp), kind, c.bytes); break;
       case LayerGroup::kEtp:
         MOFASIM_CHECK(c.group_size == etp, "expert-TP collective with a group size other than etp");
-        block.comm[j] = comm_cost(*g.etp, kind, c.bytes);
+        block.comm[j] = cost(on(g.etp), kind, c.bytes);
         break;
-      case LayerGroup::kEp: block.comm[j] = comm_cost(*g.ep, kind, c.bytes); break;
+      case LayerGroup::kEp: block.comm[j] = cost(on(g.ep), kind, c.bytes); break;
       case LayerGroup::kCp:
         // P2P: one ring step (every member sends its KV block to its successor at once): the same
         // collective kind, and so the same α and link loads, as the replay's CP step. The
         // all-gather and all-to-all CP types are ordinary collectives on the CP group.
-        block.comm[j] = comm_cost(*g.cp, c.collective == CollectiveKind::kSendRecv ? CollectiveKind::kRingStep : kind, c.bytes);
+        block.comm[j] = cost(on(g.cp), c.collective == CollectiveKind::kSendRecv ? CollectiveKind::kRingStep : kind, c.bytes);
         break;
       case LayerGroup::kPp: MOFASIM_UNREACHABLE("a layer carries no pipeline send/recv");
     }
