@@ -125,7 +125,8 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
   };
 
   // Block types: layer tables differ only by is_moe_layer (op_table.h), so one of each.
-  for (int l = 0; l < model.num_layers && !(plan.dense.present && plan.moe.present); ++l) {
+  // A model without experts has dense layers only: the first one is all it needs.
+  for (int l = 0; l < model.num_layers && !(plan.dense.present && (plan.moe.present || !model.is_moe())); ++l) {
     PlanBlock& b = model.is_moe_layer(l) ? plan.moe : plan.dense;
     if (b.present) continue;
     b.ops = with_activation_storage(ops_for_layer(model, *layer_par, l), model, par, feat);
@@ -168,26 +169,29 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
   // stages k = 0..v-1 of rank r are chunks k*p + r; DualPipe's stage r runs chunk r on lane 0 and
   // the mirror chunk p-1-r on lane 1.
   const std::vector<ChunkLayers> layout = chunk_layers(model, par);
-  auto chunk_of = [&](const ChunkLayers& cl) {
-    PlanChunk c{.chunk = cl.chunk, .first_layer = cl.first_layer, .num_layers = cl.num_layers};
-    for (int l = cl.first_layer; l < cl.first_layer + cl.num_layers; ++l) {
+  const int last_chunk = static_cast<int>(layout.size()) - 1;
+  // Without experts or full recompute every layer is a dense one kept as it is: no walk needed.
+  const bool walk = model.is_moe() || feat.recompute == RecomputeKind::kFull;
+  auto chunk_of = [&](const ChunkLayers& cl, PlanChunk& c) {
+    c = PlanChunk{.chunk = cl.chunk, .first_layer = cl.first_layer, .num_layers = cl.num_layers};
+    if (!walk) c.dense_layers = cl.num_layers;
+    for (int l = cl.first_layer; walk && l < cl.first_layer + cl.num_layers; ++l) {
       (model.is_moe_layer(l) ? c.moe_layers : c.dense_layers) += 1;
       if (feat.recompute == RecomputeKind::kFull && !full_recompute_applies(feat, l - cl.first_layer)) {
         (model.is_moe_layer(l) ? c.moe_kept : c.dense_kept) += 1;
       }
     }
     c.embedding = cl.chunk == 0;
-    c.head = cl.chunk == static_cast<int>(layout.size()) - 1;
-    return c;
+    c.head = cl.chunk == last_chunk;
   };
-  plan.chunks.assign(static_cast<std::size_t>(p * v), PlanChunk{});
+  plan.chunks.resize(static_cast<std::size_t>(p * v));
   for (int r = 0; r < p; ++r) {
     if (dualpipe) {
-      plan.chunks[static_cast<std::size_t>(r * 2)] = chunk_of(layout[static_cast<std::size_t>(r)]);
-      plan.chunks[static_cast<std::size_t>(r * 2 + 1)] = chunk_of(layout[static_cast<std::size_t>(p - 1 - r)]);
+      chunk_of(layout[static_cast<std::size_t>(r)], plan.chunks[static_cast<std::size_t>(r * 2)]);
+      chunk_of(layout[static_cast<std::size_t>(p - 1 - r)], plan.chunks[static_cast<std::size_t>(r * 2 + 1)]);
     } else {
       for (int k = 0; k < v; ++k) {
-        plan.chunks[static_cast<std::size_t>(r * v + k)] = chunk_of(layout[static_cast<std::size_t>(k * p + r)]);
+        chunk_of(layout[static_cast<std::size_t>(k * p + r)], plan.chunks[static_cast<std::size_t>(r * v + k)]);
       }
     }
   }
