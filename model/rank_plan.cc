@@ -290,6 +290,17 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
     d.param_gathers = feat.dp_overlap.enabled                            ? v
                       : feat.optimizer_placement == OptimizerPlacement::kCpu ? d.dense_grad_buckets + d.expert_grad_buckets
                                                                          : 1;
+    // Everything below is a function of these: a rank laid out like the rank above (the middle
+    // ranks of a uniform split) reduces and updates what it does.
+    if (r > 0) {
+      const RankDp& above = plan.dp[static_cast<std::size_t>(r - 1)];
+      const GpuParams& above_gp = plan.memory.stages[static_cast<std::size_t>(r - 1)].params;
+      if (dense == above_gp.dense() && expert == above_gp.expert && d.dense_grad_buckets == above.dense_grad_buckets &&
+          d.expert_grad_buckets == above.expert_grad_buckets && d.param_gathers == above.param_gathers) {
+        d = above;
+        continue;
+      }
+    }
     if (distributed) {  // MoFa(25) MoFa(26): RS of gradients + AG of parameters
       if (shards.dense_dp > 1 && !zero3) d.dense_param_bytes = dense * bpp.weight;
       if (shards.expert_dp > 1 && !zero3) d.expert_param_bytes = expert * bpp.weight;
@@ -326,10 +337,7 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
     d.d2h_bytes = d.updated_params * bpp.grad;    // MoFa(27) MoFa(28)
     d.h2d_bytes = d.updated_params * bpp.weight;
     if (in.simulation_detail) {
-      // ranks laid out alike update the same bytes
-      d.gpu_update_seconds = r > 0 && d.update_bytes == plan.dp[static_cast<std::size_t>(r - 1)].update_bytes
-                                 ? plan.dp[static_cast<std::size_t>(r - 1)].gpu_update_seconds
-                                 : phase_seconds(PhaseCost{0, d.update_bytes}, OpClass::kElementwise, *in.hardware, feat);
+      d.gpu_update_seconds = phase_seconds(PhaseCost{0, d.update_bytes}, OpClass::kElementwise, *in.hardware, feat);
     }
   }
 
