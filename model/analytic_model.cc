@@ -4,6 +4,7 @@
 #include "model/analytic_model.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -21,11 +22,12 @@
 namespace mofasim::model {
 namespace {
 
-void require(bool ok, const std::string& message) {
+void require(bool ok, const char* message) {
   if (!ok) throw std::invalid_argument(message);
 }
 
-// The specs' checks, before anything is built from them.
+// The specs' checks, before anything is built from them. Messages with numbers are built only
+// when a check fails (every evaluation of the tuner's search passes here).
 const AnalyticInput& validated(const AnalyticInput& input) {
   const ModelSpec& model = input.model;
   const ParallelSpec& par = input.parallel;
@@ -33,14 +35,18 @@ const AnalyticInput& validated(const AnalyticInput& input) {
   validate_model(model);
   validate_parallel(model, par);
   input.topology.validate();
-  require(input.topology.gpus == par.gpus(),
-          "topology.gpus = " + std::to_string(input.topology.gpus) + " but tp*cp*pp*dp = " +
-              std::to_string(par.gpus()));
-  require(batch_divides(par.global_batch, par.micro_batch, par.dp),
-          "parallel.global_batch must be a positive multiple of micro_batch*dp = " +
-              std::to_string(par.micro_batch * par.dp));
-  require(par.vpp == 1 || par.schedule == ScheduleKind::kInterleaved1F1B,
-          "parallel.vpp > 1 needs schedule interleaved_1f1b, got vpp = " + std::to_string(par.vpp));
+  if (input.topology.gpus != par.gpus()) {
+    throw std::invalid_argument("topology.gpus = " + std::to_string(input.topology.gpus) + " but tp*cp*pp*dp = " +
+                                std::to_string(par.gpus()));
+  }
+  if (!batch_divides(par.global_batch, par.micro_batch, par.dp)) {
+    throw std::invalid_argument("parallel.global_batch must be a positive multiple of micro_batch*dp = " +
+                                std::to_string(par.micro_batch * par.dp));
+  }
+  if (par.vpp != 1 && par.schedule != ScheduleKind::kInterleaved1F1B) {
+    throw std::invalid_argument("parallel.vpp > 1 needs schedule interleaved_1f1b, got vpp = " +
+                                std::to_string(par.vpp));
+  }
   require(!feat.tp_overlap.enabled || feat.tp_overlap.chunks >= 1, "features.tp_overlap.chunks must be >= 1");
   require(feat.bandwidth_scale > 0, "features.bandwidth_scale must be > 0");
 
@@ -128,6 +134,12 @@ BlockTimes time_blocks(const RankPlan& plan, const ModelSpec& model, const Layer
   return bt;
 }
 
+// Whether two chunks hold the same blocks, all that chunk_time reads of a chunk.
+bool same_work(const PlanChunk& a, const PlanChunk& b) {
+  return a.dense_layers == b.dense_layers && a.moe_layers == b.moe_layers && a.dense_kept == b.dense_kept &&
+         a.moe_kept == b.moe_kept && a.embedding == b.embedding && a.head == b.head;
+}
+
 // One chunk's steady F+B pair, MoFa(22) on the overlapped pairs only, and its PP exposure MoFa(23).
 ChunkTime chunk_time(const PlanChunk& c, double pair_share, const BlockTimes& bt, double t_pp, int p,
                      const FeatureSpec& f) {
@@ -188,6 +200,11 @@ void pipeline_term(const RankPlan& plan, ScheduleKind k, const FeatureSpec& f, c
     const LayerTime& t = chunk_times[r * v].t;
     const double fwd = t.f.total();
     const double bwd = t.backward().total();
+    if (r > 0 && fwd == chunk_times[(r - 1) * v].t.f.total() && bwd == chunk_times[(r - 1) * v].t.backward().total()) {
+      pass_f[r] = pass_f[r - 1];  // the same passes as the rank above: the same costs
+      pass_b[r] = pass_b[r - 1];
+      continue;
+    }
     const bool sends = p > 1;
     pass_f[r] = !sends ? fwd : blocking ? fwd + t_pp : pp_overlap_seconds(fwd, t_pp, f.pp_overlap.alpha, f.pp_overlap.beta);
     pass_b[r] = !sends ? bwd : blocking ? bwd + t_pp : pp_overlap_seconds(bwd, t_pp, f.pp_overlap.alpha, f.pp_overlap.beta);
@@ -287,18 +304,27 @@ void optimizer_term(const RankPlan& plan, const ChunkBuffer& chunk_times, const 
   double tail_update = 0;
   double last_update_bytes = -1;
   double last_update_s = 0;
+  // What the rank above exposed, and of what: a rank reducing the same bytes under the same passes
+  // exposes the same (ranks laid out alike).
+  double exposed = 0;
+  std::array<double, 4> exposed_of{-1, -1, -1, -1};  // grad, params, bwd, fwd
   for (int r = 0; r < p; ++r) {
     const RankDp& d = plan.dp[static_cast<std::size_t>(r)];
     const double grad = comm_seconds(d.grad, x.inv_mub);
     const double params = comm_seconds(d.params, x.inv_mub);
-    double exposed = grad + params;
-    if (f.dp_overlap.enabled && v > 1) {
+    if (!(f.dp_overlap.enabled && v > 1)) {
+      exposed = grad + params;
+    } else {
       LayerTime per;  // mean chunk of rank r
       for (int c = 0; c < v; ++c) per += chunk_times[r * v + c].t;
       const double bwd = mb_group * per.backward().total() / v;
       const double fwd = mb_group * per.f.total() / v;
-      exposed = dp_overlap_exposed_seconds(grad / v, bwd, v, f.dp_overlap.alpha, f.dp_overlap.beta) +
-                dp_overlap_exposed_seconds(params / v, fwd, v, f.dp_overlap.alpha, f.dp_overlap.beta);
+      const std::array<double, 4> of{grad, params, bwd, fwd};
+      if (of != exposed_of) {
+        exposed_of = of;
+        exposed = dp_overlap_exposed_seconds(grad / v, bwd, v, f.dp_overlap.alpha, f.dp_overlap.beta) +
+                  dp_overlap_exposed_seconds(params / v, fwd, v, f.dp_overlap.alpha, f.dp_overlap.beta);
+      }
     }
     double update = 0;
     if (f.optimizer_placement == OptimizerPlacement::kCpu) {  // MoFa(28)
@@ -364,11 +390,26 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
 
   const BlockTimes blocks = time_blocks(plan_, input_.model, x, kind);
   const double t_pp = comm_seconds(plan_.pp_hop, x.inv_mub);
-  // Every chunk's times, once: [rank * v + local chunk].
+  // Every chunk's times, once: [rank * v + local chunk]. A chunk holding what the one before it
+  // holds (or the same local chunk of the rank before) costs the same: its times are copied.
   ChunkBuffer chunk_times(p_ * v_);
-  for (int i = 0; i < p_ * v_; ++i) {
-    chunk_times[i] = chunk_time(plan_.chunks[static_cast<std::size_t>(i)],
-                                plan_.pair_share[static_cast<std::size_t>(i / v_)], blocks, t_pp, p_, f);
+  for (int r = 0; r < p_; ++r) {
+    const double share = plan_.pair_share[static_cast<std::size_t>(r)];
+    for (int c = 0; c < v_; ++c) {
+      const int i = r * v_ + c;
+      const PlanChunk& chunk = plan_.chunks[static_cast<std::size_t>(i)];
+      auto alike = [&](int j, int rank_j) {
+        return same_work(chunk, plan_.chunks[static_cast<std::size_t>(j)]) &&
+               share == plan_.pair_share[static_cast<std::size_t>(rank_j)];
+      };
+      if (c > 0 && alike(i - 1, r)) {
+        chunk_times[i] = chunk_times[i - 1];
+      } else if (r > 0 && alike(i - v_, r - 1)) {
+        chunk_times[i] = chunk_times[i - v_];
+      } else {
+        chunk_times[i] = chunk_time(chunk, share, blocks, t_pp, p_, f);
+      }
+    }
   }
   const ScheduleKind k = kind;
 

@@ -151,30 +151,53 @@ void add_tp_pair(LayerOps& ops, const Ctx& c, OpKind first, OpKind last, LayerGr
   add_collective(ops, CollectiveKind::kAllGather, group, n, Phase::kWeightGrad, first, true, bytes);
 }
 
+// What one GPU's attention kernels see. Ring and all-gather CP: this rank's T = b*s/c queries of
+// every local head against all s keys, the flash kernel called per CP chunk (s/c queries against
+// s/c keys). Ulysses (cp_comm_type a2a): after the all-to-all the rank holds the whole sequence
+// (b*s queries) for heads/c query heads and kv/c KV heads, and one kernel call covers all s keys.
+// The FLOPs are the same (b*s * heads/c = T * heads); the kernel's sequence length is c times
+// longer, which the attention curves (model/kernels/attention_cost.h) price at a higher rate.
+struct AttentionView {
+  double queries = 0;     // query tokens per head
+  double heads = 0;       // query heads
+  double kv = 0;          // KV heads
+  double kernel_seq = 0;  // sequence length of one kernel call
+};
+
+AttentionView attention_view(const Ctx& c, double heads, double kv) {
+  const int cp = c.parallel.cp;
+  if (c.parallel.cp_comm_type == CpCommType::kA2a && cp > 1) {
+    return {.queries = c.tokens * cp, .heads = heads / cp, .kv = kv / cp, .kernel_seq = c.seq};
+  }
+  return {.queries = c.tokens, .heads = heads, .kv = kv, .kernel_seq = c.seq / cp};
+}
+
 // Flash attention (one fused kernel per pass): QK^T and PV count causal-halved FLOPs over all s
 // keys, backward twice the forward; the softmax keeps only fp32 log-sum-exp statistics.
-void add_fused_core(LayerOps& ops, const Ctx& c, double heads, double kv, double d_qk, double d_v) {
+void add_fused_core(LayerOps& ops, const Ctx& c, const AttentionView& v, double d_qk, double d_v) {
+  const double heads = v.heads;
+  const double kv = v.kv;
+  const double T = v.queries;
   // QK^T over all s keys, causal: 2*T*s*d*heads/2 forward; backward (dQ, dK) twice that.
   // Sliding window (attention_window.h): the scored pairs shrink by the model's mean window share.
   // The kernel keeps the causal rate of the full sequence (no windowed kernel measurements in
   // ../shared/data/kernels: an assumption) and reads the same Q, K and V.
   const double window = attention_window_share(c.model);
-  const double map_flops = c.tokens * c.seq * d_qk * heads * window;
-  const double map_bytes = kAct * (c.tokens * heads * d_qk + c.seq * kv * d_qk);
+  const double map_flops = T * c.seq * d_qk * heads * window;
+  const double map_bytes = kAct * (T * heads * d_qk + c.seq * kv * d_qk);
   OpCost map;
   map.op = OpKind::kAttentionMap;
   map.op_class = OpClass::kAttention;
-  // The flash kernel runs per CP chunk: s/c queries against s/c keys per call.
-  const KernelShape fwd{.kind = KernelKind::kAttention, .seq = c.seq / c.parallel.cp, .head_dim = d_qk};
+  const KernelShape fwd{.kind = KernelKind::kAttention, .seq = v.kernel_seq, .head_dim = d_qk};
   KernelShape bwd = fwd;
   bwd.backward = true;
   map.forward = {map_flops, map_bytes, fwd};
   map.backward_input = {2 * map_flops, 2 * map_bytes, bwd};
-  map.activation_bytes = kAct * c.tokens * (heads + kv) * d_qk;  // Q and K
+  map.activation_bytes = kAct * T * (heads + kv) * d_qk;  // Q and K
   map.recomputed_by_selective = true;
   ops.add(map);
 
-  const double stats = kStatBytes * c.tokens * heads;
+  const double stats = kStatBytes * T * heads;
   OpCost softmax;  // fused into the attention kernels: no work of its own
   softmax.op = OpKind::kSoftmax;
   softmax.op_class = OpClass::kElementwise;
@@ -183,14 +206,14 @@ void add_fused_core(LayerOps& ops, const Ctx& c, double heads, double kv, double
   softmax.recomputed_by_selective = true;
   ops.add(softmax);
 
-  const double pv_flops = c.tokens * c.seq * d_v * heads * window;
-  const double pv_bytes = kAct * (c.seq * kv * d_v + c.tokens * heads * d_v);
+  const double pv_flops = T * c.seq * d_v * heads * window;
+  const double pv_bytes = kAct * (c.seq * kv * d_v + T * heads * d_v);
   OpCost pv;
   pv.op = OpKind::kAttentionValue;
   pv.op_class = OpClass::kAttention;
   pv.forward = {pv_flops, pv_bytes, fwd};
   pv.backward_input = {2 * pv_flops, 2 * pv_bytes, bwd};
-  pv.activation_bytes = kAct * c.tokens * kv * d_v;  // V
+  pv.activation_bytes = kAct * T * kv * d_v;  // V
   pv.recomputed_by_selective = true;
   ops.add(pv);
 }
@@ -210,8 +233,10 @@ void add_fused_core(LayerOps& ops, const Ctx& c, double heads, double kv, double
 // softmax output 2E, dropout mask E and dropout output 2E, i.e. 5E with dropout and 2E without;
 // selective recompute drops all of them. The batched GEMMs keep the attention op class; their s x s
 // traffic makes them memory-bound on most devices under ComputeModelKind::kRoofline.
-void add_unfused_core(LayerOps& ops, const Ctx& c, double heads, double kv, double d_qk, double d_v) {
-  const double T = c.tokens;
+void add_unfused_core(LayerOps& ops, const Ctx& c, const AttentionView& v, double d_qk, double d_v) {
+  const double heads = v.heads;
+  const double kv = v.kv;
+  const double T = v.queries;
   const double scores = T * c.seq * heads;  // E
   const bool dropout = c.model.attention_dropout > 0;
 
@@ -220,9 +245,10 @@ void add_unfused_core(LayerOps& ops, const Ctx& c, double heads, double kv, doub
   OpCost map;
   map.op = OpKind::kAttentionMap;
   map.op_class = OpClass::kAttention;
-  // Batched GEMMs over b*heads (query rows s/c per sequence, keys s); each backward runs two
-  // batched GEMMs of the forward's size (dQ, dK; dP, dV), shaped here as 2*b*heads groups.
-  const double q_rows = c.seq / c.parallel.cp;
+  // Batched GEMMs over b*heads (query rows T/b per sequence: s/c, or s under Ulysses; keys s);
+  // each backward runs two batched GEMMs of the forward's size (dQ, dK; dP, dV), shaped here as
+  // 2*b*heads groups.
+  const double q_rows = T / c.parallel.micro_batch;
   const int groups = static_cast<int>(std::lround(c.parallel.micro_batch * heads));
   auto batched = [&](double m, double n, double k, int g) {
     return KernelShape{.kind = KernelKind::kGemm, .m = m, .n = n, .k = k, .groups = g};
@@ -297,10 +323,11 @@ void add_attention(LayerOps& ops, const Ctx& c) {
     ops.add(rope_kernel(m.kernel_stack, T * (heads + (mla ? 1 : kv)) * rope_dim));
   }
 
+  const AttentionView view = attention_view(c, heads, kv);
   if (m.attention_impl == AttentionImpl::kUnfused) {  // Megatron's CoreAttention path
-    add_unfused_core(ops, c, heads, kv, d_qk, d_v);
+    add_unfused_core(ops, c, view, d_qk, d_v);
   } else {
-    add_fused_core(ops, c, heads, kv, d_qk, d_v);
+    add_fused_core(ops, c, view, d_qk, d_v);
   }
 
   ops.add(gemm_op(OpKind::kOutputProjection, T, c.h, heads * d_v, 1, kAct * T * heads * d_v));

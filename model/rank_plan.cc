@@ -86,42 +86,50 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
   const int v = plan.v;
 
   // Rank 0's groups (rank r runs on GPU r), each priced on a cluster holding just its GPUs. The
-  // expert groups of a MoE model come from the folded expert layout (placement.h).
+  // expert groups of a MoE model come from the folded expert layout (placement.h). A group of one
+  // carries no collective and is never placed.
   std::optional<RankZeroGroups> groups;
   LayerGroups layer_groups{};
-  ParallelSpec layer_par = par;  // with ep_nodes, the nodes an EP group spans, when priced
+  CommCostCache cost;
+  ParallelSpec with_ep_nodes;  // par with ep_nodes, the nodes an EP group spans, when priced (MoE)
+  const ParallelSpec* layer_par = &par;
   if (plan.priced) {
     groups.emplace(*in.topology,
                    topology::ParallelSizes{.tp = par.tp, .cp = par.cp, .ep = par.ep, .dp = par.dp, .pp = par.pp,
                                            .etp = model.is_moe() ? par.etp : 0,
                                            .dist_opt_instances = feat.dist_opt_instances},
                    in.rank_order);
-    // A dense model has no expert layout (etp 0 = tp): its expert-TP group is the TP one.
-    std::vector<int> etp_members = groups->members(GroupKind::kExpertTp);
-    std::vector<int> etp_ep_members = groups->members(GroupKind::kExpertTpEp);
-    std::vector<int> tp_members = groups->members(GroupKind::kTp);
-    std::vector<int> ep_members = groups->members(GroupKind::kEp);
-    if (layer_par.ep_nodes <= 0) {
-      layer_par.ep_nodes = topology::nodes_spanned(groups->sizes(), in.rank_order, GroupKind::kEp,
-                                                   in.topology->gpus_per_node);
+    // Only a MoE layer's dispatch reads ep_nodes (model/moe_dispatch.h).
+    if (model.is_moe() && par.ep_nodes <= 0) {
+      with_ep_nodes = par;
+      with_ep_nodes.ep_nodes = topology::nodes_spanned(groups->sizes(), in.rank_order, GroupKind::kEp,
+                                                       in.topology->gpus_per_node);
+      layer_par = &with_ep_nodes;
     }
-    layer_groups = {.tp = &groups->communicator(std::move(tp_members)),
-                    .ep = &groups->communicator(std::move(ep_members)),
-                    .etp = &groups->communicator(std::move(etp_members)),
-                    .etp_ep = &groups->communicator(std::move(etp_ep_members)),
-                    .cp = &groups->communicator(groups->members(GroupKind::kCp))};
+    auto communicator = [&](std::vector<int> members) {
+      return members.size() > 1 ? &groups->communicator(std::move(members)) : nullptr;
+    };
+    if (par.tp > 1) layer_groups.tp = communicator(groups->members(GroupKind::kTp));
+    // The expert layout's expert-TP and ETP x EP groups (placement.h); a dense model has none.
+    if (model.is_moe() && par.etp > 1) layer_groups.etp = communicator(groups->members(GroupKind::kExpertTp));
+    if (model.is_moe() && par.ep * par.etp > 1) {
+      layer_groups.etp_ep = communicator(groups->members(GroupKind::kExpertTpEp));
+    }
+    if (par.ep > 1) layer_groups.ep = communicator(groups->members(GroupKind::kEp));
+    if (par.cp > 1) layer_groups.cp = communicator(groups->members(GroupKind::kCp));
   }
   auto finish_block = [&](PlanBlock& b) {
-    if (groups) price_block(b, layer_groups, par.etp);
+    if (groups) price_block(b, layer_groups, par.etp, cost);
     if (in.simulation_detail) price_ops(b, *in.hardware, feat);
     b.present = true;
   };
 
   // Block types: layer tables differ only by is_moe_layer (op_table.h), so one of each.
-  for (int l = 0; l < model.num_layers && !(plan.dense.present && plan.moe.present); ++l) {
+  // A model without experts has dense layers only: the first one is all it needs.
+  for (int l = 0; l < model.num_layers && !(plan.dense.present && (plan.moe.present || !model.is_moe())); ++l) {
     PlanBlock& b = model.is_moe_layer(l) ? plan.moe : plan.dense;
     if (b.present) continue;
-    b.ops = with_activation_storage(ops_for_layer(model, layer_par, l), model, par, feat);
+    b.ops = with_activation_storage(ops_for_layer(model, *layer_par, l), model, par, feat);
     const LayerParams lp = layer_params(model, l);
     b.dense_params = (lp.attention + lp.mlp) / par.tp + lp.router + lp.norms;
     b.expert_params = lp.routed_experts / (par.ep * par.etp);
@@ -161,26 +169,29 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
   // stages k = 0..v-1 of rank r are chunks k*p + r; DualPipe's stage r runs chunk r on lane 0 and
   // the mirror chunk p-1-r on lane 1.
   const std::vector<ChunkLayers> layout = chunk_layers(model, par);
-  auto chunk_of = [&](const ChunkLayers& cl) {
-    PlanChunk c{.chunk = cl.chunk, .first_layer = cl.first_layer, .num_layers = cl.num_layers};
-    for (int l = cl.first_layer; l < cl.first_layer + cl.num_layers; ++l) {
+  const int last_chunk = static_cast<int>(layout.size()) - 1;
+  // Without experts or full recompute every layer is a dense one kept as it is: no walk needed.
+  const bool walk = model.is_moe() || feat.recompute == RecomputeKind::kFull;
+  auto chunk_of = [&](const ChunkLayers& cl, PlanChunk& c) {
+    c = PlanChunk{.chunk = cl.chunk, .first_layer = cl.first_layer, .num_layers = cl.num_layers};
+    if (!walk) c.dense_layers = cl.num_layers;
+    for (int l = cl.first_layer; walk && l < cl.first_layer + cl.num_layers; ++l) {
       (model.is_moe_layer(l) ? c.moe_layers : c.dense_layers) += 1;
       if (feat.recompute == RecomputeKind::kFull && !full_recompute_applies(feat, l - cl.first_layer)) {
         (model.is_moe_layer(l) ? c.moe_kept : c.dense_kept) += 1;
       }
     }
     c.embedding = cl.chunk == 0;
-    c.head = cl.chunk == static_cast<int>(layout.size()) - 1;
-    return c;
+    c.head = cl.chunk == last_chunk;
   };
-  plan.chunks.assign(static_cast<std::size_t>(p * v), PlanChunk{});
+  plan.chunks.resize(static_cast<std::size_t>(p * v));
   for (int r = 0; r < p; ++r) {
     if (dualpipe) {
-      plan.chunks[static_cast<std::size_t>(r * 2)] = chunk_of(layout[static_cast<std::size_t>(r)]);
-      plan.chunks[static_cast<std::size_t>(r * 2 + 1)] = chunk_of(layout[static_cast<std::size_t>(p - 1 - r)]);
+      chunk_of(layout[static_cast<std::size_t>(r)], plan.chunks[static_cast<std::size_t>(r * 2)]);
+      chunk_of(layout[static_cast<std::size_t>(p - 1 - r)], plan.chunks[static_cast<std::size_t>(r * 2 + 1)]);
     } else {
       for (int k = 0; k < v; ++k) {
-        plan.chunks[static_cast<std::size_t>(r * v + k)] = chunk_of(layout[static_cast<std::size_t>(k * p + r)]);
+        chunk_of(layout[static_cast<std::size_t>(k * p + r)], plan.chunks[static_cast<std::size_t>(r * v + k)]);
       }
     }
   }
@@ -224,22 +235,30 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
   // DP reduction and optimizer per rank (MoFa(13) MoFa(24) MoFa(25) MoFa(26) MoFa(27) MoFa(28)).
   const BytesPerParam bpp = bytes_per_param(feat);
   const ShardGroups shards = hsdp_shard_groups(par, feat);
-  const topology::CommGroup* dense_dp = nullptr;  // the shard groups (the whole DP groups without HSDP)
-  const topology::CommGroup* expert_dp = nullptr;
-  const topology::CommGroup* dense_replicas = nullptr;  // HSDP: across the shard groups
-  const topology::CommGroup* expert_replicas = nullptr;
-  if (groups) {
-    dense_dp = &groups->communicator(groups->members(GroupKind::kDpCpShard));
-    expert_dp = &groups->communicator(groups->members(GroupKind::kExpertDpShard));
-    if (shards.instances > 1) {
-      dense_replicas = &groups->communicator(groups->members(GroupKind::kDpCpReplica));
-      expert_replicas = &groups->communicator(groups->members(GroupKind::kExpertDpReplica));
+  // The DP groups, each placed when bytes first travel on it (a dense model's expert groups never).
+  struct DpGroup {
+    GroupKind kind;
+    bool placed = false;
+    const topology::CommGroup* comm = nullptr;
+  };
+  DpGroup dense_dp{.kind = GroupKind::kDpCpShard};  // the shard groups (the whole DP groups without HSDP)
+  DpGroup expert_dp{.kind = GroupKind::kExpertDpShard};
+  DpGroup dense_replicas{.kind = GroupKind::kDpCpReplica};  // HSDP: across the shard groups
+  DpGroup expert_replicas{.kind = GroupKind::kExpertDpReplica};
+  const bool replicas = shards.instances > 1;
+  auto placed = [&](DpGroup& g) -> const topology::CommGroup* {
+    if (!g.placed) {
+      g.placed = true;
+      if (groups) g.comm = &groups->communicator(groups->members(g.kind));
     }
-  }
+    return g.comm;
+  };
   // A collective issued `calls` times over `bytes` in all: each call pays α, the bytes pay β once.
-  auto bucketed = [&](const topology::CommGroup* group, CollectiveKind kind, double bytes, int calls) {
-    if (group == nullptr || bytes <= 0 || group->size() == 1) return CommCost{};
-    const CommCost whole = comm_cost(*group, kind, bytes);
+  auto bucketed = [&](DpGroup& g, CollectiveKind kind, double bytes, int calls) {
+    if (bytes <= 0) return CommCost{};
+    const topology::CommGroup* group = placed(g);
+    if (group == nullptr || group->size() == 1) return CommCost{};
+    const CommCost whole = cost(*group, kind, bytes);
     return CommCost{whole.latency * std::max(calls, 1), whole.bandwidth};
   };
   const bool distributed = feat.distributed_optimizer;
@@ -252,10 +271,7 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
       if (shards.dense_dp > 1) b->fsdp_gather_bytes = b->dense_params * bpp.weight;
       if (shards.expert_dp > 1) b->fsdp_expert_gather_bytes = b->expert_params * bpp.weight;
       // one collective per unit (FSDP's flat buffer): no dp_bucket_bytes split
-      auto whole = [](const topology::CommGroup* g, double bytes) {
-        return g == nullptr || bytes <= 0 || g->size() == 1 ? CommCost{}
-                                                            : comm_cost(*g, CollectiveKind::kAllGather, bytes);
-      };
+      auto whole = [&](DpGroup& g, double bytes) { return bucketed(g, CollectiveKind::kAllGather, bytes, 1); };
       b->fsdp_gather = whole(dense_dp, b->fsdp_gather_bytes) + whole(expert_dp, b->fsdp_expert_gather_bytes);
     }
   }
@@ -274,12 +290,23 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
     d.param_gathers = feat.dp_overlap.enabled                            ? v
                       : feat.optimizer_placement == OptimizerPlacement::kCpu ? d.dense_grad_buckets + d.expert_grad_buckets
                                                                          : 1;
+    // Everything below is a function of these: a rank laid out like the rank above (the middle
+    // ranks of a uniform split) reduces and updates what it does.
+    if (r > 0) {
+      const RankDp& above = plan.dp[static_cast<std::size_t>(r - 1)];
+      const GpuParams& above_gp = plan.memory.stages[static_cast<std::size_t>(r - 1)].params;
+      if (dense == above_gp.dense() && expert == above_gp.expert && d.dense_grad_buckets == above.dense_grad_buckets &&
+          d.expert_grad_buckets == above.expert_grad_buckets && d.param_gathers == above.param_gathers) {
+        d = above;
+        continue;
+      }
+    }
     if (distributed) {  // MoFa(25) MoFa(26): RS of gradients + AG of parameters
       if (shards.dense_dp > 1 && !zero3) d.dense_param_bytes = dense * bpp.weight;
       if (shards.expert_dp > 1 && !zero3) d.expert_param_bytes = expert * bpp.weight;
       d.grad = bucketed(dense_dp, CollectiveKind::kReduceScatter, d.dense_grad_bytes, d.dense_grad_buckets) +
                bucketed(expert_dp, CollectiveKind::kReduceScatter, d.expert_grad_bytes, d.expert_grad_buckets);
-      if (shards.instances > 1) {  // HSDP: each bucket's shard all-reduced across the replicas
+      if (replicas) {  // HSDP: each bucket's shard all-reduced across the replicas
         d.dense_replica_bytes = d.dense_grad_bytes / shards.dense_dp;
         d.expert_replica_bytes = d.expert_grad_bytes / shards.expert_dp;
         d.grad = d.grad +

@@ -14,6 +14,23 @@ CommCost comm_cost(const topology::CommGroup& group, CollectiveKind kind, double
   return {c.latency_seconds, c.bandwidth_seconds};
 }
 
+CommCost CommCostCache::operator()(const topology::CommGroup& group, CollectiveKind kind, double bytes) {
+  for (int i = 0; i < used_; ++i) {
+    const Entry& e = entries_[static_cast<std::size_t>(i)];
+    if (e.group == &group && e.kind == kind && e.bytes == bytes) return e.cost;
+  }
+  const CommCost c = comm_cost(group, kind, bytes);
+  int slot = used_;
+  if (used_ < static_cast<int>(entries_.size())) {
+    ++used_;
+  } else {
+    slot = next_;
+    next_ = (next_ + 1) % static_cast<int>(entries_.size());
+  }
+  entries_[static_cast<std::size_t>(slot)] = {.group = &group, .kind = kind, .bytes = bytes, .cost = c};
+  return c;
+}
+
 CommCost slowest_hop(const topology::Topology& topo, std::span<const int> members, bool ring,
                                     double bytes) {
   CommCost worst;
@@ -40,46 +57,65 @@ topology::TopologySpec CompactGroup::compact_spec(const topology::TopologySpec& 
   const int per_supernode = spec.nodes_per_supernode == 0 ? spec.nodes() : spec.nodes_per_supernode;
   // Each GPU's supernode, node in it, rail on the node and place on the rail, renumbered densely
   // in ascending order; then the compact id on a cluster of supernodes × widest nodes, each of
-  // `rails` rails × per_nic GPUs.
+  // `rails` rails × per_nic GPUs. Two walks of the same order (the first finds widest and rails,
+  // the second writes the ids), so nothing is stored between them.
   struct Slot {
     int supernode;
     int node;
     int rail;
     int place;
   };
-  std::vector<Slot> slots(gpus.size());
+  auto walk = [&](auto&& visit) {
+    Slot at{.supernode = -1, .node = 0, .rail = 0, .place = 0};
+    int prev_node = -1;
+    int prev_supernode = -1;
+    int prev_rail = -1;
+    // The ids ascend, so a GPU's node (and supernode) is usually the last one or the next: divide
+    // only on a jump (rank 0's DP group at TP 8 is one GPU on each of dp consecutive nodes).
+    int node = -1;
+    int node_first = 0;  // GPU ids [node_first, node_first + per_node) are on `node`
+    int supernode = -1;
+    int supernode_end = 0;  // nodes below it are on `supernode` or before
+    for (std::size_t i = 0; i < gpus.size(); ++i) {
+      const int gpu = gpus[i];
+      if (node < 0 || gpu >= node_first + per_node) {
+        node = node >= 0 && gpu < node_first + 2 * per_node ? node + 1 : gpu / per_node;
+        node_first = node * per_node;
+        if (node >= supernode_end) {
+          supernode = node / per_supernode;
+          supernode_end = (supernode + 1) * per_supernode;
+        }
+      }
+      const int rail = per_nic == 1 ? gpu - node_first : (gpu - node_first) / per_nic;
+      if (supernode != prev_supernode) {
+        at = {.supernode = at.supernode + 1, .node = 0, .rail = 0, .place = 0};
+      } else if (node != prev_node) {
+        at = {.supernode = at.supernode, .node = at.node + 1, .rail = 0, .place = 0};
+      } else if (rail != prev_rail) {
+        at = {.supernode = at.supernode, .node = at.node, .rail = at.rail + 1, .place = 0};
+      } else {
+        ++at.place;
+      }
+      visit(i, at);
+      prev_node = node;
+      prev_supernode = supernode;
+      prev_rail = rail;
+    }
+  };
   int widest = 1;  // most nodes in one supernode
   int rails = 1;   // most rails used on one node
-  Slot at{.supernode = -1, .node = 0, .rail = 0, .place = 0};
-  int prev_node = -1;
-  int prev_supernode = -1;
-  int prev_rail = -1;
-  for (std::size_t i = 0; i < gpus.size(); ++i) {
-    MOFASIM_CHECK(i == 0 || gpus[i] > gpus[i - 1], "group GPUs are ascending and distinct");
-    const int node = gpus[i] / per_node;
-    const int rail = (gpus[i] - node * per_node) / per_nic;
-    const int supernode = node / per_supernode;
-    if (supernode != prev_supernode) {
-      at = {.supernode = at.supernode + 1, .node = 0, .rail = 0, .place = 0};
-    } else if (node != prev_node) {
-      at = {.supernode = at.supernode, .node = at.node + 1, .rail = 0, .place = 0};
-    } else if (rail != prev_rail) {
-      at = {.supernode = at.supernode, .node = at.node, .rail = at.rail + 1, .place = 0};
-    } else {
-      ++at.place;
-    }
-    slots[i] = at;
-    widest = std::max(widest, at.node + 1);
-    rails = std::max(rails, at.rail + 1);
-    prev_node = node;
-    prev_supernode = supernode;
-    prev_rail = rail;
+  int supernodes = 0;
+  for (std::size_t i = 1; i < gpus.size(); ++i) {
+    MOFASIM_CHECK(gpus[i] > gpus[i - 1], "group GPUs are ascending and distinct");
   }
-  const int supernodes = at.supernode + 1;
-  for (std::size_t i = 0; i < gpus.size(); ++i) {
-    const Slot& x = slots[i];
+  walk([&](std::size_t, const Slot& x) {
+    widest = std::max(widest, x.node + 1);
+    rails = std::max(rails, x.rail + 1);
+    supernodes = x.supernode + 1;
+  });
+  walk([&](std::size_t i, const Slot& x) {
     compact[i] = ((x.supernode * widest + x.node) * rails + x.rail) * per_nic + x.place;
-  }
+  });
   topology::TopologySpec out = spec;
   out.gpus_per_node = rails * per_nic;
   out.nics_per_node = rails;
@@ -96,24 +132,28 @@ RankZeroGroups::Entry& RankZeroGroups::entry(std::vector<int> members) {
   return entries_[static_cast<std::size_t>(used_++)].emplace(*spec_, std::move(members));
 }
 
-void price_block(PlanBlock& block, const LayerGroups& g, int etp) {
+void price_block(PlanBlock& block, const LayerGroups& g, int etp, CommCostCache& cost) {
+  auto on = [](const topology::CommGroup* group) -> const topology::CommGroup& {
+    MOFASIM_CHECK(group != nullptr, "a layer collective on a group of one");
+    return *group;
+  };
   const auto comms = block.ops.comms();
   for (std::size_t j = 0; j < comms.size(); ++j) {
     const CommOp& c = comms[j];
     const CollectiveKind kind = c.collective;
     switch (c.group) {
-      case LayerGroup::kTp: block.comm[j] = comm_cost(*g.tp, kind, c.bytes); break;
+      case LayerGroup::kTp: block.comm[j] = cost(on(g.tp), kind, c.bytes); break;
       case LayerGroup::kEtp:
         MOFASIM_CHECK(c.group_size == etp, "expert-TP collective with a group size other than etp");
-        block.comm[j] = comm_cost(*g.etp, kind, c.bytes);
+        block.comm[j] = cost(on(g.etp), kind, c.bytes);
         break;
-      case LayerGroup::kEp: block.comm[j] = comm_cost(*g.ep, kind, c.bytes); break;
-      case LayerGroup::kEtpEp: block.comm[j] = comm_cost(*g.etp_ep, kind, c.bytes); break;
+      case LayerGroup::kEp: block.comm[j] = cost(on(g.ep), kind, c.bytes); break;
+      case LayerGroup::kEtpEp: block.comm[j] = cost(on(g.etp_ep), kind, c.bytes); break;
       case LayerGroup::kCp:
         // P2P: one ring step (every member sends its KV block to its successor at once): the same
         // collective kind, and so the same α and link loads, as the replay's CP step. The
         // all-gather and all-to-all CP types are ordinary collectives on the CP group.
-        block.comm[j] = comm_cost(*g.cp, c.collective == CollectiveKind::kSendRecv ? CollectiveKind::kRingStep : kind, c.bytes);
+        block.comm[j] = cost(on(g.cp), c.collective == CollectiveKind::kSendRecv ? CollectiveKind::kRingStep : kind, c.bytes);
         break;
       case LayerGroup::kPp: MOFASIM_UNREACHABLE("a layer carries no pipeline send/recv");
     }
@@ -126,7 +166,7 @@ void price_block(PlanBlock& block, const LayerGroups& g, int etp) {
     const std::size_t shorter = comm_seconds(block.comm[j], 1) < comm_seconds(block.comm[j - 1], 1) ? j : j - 1;
     const CommOp& c = comms[shorter];
     block.comm_hidden[shorter] = 1 - 1 / n;
-    block.comm[shorter] = comm_cost(*g.ep, c.collective, c.bytes / n);
+    block.comm[shorter] = cost(on(g.ep), c.collective, c.bytes / n);
   }
 }
 

@@ -22,6 +22,26 @@ namespace mofasim::model {
 // The α–β cost of `kind` over `group` for S = bytes, with the topology's default algorithm.
 CommCost comm_cost(const topology::CommGroup& group, topology::CollectiveKind kind, double bytes);
 
+// comm_cost with the last few answers remembered: the ranks of a pipeline laid out alike ask for
+// the same reduction on the same group with the same bytes, and a layer's all-gather and
+// reduce-scatter often share a payload. comm_cost is a pure function of its arguments, so a
+// remembered answer is the one it would give again, bit for bit.
+class CommCostCache {
+ public:
+  CommCost operator()(const topology::CommGroup& group, topology::CollectiveKind kind, double bytes);
+
+ private:
+  struct Entry {
+    const topology::CommGroup* group = nullptr;
+    topology::CollectiveKind kind{};
+    double bytes = 0;
+    CommCost cost;
+  };
+  std::array<Entry, 16> entries_{};
+  int used_ = 0;
+  int next_ = 0;  // the entry a miss overwrites once all are used
+};
+
 // The slowest of the send/recv hops between consecutive members of `members` (wrapping around
 // when `ring`), for S = bytes. A hop's cost depends only on the link class it crosses, so only the
 // first hop of each class is priced (the same hop the full scan would keep).
@@ -92,16 +112,17 @@ class RankZeroGroups {
   int used_ = 0;
 };
 
-// The layer groups a block's collectives run on.
+// The layer groups a block's collectives run on; null for a group of one (no collective runs on
+// it: add_comm_op lists none).
 struct LayerGroups {
-  const topology::CommGroup* tp;
-  const topology::CommGroup* ep;
-  const topology::CommGroup* etp;
-  const topology::CommGroup* etp_ep;
-  const topology::CommGroup* cp;
+  const topology::CommGroup* tp = nullptr;
+  const topology::CommGroup* ep = nullptr;
+  const topology::CommGroup* etp = nullptr;
+  const topology::CommGroup* etp_ep = nullptr;
+  const topology::CommGroup* cp = nullptr;
 };
 
 // Prices every collective of `block.ops` on its group (a CP collective as one ring step).
-void price_block(PlanBlock& block, const LayerGroups& g, int etp);
+void price_block(PlanBlock& block, const LayerGroups& g, int etp, CommCostCache& cost);
 
 }  // namespace mofasim::model

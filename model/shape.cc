@@ -1,6 +1,7 @@
 // Derived shape quantities and spec validation (see shape.h).
 #include "model/shape.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -106,6 +107,18 @@ void validate_parallel(const ModelSpec& model, const ParallelSpec& parallel) {
   if (model.num_attention_heads % parallel.tp != 0) {
     throw std::invalid_argument("parallel.tp (" + std::to_string(parallel.tp) + ") must divide num_attention_heads (" +
                                 std::to_string(model.num_attention_heads) + ")");
+  }
+  if (parallel.cp_comm_type == CpCommType::kA2a && parallel.cp > 1) {
+    // Ulysses hands each CP rank whole heads (DeepSpeed-Ulysses and Transformer Engine's a2a CP
+    // both assert it): the query heads and the KV heads per TP rank (one replicated KV head when
+    // g < tp; every head its own K and V under MLA) must divide by cp.
+    const int heads = model.num_attention_heads / parallel.tp;
+    const int kv = model.attention == AttentionKind::kMla ? heads : std::max(1, kv_heads(model) / parallel.tp);
+    if (heads % parallel.cp != 0 || kv % parallel.cp != 0) {
+      throw std::invalid_argument("parallel.cp_comm_type: a2a needs the attention heads (" + std::to_string(heads) +
+                                  ") and KV heads (" + std::to_string(kv) + ") per TP rank divisible by cp = " +
+                                  std::to_string(parallel.cp));
+    }
   }
   if (model.is_moe()) {
     if (model.moe.num_experts % parallel.ep != 0) {

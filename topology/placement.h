@@ -142,7 +142,8 @@ std::vector<int> group_members_of(const ParallelSizes& sizes, const RankOrder& o
 std::vector<int> dp_slice_members_of(const ParallelSizes& sizes, const RankOrder& order, GroupKind k, int rank);
 
 // Megatron's checks on a rank order with these sizes (parallel_state.initialize_model_parallel):
-// with pp > 1 and the order not ending in pp, the expert-DP size cp·dp/ep must equal dp, and the
+// a dimension the order leaves out must have size 1 in the dense and the expert layout; with
+// pp > 1 and the order not ending in pp, the expert-DP size cp·dp/ep must equal dp, and the
 // dense and expert layouts must give the same PP groups. Throws std::invalid_argument naming
 // parallelism.rank_order.
 void check_order_for_sizes(const ParallelSizes& sizes, const RankOrder& order);

@@ -51,17 +51,31 @@ constexpr double kA100Peak = 312;
 constexpr double kH100Peak = 989.4;
 constexpr double kB200Peak = 2250;
 
-// Linear in log2(x) between the points of xs, clamped at both ends.
-double interp_log(std::span<const double> xs, std::span<const double> ys, double x) {
-  if (x <= xs.front()) return ys.front();
-  if (x >= xs.back()) return ys.back();
+// Where x falls on the axis xs, linear in log2(x) between its points, clamped at both ends.
+// Worked out once per call and read off every curve sharing the axis (a Hopper backward reads
+// six of them at one sequence length).
+struct Bracket {
+  int clamp = 0;      // -1: at or below xs.front(), +1: at or above xs.back() (or unordered)
+  std::size_t i = 0;  // else between xs[i - 1] and xs[i]
+  double w = 0;       // the weight of ys[i]
+};
+
+Bracket bracket_log(std::span<const double> xs, double x) {
+  if (x <= xs.front()) return {.clamp = -1};
+  if (x >= xs.back()) return {.clamp = 1};
   for (std::size_t i = 1; i < xs.size(); ++i) {
     if (x <= xs[i]) {
-      const double w = (std::log2(x) - std::log2(xs[i - 1])) / (std::log2(xs[i]) - std::log2(xs[i - 1]));
-      return ys[i - 1] + w * (ys[i] - ys[i - 1]);
+      return {.i = i, .w = (std::log2(x) - std::log2(xs[i - 1])) / (std::log2(xs[i]) - std::log2(xs[i - 1]))};
     }
   }
-  return ys.back();
+  return {.clamp = 1};
+}
+
+// The curve ys (on the bracket's axis) at the bracket.
+double at(std::span<const double> ys, const Bracket& b) {
+  if (b.clamp < 0) return ys.front();
+  if (b.clamp > 0) return ys.back();
+  return ys[b.i - 1] + b.w * (ys[b.i] - ys[b.i - 1]);
 }
 
 // Linear in head dim between two curves at d0 < d1, clamped.
@@ -72,19 +86,18 @@ double blend(double d, double d0, double y0, double d1, double y1) {
 }
 
 double hopper_tflops(double seq, double d, bool backward) {
+  const Bracket at_seq = bracket_log(kFaSeq, seq);
   auto fwd = [&](double hd) {
     if (hd <= 128) {
-      return blend(hd, 64, interp_log(kFaSeq, kH100FwdCausalHd64, seq), 128,
-                   interp_log(kFaSeq, kH100FwdCausalHd128, seq));
+      return blend(hd, 64, at(kH100FwdCausalHd64, at_seq), 128, at(kH100FwdCausalHd128, at_seq));
     }
-    return blend(hd, 128, interp_log(kFaSeq, kH100FwdCausalHd128, seq), 256,
-                 interp_log(kFaSeq, kH100FwdCausalHd256, seq));
+    return blend(hd, 128, at(kH100FwdCausalHd128, at_seq), 256, at(kH100FwdCausalHd256, at_seq));
   };
   if (!backward) return fwd(d);
   // Causal backward = non-causal backward x (causal / non-causal forward), at head dim 64 and 128.
   auto bwd_at = [&](std::span<const double> bwd_full, std::span<const double> fwd_causal,
                     std::span<const double> fwd_full) {
-    return interp_log(kFaSeq, bwd_full, seq) * interp_log(kFaSeq, fwd_causal, seq) / interp_log(kFaSeq, fwd_full, seq);
+    return at(bwd_full, at_seq) * at(fwd_causal, at_seq) / at(fwd_full, at_seq);
   };
   return blend(d, 64, bwd_at(kH100BwdFullHd64, kH100FwdCausalHd64, kH100FwdFullHd64), 128,
                bwd_at(kH100BwdFullHd128, kH100FwdCausalHd128, kH100FwdFullHd128));
@@ -108,14 +121,16 @@ double attention_peak_fraction(GpuFamily family, double seq, double head_dim, bo
                                 " and " + std::to_string(head_dim));
   }
   switch (family) {
-    case GpuFamily::kAmpere:
-      return blend(head_dim, 64, interp_log(kFaSeq, kA100Hd64, seq), 128, interp_log(kFaSeq, kA100Hd128, seq)) /
-             kA100Peak;
+    case GpuFamily::kAmpere: {
+      const Bracket at_seq = bracket_log(kFaSeq, seq);
+      return blend(head_dim, 64, at(kA100Hd64, at_seq), 128, at(kA100Hd128, at_seq)) / kA100Peak;
+    }
     case GpuFamily::kHopper: return hopper_tflops(seq, head_dim, backward) / kH100Peak;
     case GpuFamily::kBlackwell: {
       const auto& f128 = backward ? kB200BwdHd128 : kB200FwdHd128;
       const auto& f192 = backward ? kB200BwdHd192 : kB200FwdHd192;
-      return blend(head_dim, 128, interp_log(kB200Seq, f128, seq), 192, interp_log(kB200Seq, f192, seq)) / kB200Peak;
+      const Bracket at_seq = bracket_log(kB200Seq, seq);
+      return blend(head_dim, 128, at(f128, at_seq), 192, at(f192, at_seq)) / kB200Peak;
     }
     case GpuFamily::kUnspecified: break;
   }

@@ -95,20 +95,12 @@ void check_expert_layout(const proto::Scenario& s, const proto::Parallelism& x, 
 }
 
 bool check_rank_order_names(const std::string& order, const FieldFail& fail) {
-  std::set<std::string> names;
-  std::size_t start = 0;
-  bool ok = true;
-  for (;;) {
-    const auto dash = order.find('-', start);
-    const std::string name = order.substr(start, dash == std::string::npos ? std::string::npos : dash - start);
-    if (name != "tp" && name != "cp" && name != "ep" && name != "dp" && name != "pp") ok = false;
-    if (!names.insert(name).second) ok = false;
-    if (dash == std::string::npos) break;
-    start = dash + 1;
-  }
-  if (!ok || names.size() != 5) {
-    fail("parallelism.rank_order", "expected tp, cp, ep, dp and pp once each joined by '-' (e.g. tp-cp-ep-dp-pp), got '" +
-                                       order + "'");
+  try {  // Megatron's RankGenerator rules on the names (topology/rank_order.h); sizes come later
+    (void)topology::RankOrder::parse(order);
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    const std::string prefix = "parallelism.rank_order: ";
+    fail("parallelism.rank_order", what.starts_with(prefix) ? what.substr(prefix.size()) : what);
     return false;
   }
   return true;

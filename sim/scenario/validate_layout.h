@@ -31,7 +31,8 @@ void check_stage_layers(const proto::Parallelism& x, std::int64_t layers, const 
 void check_expert_layout(const proto::Scenario& s, const proto::Parallelism& x, const proto::MoeConfig& moe,
                          const FieldFail& fail);
 
-// tp, cp, ep, dp and pp once each, joined by '-'; true when so.
+// Names from tp, cp, ep, dp, pp joined by '-', each at most once (Megatron's RankGenerator; a
+// left-out name must have size 1, checked with the sizes); true when so.
 bool check_rank_order_names(const std::string& order, const FieldFail& fail);
 
 }  // namespace mofasim::scenario

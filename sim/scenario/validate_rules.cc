@@ -50,7 +50,7 @@ constexpr std::array<std::string_view, 61> kRules = {
     "sequence into 2*cp chunks, two per CP rank)",
     "parallelism: sequence_parallel needs model.seq_length divisible by tp*cp",
     "parallelism: cp_comm_type a2a (Ulysses) needs the attention and KV heads per TP rank divisible by cp",
-    "parallelism: rank_order names tp, cp, ep, dp and pp once each, joined by '-'",
+    "parallelism: rank_order names tp, cp, ep, dp and pp at most once each, joined by '-'; a dimension it leaves out must have size 1 (Megatron appends it)",
     "parallelism: a rank_order not ending in pp, with pp > 1, needs the expert-DP size dp*cp/ep equal to dp, and "
     "the attention and MoE layers' pipeline groups must be the same (Megatron's checks)",
     "parallelism: estimated simulator tasks per step (m x (num_layers + mtp_depth) x 2 x ops per layer) at most "

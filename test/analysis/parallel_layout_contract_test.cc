@@ -4,6 +4,7 @@
 // shard across nodes; the replay runs the same two collectives per bucket. ZeRO-1 and ZeRO-2 are
 // exact between the closed form and the replay, and the folded replay (one pipeline replica,
 // its groups costed as the real ones) equals the full one.
+#include <map>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -44,6 +45,7 @@ TEST(HsdpContract, ClosedFormAndReplayAgreeAndFoldingIsExact) {
 // --cp-comm-type all_gather and a2a: tiny-llama at cp 2 on two GPUs of one node. Their CP
 // collectives are not overlapped, so the closed form and the replay charge them alike.
 TEST(CpCommTypeContract, AllGatherAndUlyssesAgreeExactly) {
+  std::map<std::string, double> compute;
   for (const char* type : {"p2p", "all_gather", "a2a"}) {
     const std::string text = std::string(R"(name: cp-contract
 model: { preset: tiny-llama, seq_length: 1024 }
@@ -54,7 +56,11 @@ parallelism: { tp: 1, cp: 2, pp: 1, dp: 1, micro_batch: 1, global_batch: 2, sche
     const ValidationReport r = validate_scenario(scenario::load_scenario_from_string(text, "cp-contract"), ValidateOptions{});
     EXPECT_GT(r.analytic.timing.breakdown.cp_exposed, 0) << type;
     EXPECT_NEAR(r.simulated.step_time_s / r.analytic.timing.step_time_s - 1, 0, 1e-6) << type;
+    compute[type] = r.analytic.timing.breakdown.compute;
   }
+  // Ulysses runs the attention kernel over all 1024 tokens (heads / 2) where all-gather CP runs it
+  // per 512-token chunk: the same FLOPs at the Hopper curve's higher rate for the longer sequence.
+  EXPECT_LT(compute["a2a"], compute["all_gather"]);
 }
 
 }  // namespace

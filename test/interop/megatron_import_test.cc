@@ -116,13 +116,15 @@ TEST(MegatronImport, Llama3With8bFp8FromTheLlamaExampleLayout) {
   EXPECT_EQ(p.dp(), 4);  // 16 / (2 * 2 * 1)
   EXPECT_TRUE(p.sequence_parallel());
   const auto& o = s.proto.optimizations();
-  EXPECT_EQ(o.compute_dtype(), proto::FP8);
+  EXPECT_EQ(o.compute_dtype(), proto::BF16);  // --bf16; FP8 is Transformer Engine's precision: fp8
+  EXPECT_EQ(o.precision(), proto::FP8);
+  EXPECT_EQ(o.fp8_recipe(), proto::FP8_DELAYED);
   EXPECT_TRUE(o.optimizer().distributed());
   EXPECT_TRUE(o.dp_overlap().enabled());
   EXPECT_TRUE(o.tp_overlap().enabled());
   EXPECT_EQ(o.recompute(), proto::SELECTIVE);
   EXPECT_DOUBLE_EQ(s.proto.training().tokens(), 1953125000.0 * 8192);
-  EXPECT_TRUE(listed(r.unsupported, "--fp8-recipe", "delayed"));
+  EXPECT_FALSE(listed(r.unsupported, "--fp8-recipe", "delayed"));
   EXPECT_TRUE(listed(r.unsupported, "--fp8-param-gather"));
   ASSERT_EQ(r.unknown.size(), 1u);
   EXPECT_EQ(r.unknown[0].flag, "--my-custom-flag");
@@ -173,12 +175,15 @@ TEST(MegatronImport, DeepSeekV3MlaSharedExpertsDenseFirstLayersAndMtp) {
   EXPECT_EQ(s.proto.parallelism().ep(), 8);
   EXPECT_EQ(s.proto.parallelism().etp(), 1);
   EXPECT_EQ(s.proto.parallelism().dp(), 8);
-  EXPECT_EQ(s.proto.optimizations().compute_dtype(), proto::FP8);
+  EXPECT_EQ(s.proto.optimizations().precision(), proto::FP8);
   EXPECT_EQ(s.proto.optimizations().recompute(), proto::FULL);
+  EXPECT_EQ(s.proto.optimizations().recompute_granularity(), proto::GRANULARITY_FULL);
+  EXPECT_EQ(s.proto.optimizations().recompute_method(), proto::RECOMPUTE_BLOCK);  // 20 layers per chunk
+  EXPECT_EQ(s.proto.optimizations().recompute_num_layers(), 20);
   EXPECT_EQ(s.proto.topology().intra_node().bandwidth(), 160e9);  // the h800 default
   EXPECT_EQ(m.moe().token_dispatcher_type(), proto::DISPATCHER_FLEX);  // DeepEP, modelled since folding
   EXPECT_FALSE(listed(r.unsupported, "--moe-token-dispatcher-type", "flex"));
-  EXPECT_TRUE(listed(r.unsupported, "--recompute-method", "block"));  // 20 of 61 layers only
+  EXPECT_TRUE(r.unsupported.empty());
   EXPECT_TRUE(listed(r.ignored, "--recompute-modules", "mla_up_proj mlp"));  // selective only
   EXPECT_TRUE(listed(r.ignored, "--moe-router-score-function", "sigmoid"));
 }

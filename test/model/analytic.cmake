@@ -12,6 +12,10 @@ mofasim_add_test(model_rank_plan_test
        ${CMAKE_CURRENT_SOURCE_DIR}/rank_plan_folding_test.cc
        ${CMAKE_CURRENT_SOURCE_DIR}/moe_expert_dp_test.cc
   DEPS mofasim::rank_plan)
+# Rank 0's groups on compact clusters and the remembered α–β prices of the plan.
+mofasim_add_test(model_rank_plan_groups_test
+  SRCS ${CMAKE_CURRENT_SOURCE_DIR}/rank_plan_groups_test.cc
+  DEPS mofasim::rank_plan)
 # ZeRO-3 / FSDP traffic in the per-rank plan and the closed form.
 mofasim_add_test(model_sharded_dp_test
   SRCS ${CMAKE_CURRENT_SOURCE_DIR}/sharded_dp_test.cc

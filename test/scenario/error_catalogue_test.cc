@@ -214,10 +214,14 @@ std::vector<BadCase> cases() {
        Lines{.parallelism = parallelism("tp: 2, pp: 2, dp: 2, global_batch: 6, schedule: dualpipe")}.text(), {},
        {"bad.yaml:4:50: parallelism.global_batch: dualpipe needs the micro-batch count m = "
         "global_batch/(micro_batch*dp) = 3 to be even"}},
-      {"RankOrderIsAPermutation",
-       Lines{.parallelism = parallelism("tp: 2, pp: 2, dp: 2, global_batch: 16, rank_order: tp-dp-pp")}.text(), {},
-       {"bad.yaml:4:66: parallelism.rank_order: expected tp, cp, ep, dp and pp once each joined by '-' "
-        "(e.g. tp-cp-ep-dp-pp), got 'tp-dp-pp'"}},
+      {"RankOrderLeavesOutOnlyDimensionsOfSizeOne",  // dp is 2 (tp-dp-pp would be fine: cp = ep = 1)
+       Lines{.parallelism = parallelism("tp: 2, pp: 2, dp: 2, global_batch: 16, rank_order: tp-pp")}.text(), {},
+       {"bad.yaml:4:66: parallelism.rank_order: 'tp-pp' leaves out dp, whose size is 2; Megatron appends only the "
+        "dimensions of size 1 an order leaves out"}},
+      {"RankOrderNamesEachDimensionOnce",
+       Lines{.parallelism = parallelism("tp: 2, pp: 2, dp: 2, global_batch: 16, rank_order: tp-dp-pp-dp")}.text(), {},
+       {"bad.yaml:4:66: parallelism.rank_order: 'tp-dp-pp-dp' names 'dp' twice (expected names from tp, cp, ep, dp, "
+        "pp joined by '-', each at most once, e.g. 'tp-cp-ep-dp-pp')"}},
       {"ManyValidationErrorsCollected",  // tp = 3 breaks the GPU count, both head counts and the batch is odd
        Lines{.parallelism = parallelism("tp: 3, pp: 2, dp: 2, global_batch: 15")}.text(), {},
        {"bad.yaml:4:14: parallelism: tp*cp*pp*dp = 3*1*2*2 = 12 but topology.gpus = 8",

@@ -54,6 +54,18 @@ TEST(RankOrderField, MetasOrderLoadsWithContextParallelism) {
   EXPECT_EQ(s.proto.parallelism().rank_order(), "tp-cp-ep-pp-dp");
 }
 
+TEST(RankOrderField, OrdersLeavingOutDimensionsOfSizeOneLoad) {
+  // Megatron's --use-tp-pp-dp-mapping order of older releases: cp and ep (size 1) are appended.
+  const LoadedScenario s = load_scenario_from_string(
+      Lines{.parallelism = "parallelism: {tp: 2, pp: 2, dp: 2, global_batch: 16, rank_order: tp-pp-dp}"}.text(),
+      "good.yaml", {}, testing::test_presets());
+  EXPECT_EQ(s.proto.parallelism().rank_order(), "tp-pp-dp");
+  // With cp 2 the same order leaves out a dimension of size 2.
+  EXPECT_THAT(errors({.parallelism = "parallelism: {tp: 2, cp: 2, pp: 2, dp: 1, global_batch: 16, rank_order: tp-pp-dp}"}),
+              ::testing::ElementsAre("bad.yaml:4:73: parallelism.rank_order: 'tp-pp-dp' leaves out cp, whose size is 2; "
+                                     "Megatron appends only the dimensions of size 1 an order leaves out"));
+}
+
 TEST(RankOrderField, OrdersMegatronRefusesAreLocated) {
   // test-moe on 8 GPUs, pp 2, dp 4, ep 2, pp not last: edp = 4/2 = 2 differs from dp = 4.
   EXPECT_THAT(

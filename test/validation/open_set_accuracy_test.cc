@@ -7,24 +7,18 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "sim/analysis/measured_open_quantity.h"
 #include "sim/analysis/measured_open_validate.h"
+#include "test/validation/shared_data_dir.h"
 
 namespace mofasim::analysis {
 namespace {
 
-// ../shared beside the source tree, or $MOFASIM_SHARED_DIR when the tree is checked out elsewhere.
-std::string runs_path() {
-  const char* shared = std::getenv("MOFASIM_SHARED_DIR");
-  return (shared != nullptr && *shared != 0 ? std::string(shared) : std::string(MOFASIM_SOURCE_DIR) + "/../shared") +
-         "/validation/open/runs.csv";
-}
-const std::string kRuns = runs_path();
+const std::string kRuns = shared_data_dir() + "/validation/open/runs.csv";
 constexpr double kMargin = 1.0;  // percentage points
 
 struct Bound {

@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -20,15 +19,12 @@
 #include "schedules/factory.h"
 #include "sim/analysis/measured_open_mapping.h"
 #include "sim/analysis/measured_open_reader.h"
+#include "test/validation/shared_data_dir.h"
 
 namespace mofasim::analysis {
 namespace {
 
-std::string runs_path() {
-  const char* shared = std::getenv("MOFASIM_SHARED_DIR");
-  return (shared != nullptr && *shared != 0 ? std::string(shared) : std::string(MOFASIM_SOURCE_DIR) + "/../shared") +
-         "/validation/open/runs.csv";
-}
+std::string runs_path() { return shared_data_dir() + "/validation/open/runs.csv"; }
 
 constexpr double kGiB = 1024.0 * 1024 * 1024;
 

@@ -1,5 +1,5 @@
 // Accuracy against vTrain's 1,549 public A100 measurements (VIA-Research/vTrain, MICRO 2024), read
-// from ../shared/validation/vtrain beside the source tree; skipped when that folder is absent.
+// from ../shared/validation/vtrain beside the source tree (or $MOFASIM_SHARED_DIR); skipped when that folder is absent.
 // The device fit (measured_calibration.h) was made on the 1,440 single-node rows only; the 109
 // multi-node rows are held out. The bounds below are the figures docs/validation-measured.md
 // reports plus a margin of 1 percentage point: a change that makes either step model less accurate
@@ -12,6 +12,7 @@
 
 #include "sim/analysis/measured_calibration.h"
 #include "sim/analysis/measured_compare.h"
+#include "test/validation/shared_data_dir.h"
 
 namespace mofasim::analysis {
 namespace {
@@ -23,7 +24,7 @@ constexpr double kAnalyticSingleMape = 7.46;
 constexpr double kAnalyticMultiMape = 9.96;
 constexpr double kMargin = 1.0;
 
-const std::string kDataDir = std::string(MOFASIM_SOURCE_DIR) + "/../shared/validation/vtrain";
+const std::string kDataDir = shared_data_dir() + "/validation/vtrain";
 
 class VtrainAccuracy : public ::testing::Test {
  protected:
