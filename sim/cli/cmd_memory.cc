@@ -43,7 +43,8 @@ int run_memory(const Args& args) {
   const model::ModelParams params = model::model_params(s.model);
   const double flops = model::model_flops_per_step(s.model, s.parallel);
   const std::vector<double> inflight = schedules::stage_inflight_microbatches(s.model, s.parallel, s.features);
-  const model::MemoryReport report = model::memory_report(s.model, s.hardware, s.parallel, s.features, inflight);
+  const std::vector<model::RankOrder> orders = schedules::rank_orders(s.model, s.parallel, s.features);
+  const model::MemoryReport report = model::memory_report(s.model, s.hardware, s.parallel, s.features, inflight, orders);
 
   if (common.json) {
     nlohmann::json j;
