@@ -238,6 +238,13 @@ MemoryReport report_with_chunks(const ModelSpec& model, const HardwareSpec& hw, 
         for (const UnitMemory& u : units) st.working_bytes = std::max(st.working_bytes, u.working);
       }
       st.activation_bytes = walk_activation_peak(order.passes, rank_units);
+      if (std::any_of(order.passes.begin(), order.passes.end(), [](const RankPass& p) { return p.paired_with_next; })) {
+        for (const auto& units : rank_units) {
+          double forward = 0;
+          for (const UnitMemory& u : units) forward += u.stored;
+          st.pair_slack_bytes = std::max(st.pair_slack_bytes, forward);
+        }
+      }
     } else if (features.activation_offload.enabled) {  // MoFa(33) MoFa(34) MoFa(35): only the layers in flight stay
       const double kept = std::min(n * layers_stored, kOffloadLayersInFlight * largest_stored);
       st.offloaded_bytes = n * layers_stored - kept;

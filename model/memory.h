@@ -107,6 +107,10 @@ struct StageMemory {
   StaticMemory static_bytes;
   double activation_bytes = 0;  // kept for in-flight micro-batches, working set included
   double working_bytes = 0;     // the transient part of activation_bytes (recompute / MemFine / offload)
+  // With EP-overlapped F&B pairs in the walked order: the largest forward pass of this rank (one
+  // micro-batch through one chunk). The walk allocates a pair's forward before its backward
+  // releases; the step simulation interleaves them and peaks lower by at most this. 0 otherwise.
+  double pair_slack_bytes = 0;
   double offloaded_bytes = 0;   // activations held in host memory (activation offload)
   double reserved_bytes = 0;    // HardwareSpec::memory_reserved_bytes
   double peak_bytes = 0;        // MoFa(6): static + activation + reserved

@@ -9,7 +9,7 @@ namespace mofasim::model {
 
 namespace {
 
-// One pass's units as events the walk applies one at a time: a forward unit allocates its stored
+// A pass's units as events the walk applies one at a time: a forward unit allocates its stored
 // bytes; a backward unit first has its working set live, then releases.
 struct Walk {
   double live = 0;
@@ -48,21 +48,9 @@ const std::vector<UnitMemory>& units_of(const RankPass& p, std::span<const std::
 
 double walk_activation_peak(std::span<const RankPass> passes, std::span<const std::vector<UnitMemory>> chunks) {
   Walk w;
-  for (std::size_t i = 0; i < passes.size(); ++i) {
-    const RankPass& a = passes[i];
-    const std::vector<UnitMemory>& ua = units_of(a, chunks);
-    if (a.paired_with_next && i + 1 < passes.size()) {
-      // An overlapped pair runs its two passes interleaved (the step simulation alternates their
-      // compute tasks): here one unit of each in turn.
-      const RankPass& b = passes[++i];
-      const std::vector<UnitMemory>& ub = units_of(b, chunks);
-      for (std::size_t k = 0; k < std::max(ua.size(), ub.size()); ++k) {
-        if (k < ua.size()) w.step(a.phase, ua, k);
-        if (k < ub.size()) w.step(b.phase, ub, k);
-      }
-      continue;
-    }
-    for (std::size_t k = 0; k < ua.size(); ++k) w.step(a.phase, ua, k);
+  for (const RankPass& p : passes) {
+    const std::vector<UnitMemory>& units = units_of(p, chunks);
+    for (std::size_t k = 0; k < units.size(); ++k) w.step(p.phase, units, k);
   }
   return w.peak;
 }

@@ -14,9 +14,11 @@
 namespace mofasim::model {
 
 // Peak live activation bytes of a rank that runs `passes` in order over chunks whose units are
-// `chunks[c]` in forward order (backward walks them in reverse). Passes run one after another, but
-// a pass paired_with_next and the next one alternate unit by unit: the peak is reached after a
-// forward unit or inside a backward unit, live + working_j with the units released so far gone.
+// `chunks[c]` in forward order (backward walks them in reverse). Passes run one after another: the
+// peak is reached at the end of a forward or inside a backward, live + working_j with the units
+// after j released. An EP-overlapped pair (RankPass::paired_with_next) is walked the same way, its
+// forward whole before its backward releases anything: an upper bound on any interleaving of the
+// two (the step simulation alternates their compute tasks), at most the forward's bytes above it.
 // Throws std::invalid_argument on a chunk index out of range.
 double walk_activation_peak(std::span<const RankPass> passes, std::span<const std::vector<UnitMemory>> chunks);
 
