@@ -1,4 +1,5 @@
-// `mofasim memory SCENARIO`: parameter count, model FLOPs of one step, and per pipeline stage the
+// `mofasim memory SCENARIO`: parameter count, model FLOPs of one step, and per pipeline rank (under
+// DualPipe a rank holds two stages, i and p - 1 - i, and its row counts both) the
 // static memory (weights, gradients, optimizer states), the peak activation memory and the total
 // against the GPU's capacity. Out of memory is reported as a result (which stage, by how much) with
 // exit status 3 (kOutOfMemoryExit), so a script can test whether a layout fits.
