@@ -17,6 +17,7 @@ mofasim_library(NAME model
     ${CMAKE_CURRENT_SOURCE_DIR}/compute_time.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/activation_reference.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/memory.cc
+    ${CMAKE_CURRENT_SOURCE_DIR}/memory_walk.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/recompute_modules.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/checkpoint_shard.cc
   DEPS mofasim::units)

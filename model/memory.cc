@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "model/memory_walk.h"
 #include "model/moe_deepep.h"
 #include "model/op_table.h"
 #include "model/recompute_modules.h"
@@ -22,13 +23,17 @@ constexpr double kOffloadLayersInFlight = 2;  // the layer computing and the one
 struct LayerMemory {
   double stored = 0;
   double working = 0;  // live only while this layer runs (one micro-batch)
+  double kept = 0;     // left by an input-gradient pass until the weight-gradient pass
 };
 
-LayerMemory layer_memory(const LayerTotals& x, const FeatureSpec& f, int memfine_chunks) {
+LayerMemory layer_memory(const LayerTotals& x, double weight_grad, const FeatureSpec& f, int memfine_chunks) {
   // MemFine: expert intermediates are recomputed chunk by chunk; only the dispatched inputs stay.
   const double chunked = memfine_chunks > 0 ? x.routed_activation_bytes - x.routed_input_bytes : 0;
   const double chunk_working = memfine_chunks > 0 ? chunked / memfine_chunks : 0;
   LayerMemory m;
+  // The weight-gradient inputs (the rebuilt ones too under recompute), less MemFine's chunks,
+  // which its input-gradient pass frees chunk by chunk.
+  m.kept = std::min(std::max(0.0, weight_grad - chunked), x.activation_bytes - chunked);
   switch (f.recompute) {
     case RecomputeKind::kNone:  // MoFa(5)
       m.stored = x.activation_bytes - chunked;
@@ -89,13 +94,14 @@ void validate_inflight(const ParallelSpec& parallel, std::span<const double> inf
 
 MemoryReport report_with_chunks(const ModelSpec& model, const HardwareSpec& hw, const ParallelSpec& parallel,
                                 const FeatureSpec& features, std::span<const double> inflight, int memfine_chunks,
-                                const MemoryOpTotals& totals) {
+                                const MemoryOpTotals& totals, std::span<const RankOrder> orders) {
   const ShardGroups shards = hsdp_shard_groups(parallel, features);
   // Dense and MoE layers each cost the same wherever they sit: one op table each.
   const LayerMemory dense = model.is_moe() && model.moe.first_k_dense_layers == 0
                                 ? LayerMemory{}
-                                : layer_memory(totals.dense, features, memfine_chunks);
-  const LayerMemory moe = model.is_moe() ? layer_memory(totals.moe, features, memfine_chunks) : LayerMemory{};
+                                : layer_memory(totals.dense, totals.dense_weight_grad, features, memfine_chunks);
+  const LayerMemory moe =
+      model.is_moe() ? layer_memory(totals.moe, totals.moe_weight_grad, features, memfine_chunks) : LayerMemory{};
   const double embedding = totals.embedding.activation_bytes;
   const double head = totals.head.activation_bytes;
   const double mtp_projection = model.mtp_depth > 0 ? totals.mtp_projection.activation_bytes : 0;
@@ -107,8 +113,9 @@ MemoryReport report_with_chunks(const ModelSpec& model, const HardwareSpec& hw, 
   kept_features.recompute = RecomputeKind::kNone;
   const LayerMemory dense_kept = model.is_moe() && model.moe.first_k_dense_layers == 0
                                      ? LayerMemory{}
-                                     : layer_memory(totals.dense, kept_features, memfine_chunks);
-  const LayerMemory moe_kept = model.is_moe() ? layer_memory(totals.moe, kept_features, memfine_chunks) : LayerMemory{};
+                                     : layer_memory(totals.dense, totals.dense_weight_grad, kept_features, memfine_chunks);
+  const LayerMemory moe_kept =
+      model.is_moe() ? layer_memory(totals.moe, totals.moe_weight_grad, kept_features, memfine_chunks) : LayerMemory{};
   const bool full = features.recompute == RecomputeKind::kFull;
   const int group = std::max(1, features.recompute_num_layers);
   const double unsharded = unsharded_bytes(model, parallel, features);
@@ -117,8 +124,53 @@ MemoryReport report_with_chunks(const ModelSpec& model, const HardwareSpec& hw, 
                             : 0.0;
   std::vector<LayerMemory> sequence;
 
+  // A chunk's transformer layers in forward order, as `add` receives them.
+  auto append_chunk_layers = [&](const ChunkLayers& c, auto&& add) {
+    double group_working = 0;
+    for (int i = c.first_layer; i < c.first_layer + c.num_layers; ++i) {
+      const bool is_moe = model.is_moe_layer(i);
+      const LayerMemory& lm = is_moe ? moe : dense;
+      const int pos = i - c.first_layer;
+      if (!full) {
+        add(lm);
+      } else if (features.recompute_method != RecomputeMethod::kUniform) {  // MoFa(31) for the layers it picks
+        add(full_recompute_applies(features, pos) ? lm : (is_moe ? moe_kept : dense_kept));
+      } else {  // MoFa(31): one input per group; the group's layers are rebuilt together
+        group_working = pos % group == 0 ? lm.working : group_working + lm.working;
+        add(LayerMemory{.stored = pos % group == 0 ? lm.stored : 0, .working = group_working, .kept = lm.kept});
+      }
+    }
+  };
+  // The walk's units of a chunk (memory_walk.h): the embedding with chunk 0, its layers, and with
+  // the last chunk one unit for the head, the loss and the MTP modules (each a layer of the last
+  // layer's kind, its projection and its own head), which the backward releases first.
+  const int last_chunk = parallel.pp * parallel.vpp - 1;
+  auto kept_of = [](double weight_grad, double stored) { return std::min(weight_grad, stored); };
+  const double mtp_depth = model.mtp_depth;
+  const double head_kept = kept_of(totals.head_weight_grad, head);
+  const UnitMemory head_unit{
+      .stored = head + mtp_depth * (mtp_layer.stored + mtp_projection + head),
+      .working = mtp_depth > 0 ? mtp_layer.working : 0,
+      .kept_for_weight_grad =
+          head_kept + mtp_depth * (mtp_layer.kept + kept_of(totals.mtp_projection_weight_grad, mtp_projection) + head_kept)};
+  auto chunk_units = [&](const ChunkLayers& c) {
+    std::vector<UnitMemory> units;
+    if (c.chunk == 0) {
+      // The embedding has no input gradient (its input is token ids): a split backward releases
+      // nothing of it, its weight-gradient pass all of it.
+      units.push_back({.stored = embedding, .kept_for_weight_grad = embedding});
+    }
+    append_chunk_layers(c, [&](const LayerMemory& lm) {
+      units.push_back({.stored = lm.stored, .working = lm.working, .kept_for_weight_grad = lm.kept});
+    });
+    if (c.chunk == last_chunk) units.push_back(head_unit);
+    return units;
+  };
+  std::vector<std::vector<UnitMemory>> rank_units;
+
   MemoryReport report;
   report.memfine_chunks = memfine_chunks;
+  report.head_unit = head_unit;
   report.stages.reserve(static_cast<std::size_t>(parallel.pp));
   const std::vector<ChunkLayers> chunks = chunk_layers(model, parallel);  // rank r's: r, r + pp, ...
   // A rank's parameters depend only on the kinds of its layers in order (every dense layer, and
@@ -167,22 +219,8 @@ MemoryReport report_with_chunks(const ModelSpec& model, const HardwareSpec& hw, 
       sequence.push_back(lm);
     };
     for (std::size_t j = static_cast<std::size_t>(rank); j < chunks.size(); j += static_cast<std::size_t>(parallel.pp)) {
-      const ChunkLayers& c = chunks[j];
-      MOFASIM_DCHECK(c.rank == rank, "chunk j runs on rank j % pp");
-      double group_working = 0;
-      for (int i = c.first_layer; i < c.first_layer + c.num_layers; ++i) {
-        const bool is_moe = model.is_moe_layer(i);
-        const LayerMemory& lm = is_moe ? moe : dense;
-        const int pos = i - c.first_layer;
-        if (!full) {
-          add_layer(lm);
-        } else if (features.recompute_method != RecomputeMethod::kUniform) {  // MoFa(31) for the layers it picks
-          add_layer(full_recompute_applies(features, pos) ? lm : (is_moe ? moe_kept : dense_kept));
-        } else {  // MoFa(31): one input per group; the group's layers are rebuilt together
-          group_working = pos % group == 0 ? lm.working : group_working + lm.working;
-          add_layer({.stored = pos % group == 0 ? lm.stored : 0, .working = group_working});
-        }
-      }
+      MOFASIM_DCHECK(chunks[j].rank == rank, "chunk j runs on rank j % pp");
+      append_chunk_layers(chunks[j], add_layer);
     }
     double extras = 0;       // embedding activations, never offloaded, kept per micro-batch in flight
     double head_extras = 0;  // output head + loss (and each MTP module's projection and head)
@@ -196,7 +234,23 @@ MemoryReport report_with_chunks(const ModelSpec& model, const HardwareSpec& hw, 
     }
     const double n = inflight[static_cast<std::size_t>(rank)];
     const double n_head = head_microbatches_in_flight(parallel.schedule, n);
-    if (features.activation_offload.enabled) {  // MoFa(33) MoFa(34) MoFa(35): only the layers in flight stay
+    if (!orders.empty() && !features.activation_offload.enabled) {  // the schedule's order, pass by pass
+      const RankOrder& order = orders[static_cast<std::size_t>(rank)];
+      rank_units.clear();
+      for (const ChunkLayers& c : order.chunks) rank_units.push_back(chunk_units(c));
+      st.working_bytes = 0;
+      for (const auto& units : rank_units) {
+        for (const UnitMemory& u : units) st.working_bytes = std::max(st.working_bytes, u.working);
+      }
+      st.activation_bytes = walk_activation_peak(order.passes, rank_units);
+      if (std::any_of(order.passes.begin(), order.passes.end(), [](const RankPass& p) { return p.paired_with_next; })) {
+        for (const auto& units : rank_units) {
+          double forward = 0;
+          for (const UnitMemory& u : units) forward += u.stored;
+          st.pair_slack_bytes = std::max(st.pair_slack_bytes, forward);
+        }
+      }
+    } else if (features.activation_offload.enabled) {  // MoFa(33) MoFa(34) MoFa(35): only the layers in flight stay
       const double kept = std::min(n * layers_stored, kOffloadLayersInFlight * largest_stored);
       st.offloaded_bytes = n * layers_stored - kept;
       st.working_bytes = kept + working;
@@ -230,10 +284,14 @@ MemoryReport report_with_chunks(const ModelSpec& model, const HardwareSpec& hw, 
 }
 
 void validate_memory_inputs(const ModelSpec& model, const HardwareSpec& hw, const ParallelSpec& parallel,
-                            std::span<const double> inflight) {
+                            std::span<const double> inflight, std::span<const RankOrder> orders) {
   validate_model(model);
   validate_parallel(model, parallel);
   validate_inflight(parallel, inflight);
+  if (!orders.empty() && static_cast<int>(orders.size()) != parallel.pp) {
+    throw std::invalid_argument("pipeline pass orders: expected one per pipeline rank (pp = " +
+                                std::to_string(parallel.pp) + "), got " + std::to_string(orders.size()));
+  }
   if (!(hw.gpu_memory_bytes > 0)) {
     throw std::invalid_argument("hardware.gpu_memory_bytes must be > 0, got " + std::to_string(hw.gpu_memory_bytes));
   }
@@ -360,50 +418,79 @@ MemoryOpTotals memory_op_totals(const ModelSpec& model, const ParallelSpec& para
   return memory_op_totals(model, parallel, FeatureSpec{});
 }
 
+double weight_grad_activation_bytes(const LayerOps& ops) {
+  double bytes = 0;
+  for (const OpCost& op : ops.ops()) {
+    if (op.backward_weight.flops > 0) bytes += op.activation_bytes;
+  }
+  return bytes;
+}
+
 MemoryOpTotals memory_op_totals(const ModelSpec& model, const ParallelSpec& parallel, const FeatureSpec& features) {
   MemoryOpTotals t;
-  auto stored = [&](const LayerOps& ops) { return with_activation_storage(ops, model, parallel, features).totals(); };
-  if (!(model.is_moe() && model.moe.first_k_dense_layers == 0)) t.dense = stored(ops_for_layer(model, parallel, 0));
-  if (model.is_moe()) t.moe = stored(ops_for_layer(model, parallel, model.num_layers - 1));
+  auto stored = [&](const LayerOps& ops) { return with_activation_storage(ops, model, parallel, features); };
+  if (!(model.is_moe() && model.moe.first_k_dense_layers == 0)) {
+    const LayerOps ops = stored(ops_for_layer(model, parallel, 0));
+    t.dense = ops.totals();
+    t.dense_weight_grad = weight_grad_activation_bytes(ops);
+  }
+  if (model.is_moe()) {
+    const LayerOps ops = stored(ops_for_layer(model, parallel, model.num_layers - 1));
+    t.moe = ops.totals();
+    t.moe_weight_grad = weight_grad_activation_bytes(ops);
+  }
   t.embedding = ops_for_embedding(model, parallel).totals();
-  t.head = stored(ops_for_head(model, parallel));
-  if (model.mtp_depth > 0) t.mtp_projection = stored(ops_for_mtp_projection(model, parallel));
+  const LayerOps head = stored(ops_for_head(model, parallel));
+  t.head = head.totals();
+  t.head_weight_grad = weight_grad_activation_bytes(head);
+  if (model.mtp_depth > 0) {
+    const LayerOps projection = stored(ops_for_mtp_projection(model, parallel));
+    t.mtp_projection = projection.totals();
+    t.mtp_projection_weight_grad = weight_grad_activation_bytes(projection);
+  }
   return t;
 }
 
 MemoryReport memory_report(const ModelSpec& model, const HardwareSpec& hw, const ParallelSpec& parallel,
-                           const FeatureSpec& features, std::span<const double> inflight) {
-  validate_memory_inputs(model, hw, parallel, inflight);
-  return memory_report(model, hw, parallel, features, inflight, memory_op_totals(model, parallel, features));
+                           const FeatureSpec& features, std::span<const double> inflight,
+                           std::span<const RankOrder> orders) {
+  validate_memory_inputs(model, hw, parallel, inflight, orders);
+  return memory_report(model, hw, parallel, features, inflight, memory_op_totals(model, parallel, features), orders);
 }
 
 MemoryReport memory_report(const ModelSpec& model, const HardwareSpec& hw, const ParallelSpec& parallel,
-                           const FeatureSpec& features, std::span<const double> inflight, const MemoryOpTotals& totals) {
-  validate_memory_inputs(model, hw, parallel, inflight);
+                           const FeatureSpec& features, std::span<const double> inflight, const MemoryOpTotals& totals,
+                           std::span<const RankOrder> orders) {
+  validate_memory_inputs(model, hw, parallel, inflight, orders);
   if (features.memfine_chunks < 0) {
     throw std::invalid_argument("features.memfine_chunks must be >= 0, got " + std::to_string(features.memfine_chunks));
   }
-  if (!features.memfine || !model.is_moe()) return report_with_chunks(model, hw, parallel, features, inflight, 0, totals);
-  if (features.memfine_chunks > 0) {
-    return report_with_chunks(model, hw, parallel, features, inflight, features.memfine_chunks, totals);
+  if (!features.memfine || !model.is_moe()) {
+    return report_with_chunks(model, hw, parallel, features, inflight, 0, totals, orders);
   }
-  const std::optional<int> chunks = memfine_min_chunks(model, hw, parallel, features, inflight);
-  return report_with_chunks(model, hw, parallel, features, inflight, chunks.value_or(kDefaultMaxMemfineChunks), totals);
+  if (features.memfine_chunks > 0) {
+    return report_with_chunks(model, hw, parallel, features, inflight, features.memfine_chunks, totals, orders);
+  }
+  const std::optional<int> chunks =
+      memfine_min_chunks(model, hw, parallel, features, inflight, kDefaultMaxMemfineChunks, orders);
+  return report_with_chunks(model, hw, parallel, features, inflight, chunks.value_or(kDefaultMaxMemfineChunks), totals,
+                            orders);
 }
 
 std::optional<int> memfine_min_chunks(const ModelSpec& model, const HardwareSpec& hw, const ParallelSpec& parallel,
-                                      const FeatureSpec& features, std::span<const double> inflight, int max_chunks) {
-  validate_memory_inputs(model, hw, parallel, inflight);
+                                      const FeatureSpec& features, std::span<const double> inflight, int max_chunks,
+                                      std::span<const RankOrder> orders) {
+  validate_memory_inputs(model, hw, parallel, inflight, orders);
   if (max_chunks < 1) throw std::invalid_argument("max_chunks must be >= 1, got " + std::to_string(max_chunks));
   const MemoryOpTotals totals = memory_op_totals(model, parallel, features);
   if (!model.is_moe()) {
-    if (report_with_chunks(model, hw, parallel, features, inflight, 0, totals).fits()) return 1;
+    if (report_with_chunks(model, hw, parallel, features, inflight, 0, totals, orders).fits()) return 1;
     return std::nullopt;
   }
   // Peak memory falls monotonically with the chunk count: binary search would do, but the
   // linear scan is already cheap (a report is a handful of op tables) and simpler to read.
   for (int n = 1; n <= max_chunks; ++n) {
-    if (report_with_chunks(model, hw, parallel, features, inflight, n, totals).fits()) return n;
+    if (report_with_chunks(model, hw, parallel, features, inflight, n, totals, orders).fits()) return n;
   }
   return std::nullopt;
 }

@@ -22,6 +22,7 @@
 #include "model/op_table.h"
 #include "model/params.h"
 #include "model/spec.h"
+#include "model/stage_layout.h"
 
 namespace mofasim::model {
 
@@ -103,12 +104,19 @@ StaticMemory static_memory(const GpuParams& params, const FeatureSpec& features,
 // Bytes per parameter of StaticMemory::fp8_weights: 2, plus 2 x 1/32 (mxfp8) or 2 x 4/128 (blockwise).
 double fp8_weight_bytes_per_param(Fp8Recipe recipe);
 
+// One row of the report: a pipeline rank with everything it holds. Under DualPipe that is two
+// model chunks (stage `rank` on lane 0 and its mirror p - 1 - rank on lane 1): both chunks'
+// weights and both chunks' in-flight activations.
 struct StageMemory {
   int rank = 0;
   GpuParams params;
   StaticMemory static_bytes;
   double activation_bytes = 0;  // kept for in-flight micro-batches, working set included
   double working_bytes = 0;     // the transient part of activation_bytes (recompute / MemFine / offload)
+  // With EP-overlapped F&B pairs in the walked order: the largest forward pass of this rank (one
+  // micro-batch through one chunk). The walk allocates a pair's forward before its backward
+  // releases; the step simulation interleaves them and peaks lower by at most this. 0 otherwise.
+  double pair_slack_bytes = 0;
   double offloaded_bytes = 0;   // activations held in host memory (activation offload)
   double reserved_bytes = 0;    // HardwareSpec::memory_reserved_bytes
   double peak_bytes = 0;        // MoFa(6): static + activation + reserved
@@ -117,8 +125,19 @@ struct StageMemory {
   [[nodiscard]] bool fits() const { return excess_bytes <= 0; }
 };
 
+// One unit of a chunk (the embedding, a transformer layer, the head with the MTP modules), per
+// micro-batch.
+struct UnitMemory {
+  double stored = 0;                // allocated by the forward, kept until its backward
+  double working = 0;               // live in addition while its backward runs
+  double kept_for_weight_grad = 0;  // what an input-gradient pass leaves until the weight-gradient pass
+};
+
 struct MemoryReport {
   std::vector<StageMemory> stages;  // one per pipeline rank
+  // The last chunk's head unit (final norm, output head, loss and the MTP modules) as the walk
+  // counts it: the step simulation allocates and frees its post-layer block by these numbers.
+  UnitMemory head_unit;
   int worst_rank = 0;               // highest peak (first such rank)
   int memfine_chunks = 0;           // chunks used for MoE expert activations (0 = MemFine off)
   [[nodiscard]] bool fits() const;
@@ -148,6 +167,31 @@ struct MemoryOpTotals {
   LayerTotals embedding;
   LayerTotals head;
   LayerTotals mtp_projection;  // unused when mtp_depth == 0
+  // weight_grad_activation_bytes of each table: what a split backward (ZB-H1's and DualPipe's
+  // input-gradient pass) leaves live until the weight-gradient pass.
+  double dense_weight_grad = 0;
+  double moe_weight_grad = 0;
+  double head_weight_grad = 0;
+  double mtp_projection_weight_grad = 0;
+};
+// The stored activation only a weight gradient reads: the inputs of the ops with weight-gradient
+// FLOPs. The step simulation frees them at the weight-gradient pass, the rest at the input-gradient one.
+double weight_grad_activation_bytes(const LayerOps& ops);
+
+// A rank's passes in the order its pipeline schedule runs them (schedules::rank_orders builds
+// them): `chunks` are the model chunks the rank runs (chunk_layers entries: the one with .chunk 0
+// holds the embedding, the last one the head), `passes` index them. With these the report walks
+// the order pass by pass (memory_walk.h) instead of multiplying an in-flight count: a DualPipe
+// rank's two chunks of different size, the weight-gradient inputs a split backward keeps, and the
+// recompute working set at the moment it is live are then counted as the step simulation counts them.
+struct RankPass {
+  Phase phase = Phase::kForward;
+  int chunk = 0;                  // index into RankOrder::chunks
+  bool paired_with_next = false;  // runs interleaved with the next pass (an EP-overlapped F&B pair)
+};
+struct RankOrder {
+  std::vector<ChunkLayers> chunks;
+  std::vector<RankPass> passes;
 };
 MemoryOpTotals memory_op_totals(const ModelSpec& model, const ParallelSpec& parallel);
 // The same with the layer tables set for features.recompute_modules (recompute_modules.h).
@@ -155,17 +199,23 @@ MemoryOpTotals memory_op_totals(const ModelSpec& model, const ParallelSpec& para
 
 // The full report. `inflight` has one entry per pipeline rank (>= 0). With features.memfine and
 // memfine_chunks == 0 the smallest chunk count that fits is chosen (64 when none does).
-// Throws std::invalid_argument on invalid specs or a wrong-sized `inflight`.
+// `orders` (one per rank, or empty): the schedule's pass order; given, activation memory is the
+// peak of the pass-by-pass walk (except with activation offload, whose copies overlap by timing:
+// the in-flight formula below), and `inflight` only checks the shape. Empty: MoFa(5)'s closed form,
+// `inflight` stage activations of the rank's own layers.
+// Throws std::invalid_argument on invalid specs or a wrong-sized `inflight` or `orders`.
 MemoryReport memory_report(const ModelSpec& model, const HardwareSpec& hw, const ParallelSpec& parallel,
-                           const FeatureSpec& features, std::span<const double> inflight);
+                           const FeatureSpec& features, std::span<const double> inflight,
+                           std::span<const RankOrder> orders = {});
 // The same from prebuilt totals (memory_op_totals(model, parallel) or the same tables).
 MemoryReport memory_report(const ModelSpec& model, const HardwareSpec& hw, const ParallelSpec& parallel,
-                           const FeatureSpec& features, std::span<const double> inflight, const MemoryOpTotals& totals);
+                           const FeatureSpec& features, std::span<const double> inflight, const MemoryOpTotals& totals,
+                           std::span<const RankOrder> orders = {});
 
 // MemFine: the smallest chunk count in [1, max_chunks] for which every stage fits, or nullopt.
 // Dense models (no routed experts) need 1 chunk if they fit at all.
 std::optional<int> memfine_min_chunks(const ModelSpec& model, const HardwareSpec& hw, const ParallelSpec& parallel,
                                       const FeatureSpec& features, std::span<const double> inflight,
-                                      int max_chunks = 64);
+                                      int max_chunks = 64, std::span<const RankOrder> orders = {});
 
 }  // namespace mofasim::model

@@ -213,6 +213,11 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
       plan.pair_share[static_cast<std::size_t>(r)] = static_cast<double>(pairs) / plan.m;
     }
   }
+  if (order == nullptr) {
+    built.emplace(schedules::build_schedule(par.schedule, schedules::step_shape(model, par, feat)));
+    order = &*built;
+  }
+  const std::vector<RankOrder> orders = schedules::rank_orders(*order, model, par, feat);
   if (in.schedule != nullptr) {
     const schedules::Schedule& s = *in.schedule;
     const schedules::PipelineShape shape{.stages = s.stages(), .microbatches = s.microbatches(), .chunks = s.chunks(),
@@ -229,8 +234,12 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
                                  .moe = last_moe ? plan.moe.ops.totals() : plan.dense.ops.totals(),
                                  .embedding = plan.embedding.ops.totals(),
                                  .head = plan.head.ops.totals(),
-                                 .mtp_projection = plan.mtp_projection.ops.totals()};
-  plan.memory = memory_report(model, *in.hardware, par, feat, inflight, op_totals);
+                                 .mtp_projection = plan.mtp_projection.ops.totals(),
+                                 .dense_weight_grad = plan.dense.present ? weight_grad_activation_bytes(plan.dense.ops) : 0,
+                                 .moe_weight_grad = weight_grad_activation_bytes(last_moe ? plan.moe.ops : plan.dense.ops),
+                                 .head_weight_grad = weight_grad_activation_bytes(plan.head.ops),
+                                 .mtp_projection_weight_grad = weight_grad_activation_bytes(plan.mtp_projection.ops)};
+  plan.memory = memory_report(model, *in.hardware, par, feat, inflight, op_totals, orders);
 
   // DP reduction and optimizer per rank (MoFa(13) MoFa(24) MoFa(25) MoFa(26) MoFa(27) MoFa(28)).
   const BytesPerParam bpp = bytes_per_param(feat);

@@ -2,12 +2,14 @@
 #include "schedules/factory.h"
 
 #include <stdexcept>
+#include <string>
 
 #include "schedules/dualpipe.h"
 #include "schedules/gpipe.h"
 #include "schedules/interleaved_1f1b.h"
 #include "schedules/one_f_one_b.h"
 #include "schedules/zero_bubble_h1.h"
+#include "model/stage_layout.h"
 #include "sim/units/check.h"
 
 namespace mofasim::schedules {
@@ -29,6 +31,32 @@ std::vector<double> stage_inflight_microbatches(const model::ModelSpec& model, c
   std::vector<double> inflight(static_cast<std::size_t>(parallel.pp));
   for (int s = 0; s < parallel.pp; ++s) inflight[static_cast<std::size_t>(s)] = peak_activation(parallel.schedule, shape, s);
   return inflight;
+}
+
+std::vector<model::RankOrder> rank_orders(const Schedule& schedule, const model::ModelSpec& model,
+                                          const model::ParallelSpec& parallel, const model::FeatureSpec& features) {
+  const std::vector<model::ChunkLayers> positions = model::chunk_layers(model, parallel);
+  if (static_cast<int>(positions.size()) != schedule.positions_per_lane()) {
+    throw std::invalid_argument("rank_orders: the schedule has " + std::to_string(schedule.positions_per_lane()) +
+                                " positions per lane, the layer split " + std::to_string(positions.size()));
+  }
+  std::vector<model::RankOrder> orders(static_cast<std::size_t>(schedule.stages()));
+  for (int s = 0; s < schedule.stages(); ++s) {
+    model::RankOrder& o = orders[static_cast<std::size_t>(s)];
+    for (int c = 0; c < schedule.chunks(); ++c) o.chunks.push_back(positions[schedule.slot(s, c).position]);
+    const std::span<const Op> ops = schedule.ops(s);
+    o.passes.reserve(ops.size());
+    for (const Op& op : ops) {
+      o.passes.push_back({.phase = op.phase, .chunk = op.chunk,
+                          .paired_with_next = op.overlaps_next && features.ep_overlap.enabled});
+    }
+  }
+  return orders;
+}
+
+std::vector<model::RankOrder> rank_orders(const model::ModelSpec& model, const model::ParallelSpec& parallel,
+                                          const model::FeatureSpec& features) {
+  return rank_orders(build_schedule(parallel.schedule, step_shape(model, parallel, features)), model, parallel, features);
 }
 
 Schedule build_schedule(ScheduleKind kind, const PipelineShape& shape) {

@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "model/memory.h"
 #include "model/spec.h"
 #include "schedules/pass_times.h"
 #include "schedules/schedule.h"
@@ -22,6 +23,16 @@ PipelineShape step_shape(const model::ModelSpec& model, const model::ParallelSpe
 // memory model, the analytic model, the tuner and the executor all read it from here.
 std::vector<double> stage_inflight_microbatches(const model::ModelSpec& model, const model::ParallelSpec& parallel,
                                                 const model::FeatureSpec& features);
+
+// Each rank's passes in `schedule`'s order with the layers of the chunks they run (chunk c of
+// stage s holds position slot(s, c).position of its lane: model::chunk_layers' entry of that
+// index), for the memory model's pass-by-pass walk (model::RankOrder); a pass is paired with the
+// next where the step simulation interleaves them (Op::overlaps_next with features.ep_overlap).
+std::vector<model::RankOrder> rank_orders(const Schedule& schedule, const model::ModelSpec& model,
+                                          const model::ParallelSpec& parallel, const model::FeatureSpec& features);
+// The same for the schedule the step runs (build_schedule over step_shape).
+std::vector<model::RankOrder> rank_orders(const model::ModelSpec& model, const model::ParallelSpec& parallel,
+                                          const model::FeatureSpec& features);
 
 // shape.chunks is used by kInterleaved1F1B only; shape.pair_steady_passes by k1F1B and
 // kInterleaved1F1B (DualPipe always pairs; GPipe and ZB-H1 ignore it). Throws std::invalid_argument on a shape the

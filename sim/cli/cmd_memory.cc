@@ -1,8 +1,11 @@
-// `mofasim memory SCENARIO`: parameter count, model FLOPs of one step, and per pipeline stage the
+// `mofasim memory SCENARIO`: parameter count, model FLOPs of one step, and per pipeline rank (under
+// DualPipe a rank holds two stages, i and p - 1 - i, and its row counts both) the
 // static memory (weights, gradients, optimizer states), the peak activation memory and the total
 // against the GPU's capacity. Out of memory is reported as a result (which stage, by how much) with
 // exit status 3 (kOutOfMemoryExit), so a script can test whether a layout fits.
 #include <iostream>
+#include <string>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include "model/flops.h"
@@ -43,7 +46,17 @@ int run_memory(const Args& args) {
   const model::ModelParams params = model::model_params(s.model);
   const double flops = model::model_flops_per_step(s.model, s.parallel);
   const std::vector<double> inflight = schedules::stage_inflight_microbatches(s.model, s.parallel, s.features);
-  const model::MemoryReport report = model::memory_report(s.model, s.hardware, s.parallel, s.features, inflight);
+  const std::vector<model::RankOrder> orders = schedules::rank_orders(s.model, s.parallel, s.features);
+  const model::MemoryReport report = model::memory_report(s.model, s.hardware, s.parallel, s.features, inflight, orders);
+
+  // What a row is: a pipeline rank. Under DualPipe a rank holds two stages (i, and p - 1 - i on
+  // the reverse lane): the row counts both chunks' weights and activations.
+  const bool dualpipe = s.parallel.schedule == model::ScheduleKind::kDualPipe;
+  auto stages_held = [&](int rank) {
+    std::vector<int> held{rank};
+    if (dualpipe && s.parallel.pp - 1 - rank != rank) held.push_back(s.parallel.pp - 1 - rank);
+    return held;
+  };
 
   if (common.json) {
     nlohmann::json j;
@@ -59,6 +72,8 @@ int run_memory(const Args& args) {
     nlohmann::json stages = nlohmann::json::array();
     for (const model::StageMemory& st : report.stages) {
       stages.push_back({{"stage", st.rank},
+                        {"rank", st.rank},
+                        {"stages_held", stages_held(st.rank)},
                         {"parameters", st.params.total()},
                         {"weights_bytes", st.static_bytes.weights},
                         {"gradients_bytes", st.static_bytes.grads},
@@ -94,10 +109,23 @@ int run_memory(const Args& args) {
             << " GPUs, m = " << s.parallel.microbatches() << "\n"
             << "model FLOPs     " << format_count(flops) << " per step\n"
             << "GPU memory      " << format_bytes(s.hardware.gpu_memory_bytes) << "\n\n";
-  std::cout << "stage  in-flight      weights    gradients    optimizer   activation         peak  status\n";
+  if (dualpipe) {
+    std::cout << "one row per pipeline rank; under DualPipe rank i holds stages i and " << s.parallel.pp - 1
+              << " - i (both chunks' weights and activations)\n";
+  }
+  std::cout << (dualpipe ? " rank  stages  " : "stage  ")
+            << "in-flight      weights    gradients    optimizer   activation         peak  status\n";
   for (const model::StageMemory& st : report.stages) {
     char line[256];
-    std::snprintf(line, sizeof line, "%5d  %9.2f  %11s  %11s  %11s  %11s  %11s  %s\n", st.rank,
+    const std::vector<int> held = stages_held(st.rank);
+    const std::string both = std::to_string(held.front()) + (held.size() > 1 ? "+" + std::to_string(held.back()) : "");
+    if (dualpipe) {
+      std::snprintf(line, sizeof line, "%5d  %6s  ", st.rank, both.c_str());
+    } else {
+      std::snprintf(line, sizeof line, "%5d  ", st.rank);
+    }
+    std::cout << line;
+    std::snprintf(line, sizeof line, "%9.2f  %11s  %11s  %11s  %11s  %11s  %s\n",
                   inflight[static_cast<std::size_t>(st.rank)], format_bytes(st.static_bytes.weights).c_str(),
                   format_bytes(st.static_bytes.grads).c_str(), format_bytes(st.static_bytes.optimizer_states).c_str(),
                   format_bytes(st.activation_bytes).c_str(), format_bytes(st.peak_bytes).c_str(),
@@ -123,7 +151,7 @@ int run_memory(const Args& args) {
   }
   if (!report.fits()) {
     const model::StageMemory& w = report.stages[static_cast<std::size_t>(report.worst_rank)];
-    std::cout << "\nout of memory: stage " << w.rank << " needs " << format_bytes(w.peak_bytes) << " of "
+    std::cout << "\nout of memory: " << (dualpipe ? "rank " : "stage ") << w.rank << " needs " << format_bytes(w.peak_bytes) << " of "
               << format_bytes(w.capacity_bytes) << " (" << format_bytes(w.excess_bytes) << " over)\n";
     return kOutOfMemoryExit;
   }

@@ -44,6 +44,7 @@ std::vector<std::vector<char>> stages_by_class(const scenario::LoadedScenario& s
 
 MemoryFit memory_fit(const scenario::LoadedScenario& s) {
   const std::vector<double> inflight = schedules::stage_inflight_microbatches(s.model, s.parallel, s.features);
+  const std::vector<model::RankOrder> orders = schedules::rank_orders(s.model, s.parallel, s.features);
   // Heterogeneous GPUs: every GPU against its own capacity; the stage and GPU with the least
   // room (the most excess) is the one reported.
   const std::vector<perturb::NodeHardware> entries = scenario::to_node_hardware(s.proto);
@@ -54,7 +55,7 @@ MemoryFit memory_fit(const scenario::LoadedScenario& s) {
   std::vector<char> over(static_cast<std::size_t>(s.parallel.pp), 0);
   for (std::size_t c = 0; c < held.size(); ++c) {
     const model::HardwareSpec& hw = c == 0 ? s.hardware : entries[c - 1].hardware;
-    const model::MemoryReport report = model::memory_report(s.model, hw, s.parallel, s.features, inflight);
+    const model::MemoryReport report = model::memory_report(s.model, hw, s.parallel, s.features, inflight, orders);
     for (const model::StageMemory& st : report.stages) {
       const auto i = static_cast<std::size_t>(st.rank);
       if (i >= held[c].size() || held[c][i] == 0) continue;

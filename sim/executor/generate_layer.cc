@@ -417,7 +417,11 @@ void Generator::emit_layer_backward(const LayerPlan& lp, const Labels& l, bool f
     Labels wl = l;
     emit_program(lp.weight_grad, wl, Category::kCompute, false, 0);
   }
-  if (span_.last != kNone) w_.add_free(span_.last, std::max(0.0, total - wgrad));
+  const double extra = transformer_layer(lp) ? 0.0 : lp.backward_working_bytes;  // the head block's
+  if (extra > 0 && span_.first != kNone) w_.add_alloc(span_.first, extra);
+  // A block with no input gradient (the embedding) keeps everything for its weight-gradient pass.
+  const bool deferred = !full && lp.input_grad.ops.empty();
+  if (span_.last != kNone && !deferred) w_.add_free(span_.last, std::max(0.0, total - wgrad) + extra);
   end_fsdp_pass(lp, l);
 }
 
@@ -430,7 +434,8 @@ Span Generator::merge(Span a, Span b) {
 void Generator::emit_layer_weight_grad(const LayerPlan& lp, const Labels& l) {
   span_ = {};
   emit_program(lp.weight_grad, l, Category::kCompute, false, 0);
-  if (span_.last != kNone) w_.add_free(span_.last, weight_grad_bytes(lp));
+  const double all = lp.activation_bytes - (memfine_applies(lp) ? lp.expert_activation_bytes : 0.0);
+  if (span_.last != kNone) w_.add_free(span_.last, lp.input_grad.ops.empty() ? all : weight_grad_bytes(lp));
 }
 
 }  // namespace mofasim::executor::detail

@@ -247,7 +247,9 @@ PreparedStep prepare_step(const SimulationInput& in) {
   model::FeatureSpec features = in.features;
   if (features.memfine && features.memfine_chunks == 0) {
     const std::vector<double> inflight = schedules::stage_inflight_microbatches(in.model, par, features);
-    features.memfine_chunks = model::memfine_min_chunks(in.model, in.hardware, par, features, inflight).value_or(64);
+    const std::vector<model::RankOrder> orders = schedules::rank_orders(schedule, in.model, par, features);
+    features.memfine_chunks =
+        model::memfine_min_chunks(in.model, in.hardware, par, features, inflight, 64, orders).value_or(64);
   }
   StepPlan plan = plan_from_model({.model = &in.model, .hardware = &in.hardware, .parallel = par, .features = features,
                                    .schedule = &schedule, .topology = &in.topology,

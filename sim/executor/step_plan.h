@@ -60,6 +60,9 @@ struct LayerPlan {
   double activation_bytes_full = 0;
   // Part of the stored activation that only the weight gradient reads (GEMM inputs): kept until W.
   double weight_grad_activation_bytes = 0;
+  // Live in addition during the backward of the head block (the MTP modules' rebuilt working set;
+  // model::MemoryReport::head_unit); 0 for transformer layers, whose recompute allocates its own.
+  double backward_working_bytes = 0;
   // Routed-expert activation inside activation_bytes (what MemFine chunks).
   double expert_activation_bytes = 0;
   // Gradient bytes this layer contributes to the dense and expert DP reductions (per GPU).

@@ -82,13 +82,24 @@ TEST(MemoryAgreement, GpipeAgreesStageByStage) {
 TEST(MemoryAgreement, InterleavedLastStageCountsOneMicroBatchOfLogits) {
   // The last stage of an interleaved schedule holds more than one stage's worth of micro-batches
   // (here 1 + 3/8 = 1.375), but the logits of one only: the memory model used to multiply the head
-  // by 1.375. (Stage 0 of the interleaved schedule is not compared: chunk 0's embedding token ids
-  // are held for chunk 0's in-flight count, which the whole-stage count does not give.)
-  // (ZB-H1 is not compared either: its deferred weight-gradient passes keep activations the
-  // schedule's whole-stage count leaves out.)
+  // by 1.375. The memory model walks each rank's pass order, so every stage agrees now, stage 0
+  // (chunk 0's embedding token ids) included.
   const StepResult r = simulate_step(four_stage(model::ScheduleKind::kInterleaved1F1B, 2), {.fidelity = Fidelity::kFull});
   const StageMemory& last = r.memory.back();
   EXPECT_NEAR(last.peak_activation_bytes, last.model_activation_bytes, 1e-9 * last.model_activation_bytes);
+  expect_stagewise_agreement(four_stage(model::ScheduleKind::kInterleaved1F1B, 2));
+}
+
+TEST(MemoryAgreement, ZeroBubbleKeepsWeightGradientInputsUntilW) {
+  // ZB-H1 defers each weight-gradient pass: the GEMM inputs stay live until it, which the
+  // whole-stage in-flight count (p - k micro-batches) leaves out; the walk counts them.
+  const SimulationInput in = four_stage(model::ScheduleKind::kZbH1, 1);
+  expect_stagewise_agreement(in);
+  const StepResult r = simulate_step(in, {.fidelity = Fidelity::kFull});
+  const model::LayerTotals layer = model::ops_for_layer(in.model, in.parallel, 0).totals();
+  // Stage 1 holds more than its p - 1 = 3 micro-batches of 2 layers: a deferred W's inputs too.
+  EXPECT_GT(r.memory[1].model_activation_bytes, 3 * 2 * layer.activation_bytes);
+  EXPECT_LT(r.memory[1].model_activation_bytes, 4 * 2 * layer.activation_bytes);
 }
 
 TEST(MemoryAgreement, HeadMicroBatchesInFlight) {

@@ -48,7 +48,8 @@ std::vector<PeakError> b200_peak_errors(const std::string& path) {
     if (!c.spec) continue;
     const MeasuredCase& m = *c.spec;
     const std::vector<double> inflight = schedules::stage_inflight_microbatches(m.model, m.parallel, m.features);
-    const model::MemoryReport r = model::memory_report(m.model, m.hardware, m.parallel, m.features, inflight);
+    const std::vector<model::RankOrder> orders = schedules::rank_orders(m.model, m.parallel, m.features);
+    const model::MemoryReport r = model::memory_report(m.model, m.hardware, m.parallel, m.features, inflight, orders);
     double peak = 0;
     for (const model::StageMemory& st : r.stages) peak = std::max(peak, st.peak_bytes - st.reserved_bytes);
     out.push_back({run.id, std::stod(run.notes.substr(at + key.size())), peak / kGiB});
