@@ -37,8 +37,8 @@ TEST(HardwarePresets, KernelParametersAreTheSourcedNumbers) {
       {"h800", GpuFamily::kHopper, 132, 794.5e12, 1402.6e12, 0.80},
       {"h100-96gb", GpuFamily::kHopper, 132, 794.5e12, 1402.6e12, 0.80},  // assumed as h100-sxm (no 500 W data)
       {"h200", GpuFamily::kHopper, 132, 794.5e12, 1453.4e12, 0.80},
-      // b200 bf16: MAMF 1745 x 0.6722 fitted on the even-numbered dense B200 SimuMax per-shape rows.
-      {"b200", GpuFamily::kBlackwell, 148, 1173e12, 3432.5e12, 0.72},
+      // b200 bf16: fitted by summed time on the even-numbered dense B200 SimuMax per-shape rows.
+      {"b200", GpuFamily::kBlackwell, 148, 1121.8e12, 3432.5e12, 0.72},
       {"gb200", GpuFamily::kBlackwell, 148, 1822e12, 3615.6e12, 0.72},
   };
   for (const Expected& e : all) {
@@ -53,8 +53,8 @@ TEST(HardwarePresets, KernelParametersAreTheSourcedNumbers) {
     EXPECT_DOUBLE_EQ(hw.kernels.hbm_fraction, e.hbm_fraction) << e.name;
     EXPECT_DOUBLE_EQ(hw.kernels.host_launch_seconds, 5e-6) << e.name;
   }
-  // Grouped GEMMs: B200's fitted fraction (54 even-numbered grouped rows); the rest keep 1.
-  EXPECT_DOUBLE_EQ(preset("b200").kernels.grouped_gemm_fraction, 0.7684);
+  // Grouped GEMMs: B200's fitted fraction (54 even-numbered grouped rows, by summed time); the rest keep 1.
+  EXPECT_DOUBLE_EQ(preset("b200").kernels.grouped_gemm_fraction, 0.7783);
   EXPECT_DOUBLE_EQ(preset("h100-sxm").kernels.grouped_gemm_fraction, 1);
   // The new presets' spec-sheet peaks: B200 2.25 / GB200 2.5 PFLOPS dense BF16, 8 TB/s HBM.
   EXPECT_DOUBLE_EQ(preset("b200").peak_flops_bf16, 2250e12);
