@@ -326,6 +326,7 @@ struct Stack {
   bool sequence_parallel = false;  // with tp > 1
   bool dp_overlap = false;         // gradient reduce overlapped with the backward
   model::KernelStack kernels = model::KernelStack::kMofaTable2;  // memory-bound kernels beyond MoFa Table 2
+  model::MoeDispatcher dispatcher = model::MoeDispatcher::kAllToAll;  // MoE token dispatch
 };
 
 Stack stack_of(const std::string& group) {
@@ -349,6 +350,9 @@ Stack stack_of(const std::string& group) {
   if (group == "O-MBR" || group == "O-MLP") {
     return {.sequence_parallel = true, .dp_overlap = true, .kernels = model::KernelStack::kTransformerEngine};
   }
+  // O-AM: NeMo AutoModel's benchmarks run "kernels: TE + DeepEP" (every O-AM row's notes): TE's
+  // kernels, and DeepEP's dispatch (one copy per destination node, forwarded over NVLink: flex).
+  if (group == "O-AM") return {.kernels = model::KernelStack::kTransformerEngine, .dispatcher = model::MoeDispatcher::kFlex};
   // O-MLL: Megatron-LLaMA; overlap comes only with its OverlappedDistributedOptimizer (sharding_of).
   return {};
 }
@@ -458,6 +462,7 @@ OpenCase map_open_run(const OpenRun& run) {
   MeasuredCase c;
   c.model = m;
   c.model.kernel_stack = stack.kernels;
+  if (c.model.is_moe()) c.model.moe.token_dispatcher = stack.dispatcher;
   c.hardware = *hardware;
   c.parallel = model::ParallelSpec{
       .tp = run.tp,

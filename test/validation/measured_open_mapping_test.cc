@@ -144,6 +144,14 @@ TEST(OpenMapping, GptAndDeepSeekRowsGetTheirArchitecture) {
   EXPECT_EQ(ds.model.moe.shared_expert_ffn_hidden_size, 1536);
   EXPECT_EQ(ds.model.moe.first_k_dense_layers, 1);
   EXPECT_EQ(ds.parallel.ep, 8);
+  EXPECT_EQ(ds.model.moe.token_dispatcher, model::MoeDispatcher::kAllToAll);  // Megatron's alltoall (O-ILM id here)
+  // AutoModel's rows run "kernels: TE + DeepEP": DeepEP's dispatch (flex) and TE's kernels.
+  const MeasuredCase am = spec_of(map_open_run(open_row(
+      {{"id", "O-AM-03"}, {"model", "DeepSeek-V2 (236B) shape trimmed to 4 layers (1 dense + 3 MoE), MLA"},
+       {"layers", "4"}, {"hidden", "5120"}, {"heads", "128"}, {"kv_heads", ""}, {"ffn_hidden", "12288"},
+       {"moe_experts", "160"}, {"moe_topk", "6"}, {"moe_ffn_hidden", "1536"}, {"shared_experts", "2"}, {"ep", "8"}})));
+  EXPECT_EQ(am.model.moe.token_dispatcher, model::MoeDispatcher::kFlex);
+  EXPECT_EQ(am.model.kernel_stack, model::KernelStack::kTransformerEngine);
   const auto k3 = map_open_run(open_row({{"model", "DeepSeek-V3 (671B, MLA; first 3 layers dense FFN 18432)"},
                                          {"kv_heads", ""}, {"moe_experts", "256"}, {"moe_topk", "8"},
                                          {"moe_ffn_hidden", "2048"}, {"shared_experts", "1"}}));
