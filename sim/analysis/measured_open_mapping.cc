@@ -485,6 +485,9 @@ OpenCase map_open_run(const OpenRun& run) {
   };
   c.features.dist_opt_instances = sharding.instances;
   c.features.fp8 = precision.fp8;
+  // MLPerf's rows whose notes say "CUDA graphs" (their configs are the *_cg.sh ones) replay each
+  // layer's kernels from a graph: no host launch per kernel.
+  c.features.cuda_graphs = has(run.notes, "CUDA graphs");
   if (recompute.every_nth > 0) {
     c.features.recompute_method = model::RecomputeMethod::kEveryNth;
     c.features.recompute_num_layers = recompute.every_nth;

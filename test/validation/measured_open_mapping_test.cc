@@ -103,6 +103,18 @@ TEST(OpenMapping, TheSourcesStackSetsSequenceParallelismAndVppTheSchedule) {
   EXPECT_EQ(spec_of(map_open_run(row("O-ILM-17"))).model.kernel_stack, model::KernelStack::kMofaTable2);
 }
 
+// MLPerf's *_cg configurations say "layer CUDA graphs" / "CUDA graphs" in their notes: their
+// kernels replay from graphs (no eager launch cost); every other row launches eagerly.
+TEST(OpenMapping, RowsWhoseNotesSayCudaGraphsRunWithoutEagerLaunches) {
+  const auto row = [](const std::string& notes) {
+    return open_row({{"id", "O-MLP-05"}, {"tp", "2"}, {"pp", "2"}, {"dp", "4"}, {"global_batch", "64"},
+                     {"notes", notes}});
+  };
+  EXPECT_TRUE(spec_of(map_open_run(row("MLPerf 'preview'; layer CUDA graphs; cuDNN fused attention"))).features.cuda_graphs);
+  EXPECT_TRUE(spec_of(map_open_run(row("NeMo 25.04; cuda graphs"))).features.cuda_graphs);
+  EXPECT_FALSE(spec_of(map_open_run(row("NeMo 25.04; TP-comm overlap"))).features.cuda_graphs);
+}
+
 // NVLink 5 (B200, GB200): 733.8 GB/s and 6.48 us per ring step, fitted on collectives.csv's 8 x B200
 // all-reduce sweep from 8 MiB to 4 GiB. The alpha-beta ring all-reduce of 8 ranks,
 // 14 alpha + 14/8 bytes / busBW, against two of those rows: 128 MiB measured 413.2 us (model 410.8),
