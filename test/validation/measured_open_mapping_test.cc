@@ -110,7 +110,8 @@ TEST(OpenMapping, RowsWhoseNotesSayCudaGraphsRunWithoutEagerLaunches) {
     return open_row({{"id", "O-MLP-05"}, {"tp", "2"}, {"pp", "2"}, {"dp", "4"}, {"global_batch", "64"},
                      {"notes", notes}});
   };
-  EXPECT_TRUE(spec_of(map_open_run(row("MLPerf 'preview'; layer CUDA graphs; cuDNN fused attention"))).features.cuda_graphs);
+  EXPECT_TRUE(spec_of(map_open_run(row("MLPerf 'preview'; layer CUDA graphs; cuDNN fused attention")))
+                  .features.cuda_graphs);
   EXPECT_TRUE(spec_of(map_open_run(row("NeMo 25.04; cuda graphs"))).features.cuda_graphs);
   EXPECT_FALSE(spec_of(map_open_run(row("NeMo 25.04; TP-comm overlap"))).features.cuda_graphs);
 }
