@@ -192,7 +192,9 @@ double phase_seconds(const PhaseCost& work, OpClass op_class, const HardwareSpec
     }
   }
   // A host-bound op phase waits for the host to issue it (the asynchronous launch queue is empty).
-  return std::max(seconds, hw.op_dispatch_seconds) + hw.kernel_launch_seconds;
+  // The fixed cost per eager kernel is a launch the host issues; a CUDA graph replay has none.
+  const double launch = features.cuda_graphs ? 0 : hw.kernel_launch_seconds;
+  return std::max(seconds, hw.op_dispatch_seconds) + launch;
 }
 
 LayerSeconds layer_compute_seconds(const LayerOps& ops, const HardwareSpec& hw, const FeatureSpec& features) {

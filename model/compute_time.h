@@ -16,7 +16,8 @@
 // P is the dense peak of the compute dtype (bf16/fp16, fp8, fp32). Elementwise ops carry no FLOPs
 // and are memory-bound under every model: t = bytes / (eta_m * BW). An op phase with work takes at
 // least HardwareSpec::op_dispatch_seconds (the host issuing it: t = max(t, t_dispatch)), then adds
-// HardwareSpec::kernel_launch_seconds once.
+// HardwareSpec::kernel_launch_seconds once, unless FeatureSpec::cuda_graphs (a graph replay issues
+// no launches). The kernel presets set it to an eager cost fitted on the open set (their yaml).
 #pragma once
 
 #include "model/op_table.h"

@@ -173,7 +173,7 @@ struct HardwareSpec {
   double cpu_optimizer_params_per_second = 0;  // CPU Adam throughput (parameters/s per GPU's share)
   double disk_read_bandwidth = 0;   // bytes/s
   double disk_write_bandwidth = 0;  // bytes/s
-  double kernel_launch_seconds = 0; // fixed cost per kernel
+  double kernel_launch_seconds = 0; // fixed cost per op phase (eager launch); 0 under FeatureSpec::cuda_graphs
   // Host time to issue one op phase (framework + launches of its kernels). Eager frameworks launch
   // asynchronously, so this is hidden behind longer device work but bounds short ops from below:
   // an op phase takes max(device time, op_dispatch_seconds). 0 = the device is never host-bound.

@@ -17,7 +17,7 @@ namespace {
 std::string yaml(const std::string& sharding) {
   return std::string(R"(name: zero3-contract
 model: { preset: tiny-llama, seq_length: 1024 }
-hardware: { preset: h100-sxm, peak_bf16: "10 TFLOPS", hbm_bandwidth: "100 GB/s" }
+hardware: { preset: h100-sxm, peak_bf16: "10 TFLOPS", hbm_bandwidth: "100 GB/s", kernel_launch: "0 s" }
 topology: { gpus: 4, gpus_per_node: 4, intra_node: { bandwidth: "1 GB/s", latency: "20 us" }, inter_node: { bandwidth: "1e9 TB/s", latency: "0 s" } }
 parallelism: { tp: 1, cp: 1, pp: 1, dp: 4, micro_batch: 1, global_batch: 16, schedule: 1f1b }
 optimizations: { overlap_interference: false, optimizer: { placement: gpu, data_parallel_sharding_strategy: )") +

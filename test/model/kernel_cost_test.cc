@@ -166,5 +166,21 @@ TEST(KernelComputeModel, MemoryBoundKernelsAndTheHostLaunchFloor) {
   EXPECT_THROW(phase_seconds({0, 1e8}, OpClass::kElementwise, hw, FeatureSpec{}), std::invalid_argument);
 }
 
+TEST(KernelComputeModel, EagerLaunchCostIsAddedPerOpPhaseAndGraphsRemoveIt) {
+  HardwareSpec hw = kernel_gpu();
+  hw.kernels.host_launch_seconds = 5e-6;
+  hw.kernel_launch_seconds = 50e-6;  // the presets' fitted eager cost
+  FeatureSpec graphs;
+  graphs.cuda_graphs = true;
+  // A 2 us kernel: the 5 us launch floor, then 50 us of eager cost: 55 us; a graph replay: 2 us.
+  EXPECT_DOUBLE_EQ(phase_seconds({0, 1e6}, OpClass::kElementwise, hw, FeatureSpec{}), 55e-6);
+  EXPECT_DOUBLE_EQ(phase_seconds({0, 1e6}, OpClass::kElementwise, hw, graphs), 2e-6);
+  // A 200 us kernel hides the floor but not the eager cost: 250 us; under graphs 200 us.
+  EXPECT_DOUBLE_EQ(phase_seconds({0, 1e8}, OpClass::kElementwise, hw, FeatureSpec{}), 250e-6);
+  EXPECT_DOUBLE_EQ(phase_seconds({0, 1e8}, OpClass::kElementwise, hw, graphs), 200e-6);
+  // A phase with no work launches nothing.
+  EXPECT_EQ(phase_seconds({0, 0}, OpClass::kElementwise, hw, FeatureSpec{}), 0.0);
+}
+
 }  // namespace
 }  // namespace mofasim::model

@@ -30,6 +30,7 @@ TEST(OpenMapping, AnInternLmRowBecomesTheA100PresetOnItsRoceCluster) {
   EXPECT_EQ(s.topology.gpus, 16);
   EXPECT_EQ(s.topology.gpus_per_node, 8);
   EXPECT_DOUBLE_EQ(s.topology.intra_node.bandwidth, 200e9);           // NVLink3 busBW
+  EXPECT_DOUBLE_EQ(s.topology.intra_node.latency, 2e-6);              // assumption, as the shipped scenarios
   EXPECT_DOUBLE_EQ(s.topology.inter_node.bandwidth, 4 * 100e9 / 8 / 8);  // 4x 100 Gb per node, 8 GPUs: 6.25 GB/s
   EXPECT_EQ(s.model.attention, model::AttentionKind::kMha);
   EXPECT_EQ(s.model.head_dim, 128);
@@ -95,6 +96,42 @@ TEST(OpenMapping, TheSourcesStackSetsSequenceParallelismAndVppTheSchedule) {
   EXPECT_EQ(megatron.parallel.vpp, 2);
   EXPECT_FALSE(megatron.features.dp_overlap.enabled);  // SimuMax's runs overlap nothing
   EXPECT_FALSE(spec_of(map_open_run(row("O-ILM-17"))).parallel.sequence_parallel);
+  // Megatron-Core on Transformer Engine (SimuMax, MLPerf, Megatron-Bridge) runs TE's fused memory-
+  // bound kernels; InternEvo's own layers are priced as MoFa Table 2.
+  EXPECT_EQ(megatron.model.kernel_stack, model::KernelStack::kTransformerEngine);
+  EXPECT_EQ(spec_of(map_open_run(row("O-MLP-01"))).model.kernel_stack, model::KernelStack::kTransformerEngine);
+  EXPECT_EQ(spec_of(map_open_run(row("O-ILM-17"))).model.kernel_stack, model::KernelStack::kMofaTable2);
+}
+
+// MLPerf's *_cg configurations say "layer CUDA graphs" / "CUDA graphs" in their notes: their
+// kernels replay from graphs (no eager launch cost); every other row launches eagerly.
+TEST(OpenMapping, RowsWhoseNotesSayCudaGraphsRunWithoutEagerLaunches) {
+  const auto row = [](const std::string& notes) {
+    return open_row({{"id", "O-MLP-05"}, {"tp", "2"}, {"pp", "2"}, {"dp", "4"}, {"global_batch", "64"},
+                     {"notes", notes}});
+  };
+  EXPECT_TRUE(spec_of(map_open_run(row("MLPerf 'preview'; layer CUDA graphs; cuDNN fused attention")))
+                  .features.cuda_graphs);
+  EXPECT_TRUE(spec_of(map_open_run(row("NeMo 25.04; cuda graphs"))).features.cuda_graphs);
+  EXPECT_FALSE(spec_of(map_open_run(row("NeMo 25.04; TP-comm overlap"))).features.cuda_graphs);
+}
+
+// NVLink 5 (B200, GB200): 733.8 GB/s and 6.48 us per ring step, fitted on collectives.csv's 8 x B200
+// all-reduce sweep from 8 MiB to 4 GiB. The alpha-beta ring all-reduce of 8 ranks,
+// 14 alpha + 14/8 bytes / busBW, against two of those rows: 128 MiB measured 413.2 us (model 410.8),
+// 1 GiB measured 2597.7 us (model 2651.3).
+TEST(OpenMapping, NvlinkFiveTakesTheLatencyAndBandwidthOfTheB200Sweep) {
+  const OpenCase c = map_open_run(open_row({{"id", "O-SMXB-04"}, {"gpu", "B200"}, {"gpus", "8"},
+                                            {"interconnect", "single node 8x B200, NVLink5/NVSwitch"},
+                                            {"dp", "1"}, {"tp", "8"}, {"global_batch", "4"}, {"micro_batch", "1"}}));
+  const MeasuredCase& s = spec_of(c);
+  EXPECT_DOUBLE_EQ(s.topology.intra_node.bandwidth, 733.8e9);
+  EXPECT_DOUBLE_EQ(s.topology.intra_node.latency, 6.48e-6);
+  const auto ring_all_reduce_us = [&](double bytes) {
+    return 1e6 * (14 * s.topology.intra_node.latency + 14.0 / 8 * bytes / s.topology.intra_node.bandwidth);
+  };
+  EXPECT_NEAR(ring_all_reduce_us(134217728), 413.2, 0.01 * 413.2);
+  EXPECT_NEAR(ring_all_reduce_us(1073741824), 2597.7, 0.025 * 2597.7);
 }
 
 TEST(OpenMapping, GptAndDeepSeekRowsGetTheirArchitecture) {
@@ -120,6 +157,14 @@ TEST(OpenMapping, GptAndDeepSeekRowsGetTheirArchitecture) {
   EXPECT_EQ(ds.model.moe.shared_expert_ffn_hidden_size, 1536);
   EXPECT_EQ(ds.model.moe.first_k_dense_layers, 1);
   EXPECT_EQ(ds.parallel.ep, 8);
+  EXPECT_EQ(ds.model.moe.token_dispatcher, model::MoeDispatcher::kAllToAll);  // Megatron's alltoall (O-ILM id here)
+  // AutoModel's rows run "kernels: TE + DeepEP": DeepEP's dispatch (flex) and TE's kernels.
+  const MeasuredCase am = spec_of(map_open_run(open_row(
+      {{"id", "O-AM-03"}, {"model", "DeepSeek-V2 (236B) shape trimmed to 4 layers (1 dense + 3 MoE), MLA"},
+       {"layers", "4"}, {"hidden", "5120"}, {"heads", "128"}, {"kv_heads", ""}, {"ffn_hidden", "12288"},
+       {"moe_experts", "160"}, {"moe_topk", "6"}, {"moe_ffn_hidden", "1536"}, {"shared_experts", "2"}, {"ep", "8"}})));
+  EXPECT_EQ(am.model.moe.token_dispatcher, model::MoeDispatcher::kFlex);
+  EXPECT_EQ(am.model.kernel_stack, model::KernelStack::kTransformerEngine);
   const auto k3 = map_open_run(open_row({{"model", "DeepSeek-V3 (671B, MLA; first 3 layers dense FFN 18432)"},
                                          {"kv_heads", ""}, {"moe_experts", "256"}, {"moe_topk", "8"},
                                          {"moe_ffn_hidden", "2048"}, {"shared_experts", "1"}}));
