@@ -165,7 +165,10 @@ void add_fused_core(LayerOps& ops, const Ctx& c, double heads, double kv, double
   map.op = OpKind::kAttentionMap;
   map.op_class = OpClass::kAttention;
   // The flash kernel runs per CP chunk: s/c queries against s/c keys per call.
-  const KernelShape fwd{.kind = KernelKind::kAttention, .seq = c.seq / c.parallel.cp, .head_dim = d_qk};
+  const KernelShape fwd{.kind = KernelKind::kAttention,
+                        .seq = c.seq / c.parallel.cp,
+                        .head_dim = d_qk,
+                        .flash1 = c.model.attention_impl == AttentionImpl::kFlash1};
   KernelShape bwd = fwd;
   bwd.backward = true;
   map.forward = {map_flops, map_bytes, fwd};

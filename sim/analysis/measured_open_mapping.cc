@@ -317,6 +317,7 @@ Sharding sharding_of(const std::string& text, int dp) {
 struct Stack {
   bool sequence_parallel = false;  // with tp > 1
   bool dp_overlap = false;         // gradient reduce overlapped with the backward
+  bool flash_attention_1 = false;  // attention by flash-attn < 2.0 (ModelSpec::attention_impl kFlash1)
 };
 
 Stack stack_of(const std::string& group) {
@@ -324,9 +325,13 @@ Stack stack_of(const std::string& group) {
   if (group == "O-SMXB" || group == "O-SMXA") return {.sequence_parallel = true};
   // O-ILM: InternEvo's hybrid ZeRO overlaps the gradient reduce with the backward (configs/7B_sft.py
   // overlap_sync_grad); tensor parallelism without sequence parallelism. Assumption where unstated.
-  if (group == "O-ILM") return {.dp_overlap = true};
-  // O-FA: PyTorch Lightning DDP, which overlaps bucketed all-reduces with the backward.
-  if (group == "O-FA") return {.dp_overlap = true};
+  // Its attention is flash-attn 1.0.5: InternLM doc/en/install.md ("Flash-Attention == v1.0.5",
+  // InternLM/InternLM@0f5ee05), the stack of the July 2023 measurements (FlashAttention-2 was
+  // released on 2023-07-17).
+  if (group == "O-ILM") return {.dp_overlap = true, .flash_attention_1 = true};
+  // O-FA: PyTorch Lightning DDP, which overlaps bucketed all-reduces with the backward; the
+  // table is of November 2022, FlashAttention v1 (the rows' notes; FlashAttention-2 came in 2023).
+  if (group == "O-FA") return {.dp_overlap = true, .flash_attention_1 = true};
   // O-MBR / O-MLP: Megatron-Core recipes with sequence parallelism and overlapped gradient reduce.
   if (group == "O-MBR" || group == "O-MLP") return {.sequence_parallel = true, .dp_overlap = true};
   // O-MLL: Megatron-LLaMA; overlap comes only with its OverlappedDistributedOptimizer (sharding_of).
@@ -436,6 +441,7 @@ OpenCase map_open_run(const OpenRun& run) {
   const Stack stack = stack_of(run.source_group());
   MeasuredCase c;
   c.model = m;
+  if (stack.flash_attention_1) c.model.attention_impl = model::AttentionImpl::kFlash1;
   c.hardware = *hardware;
   c.parallel = model::ParallelSpec{
       .tp = run.tp,

@@ -38,7 +38,7 @@ TEST(OpenMapping, AnInternLmRowBecomesTheA100PresetOnItsRoceCluster) {
   EXPECT_EQ(s.model.norm, model::NormKind::kRmsNorm);
   EXPECT_EQ(s.model.position, model::PositionKind::kRope);
   EXPECT_TRUE(s.model.untie_embeddings);
-  EXPECT_EQ(s.model.attention_impl, model::AttentionImpl::kFused);
+  EXPECT_EQ(s.model.attention_impl, model::AttentionImpl::kFlash1);  // flash-attn 1.0.5 (InternLM install.md)
   EXPECT_EQ(s.parallel.dp, 16);
   EXPECT_EQ(s.parallel.microbatches(), 4);
   EXPECT_EQ(s.parallel.schedule, model::ScheduleKind::k1F1B);
