@@ -98,6 +98,9 @@ MeasuredCase to_measured_case(const MeasuredRow& row, const MeasuredConditions& 
   };
   c.features = model::FeatureSpec{
       .distributed_optimizer = false,
+      .param_dtype = conditions.precision,
+      .grad_dtype = conditions.precision,
+      .compute_dtype = conditions.precision,
       .recompute = model::RecomputeKind::kFull,
       .dp_bucket_bytes = kOneBucketBytes,
   };
