@@ -139,6 +139,15 @@ double class_efficiency(const HardwareSpec& hw, OpClass op_class) {
   MOFASIM_UNREACHABLE("unknown OpClass");
 }
 
+double optimizer_update_seconds(double bytes, const HardwareSpec& hw, const FeatureSpec& features) {
+  const double eta = hw.efficiency.optimizer_memory;
+  if (eta <= 0 || hw.compute_model == ComputeModelKind::kKernel || bytes <= 0) {
+    return phase_seconds(PhaseCost{0, bytes}, OpClass::kElementwise, hw, features);
+  }
+  require_positive(hw.hbm_bandwidth, "hardware.hbm_bandwidth");
+  return bytes / (eta * hw.hbm_bandwidth);
+}
+
 double phase_seconds(const PhaseCost& work, OpClass op_class, const HardwareSpec& hw, const FeatureSpec& features) {
   if (work.flops <= 0 && work.hbm_bytes <= 0) return 0;
   require_positive(features.compute_scale, "features.compute_scale");

@@ -159,6 +159,9 @@ struct EfficiencySpec {
   double attention = 0.6;      // fraction of peak attained by fused attention kernels
   double memory = 0.8;         // fraction of HBM bandwidth attained by memory-bound ops
   double small_gemm = 0.5;     // thin GEMMs (e.g. MoE experts with few tokens)
+  // Fraction of HBM bandwidth the optimizer step's streaming passes attain (multi-tensor Adam, the
+  // norm, zeroing: long contiguous sweeps, unlike a layer's short elementwise ops). 0 = `memory`.
+  double optimizer_memory = 0;
 };
 
 struct HardwareSpec {
