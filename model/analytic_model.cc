@@ -333,7 +333,7 @@ void optimizer_term(const RankPlan& plan, const ChunkBuffer& chunk_times, const 
     } else if (d.update_bytes > 0) {  // MoFa(13) MoFa(26): memory-bound Adam
       if (d.update_bytes != last_update_bytes) {  // ranks laid out alike update the same bytes
         last_update_bytes = d.update_bytes;
-        last_update_s = phase_seconds(PhaseCost{0, d.update_bytes}, OpClass::kElementwise, hw, f);
+        last_update_s = optimizer_update_seconds(d.update_bytes, hw, f);
       }
       update = last_update_s;
     }

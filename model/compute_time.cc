@@ -82,8 +82,9 @@ double kernel_seconds(const PhaseCost& work, const HardwareSpec& hw, const Featu
   }
   if (sh.kind == KernelKind::kAttention) {
     // Attention stays in BF16 under FP8 training (Transformer Engine runs only GEMMs in FP8).
-    const double rate = kernels::attention_peak_fraction(kn.family, sh.seq, sh.head_dim, sh.backward) *
-                        peak_flops(hw, DType::kBf16) * features.compute_scale;
+    const double fraction = sh.flash1 ? kernels::flash1_peak_fraction(kn.family, sh.seq, sh.head_dim)
+                                      : kernels::attention_peak_fraction(kn.family, sh.seq, sh.head_dim, sh.backward);
+    const double rate = fraction * peak_flops(hw, DType::kBf16) * features.compute_scale;
     const double flops = sh.backward ? kFlashBackwardFlopsPerOpFlop * work.flops : work.flops;
     return std::max(flops / rate, memory);
   }
@@ -136,6 +137,15 @@ double class_efficiency(const HardwareSpec& hw, OpClass op_class) {
     case OpClass::kElementwise: return hw.efficiency.memory;
   }
   MOFASIM_UNREACHABLE("unknown OpClass");
+}
+
+double optimizer_update_seconds(double bytes, const HardwareSpec& hw, const FeatureSpec& features) {
+  const double eta = hw.efficiency.optimizer_memory;
+  if (eta <= 0 || hw.compute_model == ComputeModelKind::kKernel || bytes <= 0) {
+    return phase_seconds(PhaseCost{0, bytes}, OpClass::kElementwise, hw, features);
+  }
+  require_positive(hw.hbm_bandwidth, "hardware.hbm_bandwidth");
+  return bytes / (eta * hw.hbm_bandwidth);
 }
 
 double phase_seconds(const PhaseCost& work, OpClass op_class, const HardwareSpec& hw, const FeatureSpec& features) {

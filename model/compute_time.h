@@ -43,6 +43,10 @@ double class_efficiency(const HardwareSpec& hw, OpClass op_class);
 // Throws std::invalid_argument on a hardware spec without the rates the chosen model needs.
 double phase_seconds(const PhaseCost& work, OpClass op_class, const HardwareSpec& hw, const FeatureSpec& features);
 
+// Seconds of the GPU optimizer step's `bytes` of HBM traffic: at efficiency.optimizer_memory of
+// the HBM bandwidth when set (roofline-family models), otherwise as an elementwise phase.
+double optimizer_update_seconds(double bytes, const HardwareSpec& hw, const FeatureSpec& features);
+
 struct LayerSeconds {
   double forward = 0;
   double backward_input = 0;

@@ -188,7 +188,10 @@ void add_fused_core(LayerOps& ops, const Ctx& c, const AttentionView& v, double 
   OpCost map;
   map.op = OpKind::kAttentionMap;
   map.op_class = OpClass::kAttention;
-  const KernelShape fwd{.kind = KernelKind::kAttention, .seq = v.kernel_seq, .head_dim = d_qk};
+  const KernelShape fwd{.kind = KernelKind::kAttention,
+                        .seq = v.kernel_seq,
+                        .head_dim = d_qk,
+                        .flash1 = c.model.attention_impl == AttentionImpl::kFlash1};
   KernelShape bwd = fwd;
   bwd.backward = true;
   map.forward = {map_flops, map_bytes, fwd};

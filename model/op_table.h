@@ -93,7 +93,8 @@ enum class OpClass { kGemm, kAttention, kElementwise, kSmallGemm };
 // The shape of the kernel behind one op phase, for ComputeModelKind::kKernel (the other models use
 // only FLOPs and bytes). kGemm: `groups` GEMMs of m x n output with reduction k (2*m*n*k*groups =
 // the phase's FLOPs); kAttention: a causal flash-attention pass of `seq` queries and keys per call
-// and q/k head dim `head_dim`, forward or backward.
+// and q/k head dim `head_dim`, forward or backward; `flash1`: FlashAttention-1's kernel
+// (ModelSpec::attention_impl kFlash1) instead of the family's default fused kernel.
 enum class KernelKind { kNone, kGemm, kAttention };
 struct KernelShape {
   KernelKind kind = KernelKind::kNone;
@@ -104,6 +105,7 @@ struct KernelShape {
   double seq = 0;
   double head_dim = 0;
   bool backward = false;
+  bool flash1 = false;
 };
 
 // Which GEMM of a Transformer Engine linear layer a phase is (FeatureSpec::fp8 decides whether it

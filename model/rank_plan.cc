@@ -346,7 +346,7 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
     d.d2h_bytes = d.updated_params * bpp.grad;    // MoFa(27) MoFa(28)
     d.h2d_bytes = d.updated_params * bpp.weight;
     if (in.simulation_detail) {
-      d.gpu_update_seconds = phase_seconds(PhaseCost{0, d.update_bytes}, OpClass::kElementwise, *in.hardware, feat);
+      d.gpu_update_seconds = optimizer_update_seconds(d.update_bytes, *in.hardware, feat);
     }
   }
 

@@ -22,7 +22,9 @@ enum class DType { kBf16, kFp16, kFp8, kFp32 };
 // tensor in HBM. kUnfused: the non-flash path of Megatron-LM (CoreAttention): QK^T and PV as
 // batched GEMMs over the full s x s score matrix (the causal mask is applied after the product),
 // the fused scale-mask-softmax and the attention dropout as memory-bound passes over that matrix.
-enum class AttentionImpl { kFused, kUnfused };
+// kFlash1: fused as kFused, timed at FlashAttention-1's measured rate (flash-attn < 2.0, the
+// stacks of 2022 to mid-2023) instead of FlashAttention-2's / cuDNN's (model/kernels/attention_cost.h).
+enum class AttentionImpl { kFused, kUnfused, kFlash1 };
 // Which kernels a layer runs besides the GEMMs, attention, norms and activations of MoFa Table 2.
 // kMofaTable2: exactly MoFa Table 2's ops (the default; what the calibrated vTrain fit assumes).
 // kTransformerEngine: Megatron-Core with Transformer Engine adds its fused memory-bound kernels:
@@ -157,6 +159,9 @@ struct EfficiencySpec {
   double attention = 0.6;      // fraction of peak attained by fused attention kernels
   double memory = 0.8;         // fraction of HBM bandwidth attained by memory-bound ops
   double small_gemm = 0.5;     // thin GEMMs (e.g. MoE experts with few tokens)
+  // Fraction of HBM bandwidth the optimizer step's streaming passes attain (multi-tensor Adam, the
+  // norm, zeroing: long contiguous sweeps, unlike a layer's short elementwise ops). 0 = `memory`.
+  double optimizer_memory = 0;
 };
 
 struct HardwareSpec {

@@ -31,6 +31,14 @@ constexpr std::array<double, 6> kFaSeq = {512, 1024, 2048, 4096, 8192, 16384};
 constexpr std::array<double, 6> kA100Hd64 = {88, 119, 140, 156, 165, 171};
 constexpr std::array<double, 6> kA100Hd128 = {99, 133, 155, 173, 182, 189};
 
+// FlashAttention-1 fwd+bwd causal TFLOPS at kFaSeq, batch*seq = 16k tokens, hidden 2048, the
+// FlashAttention-1 bars of the same FA2 paper figures (attention.csv rows A100-SXM4-80GB resp.
+// H100-SXM5-80GB, FlashAttention-1, causal true, fwd+bwd; reference peaks 312 and 989.4).
+constexpr std::array<double, 6> kA100Flash1Hd64 = {58, 70, 77, 87, 92, 97};
+constexpr std::array<double, 6> kA100Flash1Hd128 = {55, 62, 69, 76, 80, 83};
+constexpr std::array<double, 6> kH100Flash1Hd64 = {104, 123, 136, 138, 149, 156};
+constexpr std::array<double, 6> kH100Flash1Hd128 = {98, 109, 108, 126, 135, 137};
+
 // H100 cuDNN TFLOPS at kFaSeq.
 constexpr std::array<double, 6> kH100FwdCausalHd64 = {225, 288, 334, 363, 379, 388};
 constexpr std::array<double, 6> kH100FwdCausalHd128 = {315, 410, 484, 518, 529, 539};
@@ -136,6 +144,27 @@ double attention_peak_fraction(GpuFamily family, double seq, double head_dim, bo
   }
   throw std::invalid_argument(
       "hardware.kernels.family must be ampere, hopper or blackwell for compute_model kernel (attention curves)");
+}
+
+double flash1_peak_fraction(GpuFamily family, double seq, double head_dim) {
+  if (!(seq > 0) || !(head_dim > 0)) {
+    throw std::invalid_argument("attention kernel: seq and head dim must be > 0, got " + std::to_string(seq) +
+                                " and " + std::to_string(head_dim));
+  }
+  switch (family) {
+    case GpuFamily::kAmpere: {
+      const Bracket at_seq = bracket_log(kFaSeq, seq);
+      return blend(head_dim, 64, at(kA100Flash1Hd64, at_seq), 128, at(kA100Flash1Hd128, at_seq)) / kA100Peak;
+    }
+    case GpuFamily::kHopper: {
+      const Bracket at_seq = bracket_log(kFaSeq, seq);
+      return blend(head_dim, 64, at(kH100Flash1Hd64, at_seq), 128, at(kH100Flash1Hd128, at_seq)) / kH100Peak;
+    }
+    case GpuFamily::kBlackwell:
+    case GpuFamily::kUnspecified: break;
+  }
+  throw std::invalid_argument(
+      "model.attention_impl flash1 needs hardware.kernels.family ampere or hopper (FlashAttention-1 curves)");
 }
 
 }  // namespace mofasim::model::kernels

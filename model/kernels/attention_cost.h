@@ -19,4 +19,10 @@ const char* gpu_family_name(GpuFamily family);
 // Throws std::invalid_argument for kUnspecified or a non-positive seq / head dim.
 double attention_peak_fraction(GpuFamily family, double seq, double head_dim, bool backward);
 
+// The same for FlashAttention-1 (flash-attn < 2.0), causal, forward or backward alike: only its
+// fwd+bwd rate was published (FlashAttention-2 paper figures, A100 and H100), so both passes take
+// it and the pair's time is exact. Ampere and Hopper only (FlashAttention-1 has no Blackwell
+// kernel): std::invalid_argument otherwise.
+double flash1_peak_fraction(GpuFamily family, double seq, double head_dim);
+
 }  // namespace mofasim::model::kernels

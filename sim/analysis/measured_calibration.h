@@ -2,8 +2,8 @@
 // (sim/analysis/calibrate.h: bounded Nelder–Mead on the analytic MoFa model), and the stored fit
 // for vTrain's A100 measurements, so a report can use one parameter set for every row.
 //
-// The vTrain fit (vtrain_a100_fit) was made ONCE on the 1,440 single-node rows only, with the
-// A100 preset's peaks fixed; the 109 multi-node rows are held out. How it
+// The vTrain fit (vtrain_a100_fit) was made ONCE on the 720 single-node rows at even file lines,
+// with the A100 preset's peaks fixed; the 720 at odd lines and the 109 multi-node rows are held out. How it
 // was made, and the values, are in docs/validation-measured.md; regenerate with the
 // validation_measured_report program's --fit mode.
 #pragma once

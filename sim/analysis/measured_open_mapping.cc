@@ -327,6 +327,7 @@ struct Stack {
   bool dp_overlap = false;         // gradient reduce overlapped with the backward
   model::KernelStack kernels = model::KernelStack::kMofaTable2;  // memory-bound kernels beyond MoFa Table 2
   model::MoeDispatcher dispatcher = model::MoeDispatcher::kAllToAll;  // MoE token dispatch
+  bool flash_attention_1 = false;  // attention by flash-attn < 2.0 (ModelSpec::attention_impl kFlash1)
 };
 
 Stack stack_of(const std::string& group) {
@@ -338,9 +339,13 @@ Stack stack_of(const std::string& group) {
   }
   // O-ILM: InternEvo's hybrid ZeRO overlaps the gradient reduce with the backward (configs/7B_sft.py
   // overlap_sync_grad); tensor parallelism without sequence parallelism. Assumption where unstated.
-  if (group == "O-ILM") return {.dp_overlap = true};
-  // O-FA: PyTorch Lightning DDP, which overlaps bucketed all-reduces with the backward.
-  if (group == "O-FA") return {.dp_overlap = true};
+  // Its attention is flash-attn 1.0.5: InternLM doc/en/install.md ("Flash-Attention == v1.0.5",
+  // InternLM/InternLM@0f5ee05), the stack of the July 2023 measurements (FlashAttention-2 was
+  // released on 2023-07-17).
+  if (group == "O-ILM") return {.dp_overlap = true, .flash_attention_1 = true};
+  // O-FA: PyTorch Lightning DDP, which overlaps bucketed all-reduces with the backward; the
+  // table is of November 2022, FlashAttention v1 (the rows' notes; FlashAttention-2 came in 2023).
+  if (group == "O-FA") return {.dp_overlap = true, .flash_attention_1 = true};
   // O-MBR / O-MLP: Megatron-Core recipes with sequence parallelism and overlapped gradient reduce.
   // Both are NVIDIA's Megatron-Core + Transformer Engine recipes (NeMo / Megatron-Bridge containers).
   // MLPerf's submissions also overlap the TP collectives with the GEMMs ("TP-comm overlap" in every
@@ -463,6 +468,7 @@ OpenCase map_open_run(const OpenRun& run) {
   c.model = m;
   c.model.kernel_stack = stack.kernels;
   if (c.model.is_moe()) c.model.moe.token_dispatcher = stack.dispatcher;
+  if (stack.flash_attention_1) c.model.attention_impl = model::AttentionImpl::kFlash1;
   c.hardware = *hardware;
   c.parallel = model::ParallelSpec{
       .tp = run.tp,

@@ -32,6 +32,14 @@ struct MeasuredConditions {
   // --attention-dropout 0.1.
   model::AttentionImpl attention_impl = model::AttentionImpl::kUnfused;
   double attention_dropout = 0.1;
+  // Megatron-DeepSpeed's --fp16 (the runs predate bf16 training on A100 in Megatron-DeepSpeed's
+  // examples; vTrain's own predictor sizes parameters and gradients at 2 bytes, src/predictor.py
+  // ParamInfo): fp16 weights, compute and gradients, so the DP all-reduce moves 2 bytes per
+  // parameter. The measurements rule out fp32 gradients on their own: the dp-2 all-reduce of the
+  // 1.31B-parameter model (h 2048, 24 layers, tp 1) adds 13 ms to the step intercept (dp-1 rows:
+  // 26 ms, extrapolated from tp 2/4/8; dp-2: 40 ms), i.e. 2.6 GB / 13 ms = 200 GB/s with fp16
+  // gradients but 400 GB/s with fp32, above the A100's 300 GB/s of NVLink per direction.
+  model::DType precision = model::DType::kFp16;
   double bandwidth_scale = 1.0;           // μ_b of every link level (TopologySpec::bandwidth_scale)
 };
 

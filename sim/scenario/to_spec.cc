@@ -67,6 +67,16 @@ model::KernelStack kernel_stack(proto::KernelStack k) {
   return model::KernelStack::kMofaTable2;
 }
 
+model::AttentionImpl attention_impl(proto::AttentionImpl a) {
+  switch (a) {
+    case proto::UNFUSED: return model::AttentionImpl::kUnfused;
+    case proto::FLASH1: return model::AttentionImpl::kFlash1;
+    case proto::FUSED:
+    case proto::ATTENTION_IMPL_UNSPECIFIED: break;
+  }
+  return model::AttentionImpl::kFused;
+}
+
 model::GpuFamily gpu_family(proto::GpuFamily f) {
   switch (f) {
     case proto::AMPERE: return model::GpuFamily::kAmpere;
@@ -140,7 +150,7 @@ model::ModelSpec to_model_spec(const proto::Model& m) {
       .linear_bias = m.linear_bias(),
       .moe = {},
       .mtp_depth = m.mtp_depth(),
-      .attention_impl = m.attention_impl() == proto::UNFUSED ? model::AttentionImpl::kUnfused : model::AttentionImpl::kFused,
+      .attention_impl = attention_impl(m.attention_impl()),
       .attention_dropout = m.attention_dropout(),
       .kernel_stack = kernel_stack(m.kernel_stack()),
       .window_size = m.window_size(),

@@ -282,6 +282,10 @@ class Validator {
     require(k, p, "gemm_ceiling_bf16", why);
     unit_fraction(k.hbm_fraction(), p + ".hbm_fraction");
     unit_fraction(k.grouped_gemm_fraction(), p + ".grouped_gemm_fraction");
+    // FlashAttention-1's measured curves exist for A100 and H100 only (it has no Blackwell kernel).
+    if (s_.model().attention_impl() == proto::FLASH1 && k.family() == proto::BLACKWELL) {
+      fail("model.attention_impl", "flash1 has no Blackwell kernel (hardware.kernels.family blackwell); use fused");
+    }
     // A GPU without FP8 (no peak_fp8) is reported once, at the scenario's FP8 field's rule
     // (hardware.peak_fp8 required by ...), not again at the preset's kernels block.
     if (s_.optimizations().compute_dtype() == proto::FP8 && h.has_peak_fp8()) {

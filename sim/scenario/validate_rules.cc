@@ -9,7 +9,7 @@
 namespace mofasim::scenario {
 namespace {
 
-constexpr std::array<std::string_view, 61> kRules = {
+constexpr std::array<std::string_view, 62> kRules = {
     "model: num_layers, hidden_size, num_attention_heads, vocab_size and seq_length are required and >= 1; "
     "ffn_hidden_size is required unless every layer is MoE (moe given and first_k_dense_layers = 0)",
     "model: num_kv_heads (if given) divides num_attention_heads",
@@ -28,6 +28,7 @@ constexpr std::array<std::string_view, 61> kRules = {
     "hardware: compute_model modified-roofline needs roofline_slope > 0",
     "hardware: compute_model kernel needs kernels.family, kernels.sm_count >= 1, kernels.gemm_ceiling_bf16 and "
     "kernels.hbm_fraction in (0, 1] (and kernels.gemm_ceiling_fp8 for compute_dtype fp8); tiles >= 1",
+    "model: attention_impl flash1 needs hardware.kernels.family ampere or hopper under compute_model kernel",
     "hardware: collective_sms < kernels.sm_count when kernels.sm_count > 0; nvls_efficiency in (0, 1]; nvls_channels >= 2",
     "topology: nodes_per_supernode (if > 0) divides the node count gpus / gpus_per_node",
     "topology: gpus, intra_node.bandwidth and inter_node.bandwidth are required; bandwidths > 0",

@@ -59,6 +59,19 @@ TEST(ComputeTime, RooflineTakesTheSlowerOfComputeAndMemoryPlusLaunch) {
   EXPECT_EQ(phase_seconds({0, 0}, OpClass::kGemm, hw, FeatureSpec{}), 0.0);
 }
 
+TEST(ComputeTime, OptimizerStepStreamsAtItsOwnEfficiencyWhenSet) {
+  HardwareSpec hw{.name = "t", .peak_flops_bf16 = 312e12, .hbm_bandwidth = 2e12};
+  hw.compute_model = ComputeModelKind::kRoofline;
+  hw.efficiency.memory = 0.5;
+  const FeatureSpec f{};
+  // Unset: an elementwise phase, 36 GB / (0.5 * 2 TB/s) = 36 ms.
+  EXPECT_NEAR(optimizer_update_seconds(36e9, hw, f), 0.036, 1e-12);
+  // Set: 36 GB / (0.9 * 2 TB/s) = 20 ms; the layers' memory efficiency is not used.
+  hw.efficiency.optimizer_memory = 0.9;
+  EXPECT_NEAR(optimizer_update_seconds(36e9, hw, f), 0.020, 1e-12);
+  EXPECT_DOUBLE_EQ(optimizer_update_seconds(0, hw, f), 0);
+}
+
 TEST(ComputeTime, ModifiedRooflineIsTheMinimumOfCapAndLinearFit) {
   HardwareSpec hw = round_gpu();
   hw.compute_model = ComputeModelKind::kModifiedRoofline;

@@ -114,6 +114,26 @@ TEST(AttentionCurves, InterpolateInLogSeqAndHeadDimAndClamp) {
   EXPECT_THROW(kernels::attention_peak_fraction(GpuFamily::kHopper, 0, 128, false), std::invalid_argument);
 }
 
+TEST(AttentionCurves, FlashAttention1ReproducesItsRowsForwardAndBackwardAlike) {
+  // attention.csv: A100 FlashAttention-1 fwd+bwd causal hdim 128 seq 2048 = 69 of 312 (FA2: 155).
+  EXPECT_DOUBLE_EQ(kernels::flash1_peak_fraction(GpuFamily::kAmpere, 2048, 128), 69 / 312.0);
+  EXPECT_DOUBLE_EQ(kernels::attention_peak_fraction(GpuFamily::kAmpere, 2048, 128, true), 155 / 312.0);
+  // A100 hdim 64 seq 512 = 58; H100 hdim 128 seq 4096 = 126 of 989.4.
+  EXPECT_DOUBLE_EQ(kernels::flash1_peak_fraction(GpuFamily::kAmpere, 512, 64), 58 / 312.0);
+  EXPECT_DOUBLE_EQ(kernels::flash1_peak_fraction(GpuFamily::kHopper, 4096, 128), 126 / 989.4);
+  // Head dim 96 at seq 1024: halfway between 70 (hdim 64) and 62 (hdim 128); clamped beyond 16k.
+  EXPECT_NEAR(kernels::flash1_peak_fraction(GpuFamily::kAmpere, 1024, 96), 66 / 312.0, 1e-12);
+  EXPECT_DOUBLE_EQ(kernels::flash1_peak_fraction(GpuFamily::kAmpere, 65536, 128), 83 / 312.0);
+  // No FlashAttention-1 kernel on Blackwell.
+  try {
+    (void)kernels::flash1_peak_fraction(GpuFamily::kBlackwell, 2048, 128);
+    FAIL() << "expected invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(),
+                 "model.attention_impl flash1 needs hardware.kernels.family ampere or hopper (FlashAttention-1 curves)");
+  }
+}
+
 HardwareSpec kernel_gpu() {
   HardwareSpec hw;
   hw.peak_flops_bf16 = 1000e12;
@@ -147,6 +167,14 @@ TEST(KernelComputeModel, AttentionUsesTheCurveAndTheFlashBackwardConvention) {
   // Backward: the op table's 2e12 FLOPs are 2.5e12 in the FlashAttention convention.
   const double bwd_rate = kernels::attention_peak_fraction(GpuFamily::kHopper, 2048, 128, true) * 1e15;
   EXPECT_DOUBLE_EQ(phase_seconds({2e12, 0, bwd}, OpClass::kAttention, hw, FeatureSpec{}), 2.5e12 / bwd_rate);
+  // FlashAttention-1 (H100 row: 108 TFLOPS at hdim 128, seq 2048): 1e12 forward FLOPs take
+  // 1e12 / (108 / 989.4 * 1e15) = 9.161 ms; the backward's 2e12 are 2.5e12 at the same rate.
+  KernelShape fa1 = fwd;
+  fa1.flash1 = true;
+  EXPECT_DOUBLE_EQ(phase_seconds({1e12, 0, fa1}, OpClass::kAttention, hw, FeatureSpec{}), 1e12 / (108 / 989.4 * 1e15));
+  fa1.backward = true;
+  EXPECT_DOUBLE_EQ(phase_seconds({2e12, 0, fa1}, OpClass::kAttention, hw, FeatureSpec{}),
+                   2.5e12 / (108 / 989.4 * 1e15));
 }
 
 TEST(KernelComputeModel, MemoryBoundKernelsAndTheHostLaunchFloor) {

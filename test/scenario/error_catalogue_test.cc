@@ -304,6 +304,16 @@ std::vector<BadCase> cases() {
        {},
        {"bad.yaml:5:45: optimizations.fp8_recipe: mxfp8 needs a Blackwell GPU (hardware.kernels.family blackwell), "
         "got hopper"}},
+      {"Flash1HasNoBlackwellKernel",
+       Lines{.model = "model: {num_layers: 4, hidden_size: 256, num_attention_heads: 8, num_kv_heads: 4, "
+                      "ffn_hidden_size: 1024, vocab_size: 1000, seq_length: 128, attention_impl: flash1}",
+             .hardware = R"(hardware: {peak_bf16: "2250 TFLOPS", gpu_memory: "180 GiB", hbm_bandwidth: "8 TB/s", )"
+                         R"(compute_model: kernel, kernels: {family: blackwell, sm_count: 148, )"
+                         R"(gemm_ceiling_bf16: "1173 TFLOPS", hbm_fraction: 0.72}})"}
+           .text(),
+       {},
+       {"bad.yaml:1:157: model.attention_impl: flash1 has no Blackwell kernel (hardware.kernels.family blackwell); "
+        "use fused"}},
       {"KernelModelNeedsKernelParams",
        Lines{.hardware = R"(hardware: {peak_bf16: "989 TFLOPS", gpu_memory: "80 GiB", hbm_bandwidth: "3.35 TB/s", )"
                          R"(compute_model: kernel})"}

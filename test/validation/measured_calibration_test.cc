@@ -87,6 +87,7 @@ TEST(MeasuredCalibration, TheStoredVtrainFitIsWhatTheCalibratedConditionsUse) {
   EXPECT_DOUBLE_EQ(c.hardware.op_dispatch_seconds, fit.op_dispatch_seconds);
   EXPECT_DOUBLE_EQ(c.bandwidth_scale, fit.bandwidth_scale);
   EXPECT_EQ(c.hardware.compute_model, model::ComputeModelKind::kRoofline);  // the conditions' choice
+  EXPECT_DOUBLE_EQ(c.hardware.efficiency.optimizer_memory, 0.91);  // hbm.csv, not fitted
   EXPECT_DOUBLE_EQ(c.hardware.peak_flops_bf16, 312e12);  // the preset's peak is not fitted
 }
 

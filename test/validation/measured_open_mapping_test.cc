@@ -39,7 +39,7 @@ TEST(OpenMapping, AnInternLmRowBecomesTheA100PresetOnItsRoceCluster) {
   EXPECT_EQ(s.model.norm, model::NormKind::kRmsNorm);
   EXPECT_EQ(s.model.position, model::PositionKind::kRope);
   EXPECT_TRUE(s.model.untie_embeddings);
-  EXPECT_EQ(s.model.attention_impl, model::AttentionImpl::kFused);
+  EXPECT_EQ(s.model.attention_impl, model::AttentionImpl::kFlash1);  // flash-attn 1.0.5 (InternLM install.md)
   EXPECT_EQ(s.parallel.dp, 16);
   EXPECT_EQ(s.parallel.microbatches(), 4);
   EXPECT_EQ(s.parallel.schedule, model::ScheduleKind::k1F1B);
@@ -95,6 +95,8 @@ TEST(OpenMapping, TheSourcesStackSetsSequenceParallelismAndVppTheSchedule) {
   EXPECT_EQ(megatron.parallel.schedule, model::ScheduleKind::kInterleaved1F1B);
   EXPECT_EQ(megatron.parallel.vpp, 2);
   EXPECT_FALSE(megatron.features.dp_overlap.enabled);  // SimuMax's runs overlap nothing
+  EXPECT_EQ(megatron.model.attention_impl, model::AttentionImpl::kFused);  // TE 2.11's fused attention
+  EXPECT_EQ(spec_of(map_open_run(row("O-MLL-02"))).model.attention_impl, model::AttentionImpl::kFused);
   EXPECT_FALSE(spec_of(map_open_run(row("O-ILM-17"))).parallel.sequence_parallel);
   // Megatron-Core on Transformer Engine (SimuMax, MLPerf, Megatron-Bridge) runs TE's fused memory-
   // bound kernels; InternEvo's own layers are priced as MoFa Table 2.
@@ -144,6 +146,7 @@ TEST(OpenMapping, GptAndDeepSeekRowsGetTheirArchitecture) {
   EXPECT_TRUE(gpt.model.linear_bias);
   EXPECT_FALSE(gpt.model.untie_embeddings);
   EXPECT_EQ(gpt.model.head_dim, 64);
+  EXPECT_EQ(gpt.model.attention_impl, model::AttentionImpl::kFlash1);  // the FA table of 2022-11: FA v1
   const MeasuredCase ds = spec_of(map_open_run(open_row(
       {{"model", "DeepSeek-V2 (236B) shape trimmed to 4 layers (1 dense + 3 MoE), MLA"}, {"layers", "4"},
        {"hidden", "5120"}, {"heads", "128"}, {"kv_heads", ""}, {"ffn_hidden", "12288"}, {"moe_experts", "160"},

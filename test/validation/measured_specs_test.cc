@@ -2,6 +2,9 @@
 // per-GPU link bandwidths, training features.
 #include "sim/analysis/measured_specs.h"
 
+#include "model/memory.h"
+#include "model/rank_plan.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -60,6 +63,26 @@ TEST(MeasuredSpecs, ARowBecomesAGptOnVtrainsCluster) {
   EXPECT_DOUBLE_EQ(c.topology.intra_node.bandwidth, 150e9);
   EXPECT_DOUBLE_EQ(c.topology.inter_node.bandwidth, 12.5e9);  // 800 Gb/s per node = 100 GB/s over 8 GPUs
   EXPECT_EQ(c.hardware.name, "test");
+}
+
+TEST(MeasuredSpecs, VtrainRunsTrainInFp16AndAllReduceFp16Gradients) {
+  // Megatron-DeepSpeed --fp16: fp16 weights and gradients, fp32 master weights, moments and the
+  // optimizer's fp32 copy of the gradient (Megatron's fp16 row: 2 + 2 + 4 + 4 + 4 + 4 = 20 B/param).
+  const model::HardwareSpec hw{.name = "test", .peak_flops_bf16 = 312e12, .gpu_memory_bytes = 80e9,
+                               .hbm_bandwidth = 2e12};
+  const MeasuredCase c = to_measured_case(row(/*gpus=*/2, /*tp=*/1, /*dp=*/2, /*pp=*/1), vtrain_a100_conditions(hw));
+  EXPECT_EQ(c.features.param_dtype, model::DType::kFp16);
+  EXPECT_EQ(c.features.grad_dtype, model::DType::kFp16);
+  EXPECT_EQ(c.features.compute_dtype, model::DType::kFp16);
+  const model::BytesPerParam b = model::bytes_per_param(c.features);
+  EXPECT_DOUBLE_EQ(b.weight + b.grad + b.master + b.moments + b.main_grad_copy, 20);
+  // The DP all-reduce carries 2 bytes per parameter. h 2048, 24 layers, vocabulary 50,304 (tp 1),
+  // 1,024 positions: 24 * (12 h^2 + 13 h) + 50,304 h + 1,024 h + 2 h (final LayerNorm)
+  // = 1,208,598,528 + 103,022,592 + 2,097,152 + 4,096 = 1,313,722,368 parameters.
+  const model::RankPlan plan = model::build_rank_plan(
+      {.model = &c.model, .hardware = &c.hardware, .parallel = c.parallel, .features = c.features});
+  ASSERT_EQ(plan.dp.size(), 1u);
+  EXPECT_DOUBLE_EQ(plan.dp[0].dense_grad_bytes, 2.0 * 1313722368);
 }
 
 TEST(MeasuredSpecs, ARunSmallerThanANodeIsOnePartialNode) {
