@@ -178,6 +178,33 @@ std::vector<TaskId> Generator::interleave(const Workload& w, const std::vector<T
   return out;
 }
 
+// DualPipe's overlap (DeepSeek-V3 report §3.2.1, Fig. 4): each pass runs a whole module (the
+// compute between two all-to-alls: attention, the MLP) while the other pass's all-to-all is in
+// flight, so the switch comes after each run of EP communication, not after each compute task.
+// Switching per compute task put one op of the other pass under an all-to-all, and the in-order
+// compute stream stalled at the first op that needed it.
+std::vector<TaskId> Generator::interleave_modules(const Workload& w, const std::vector<TaskId>& a,
+                                                  const std::vector<TaskId>& b) {
+  std::vector<TaskId> out;
+  out.reserve(a.size() + b.size());
+  std::size_t i = 0;
+  std::size_t j = 0;
+  bool from_a = true;
+  while (i < a.size() || j < b.size()) {
+    const std::vector<TaskId>& src = from_a ? a : b;
+    std::size_t& k = from_a ? i : j;
+    bool sent = false;  // an EP communication of this module was emitted
+    while (k < src.size()) {
+      const bool ep = w.stream(src[k]) == Stream::kEp;
+      if (sent && !ep) break;
+      out.push_back(src[k++]);
+      sent = sent || ep;
+    }
+    from_a = !from_a;
+  }
+  return out;
+}
+
 // MoFa(9) MoFa(10) MoFa(11) MoFa(12) have no closed form here: warm-up, steady and cool-down emerge
 // from replaying the schedule's order of passes, which this emits stage by stage.
 StageEnd Generator::emit_stage(int stage) {
@@ -191,7 +218,8 @@ StageEnd Generator::emit_stage(int stage) {
     if (i + 1 < ops.size() && pairable(ops[i], ops[i + 1])) {
       OpUnits a = emit_op(stage, ops[i]);
       OpUnits b = emit_op(stage, ops[i + 1]);
-      order = interleave(w_, a.units, b.units);
+      order = sched_.kind() == schedules::ScheduleKind::kDualPipe ? interleave_modules(w_, a.units, b.units)
+                                                                   : interleave(w_, a.units, b.units);
       next_blocking = a.blocking;
       next_blocking.insert(next_blocking.end(), b.blocking.begin(), b.blocking.end());
       i += 2;

@@ -102,6 +102,8 @@ class Generator {
   void seal_send(TaskId send, OpUnits& out);
   [[nodiscard]] bool pairable(const Op& a, const Op& b) const;
   static std::vector<TaskId> interleave(const Workload& w, const std::vector<TaskId>& a, const std::vector<TaskId>& b);
+  static std::vector<TaskId> interleave_modules(const Workload& w, const std::vector<TaskId>& a,
+                                                const std::vector<TaskId>& b);
   StageEnd emit_stage(int stage);
   [[nodiscard]] TaskId last_of_stream(const std::vector<TaskId>& order, Stream s) const;
 
