@@ -361,11 +361,12 @@ class Replayer {
 
   // A collective runs a kernel on every member GPU, so it slows the compute of every simulated
   // member, not only the member whose domain carries its bytes (that one also decides its beta).
-  // Each other simulated member gets a marker: a communication activity in its domain with the
-  // collective's alpha, no resource and no end of its own, cancelled when the phase's bytes are
-  // done. Without it a member outside the carrying domain computed unslowed beside the
-  // collective, so a slow GPU whose replica is not the first member of its DP groups could make
-  // the step shorter (it delayed the DP collectives away from the first member's compute).
+  // Each other simulated member gets a marker: the collective's alpha in its domain, as a
+  // FluidModel interference (counted as a running communication activity there, with no work or
+  // end of its own), ended when the phase's bytes are done. Without it a member outside the
+  // carrying domain computed unslowed beside the collective, so a slow GPU whose replica is not the
+  // first member of its DP groups could make the step shorter (it delayed the DP collectives away
+  // from the first member's compute).
   // Returns the marker set, or kNone when there is none (one simulated member, or alpha 1).
   std::uint32_t start_member_markers(TaskId t, std::uint32_t inst, Duration latency) {
     if (w_.kind(t) != TaskKind::kCollective || w_.scope(t) == Scope::kRank) return kNone;
@@ -380,21 +381,17 @@ class Replayer {
       set = static_cast<std::uint32_t>(marker_sets_.size());
       marker_sets_.emplace_back();
     }
-    std::vector<sim::ActivityId>& ids = marker_sets_[set];
+    std::vector<sim::InterferenceId>& ids = marker_sets_[set];
     for (std::size_t i = 1; i < members.size(); ++i) {
       const std::uint32_t slot = map_.slot(w_.stage(t), static_cast<int>(members[i]));
-      // Work kMarkerSeconds at rate at most 1: it outlasts any step and is cancelled first.
-      const sim::ActivitySpec marker{.work = kMarkerSeconds, .kind = sim::ActivityKind::kCommunication,
-                                     .domain = domain_[slot], .coefficients = {.alpha = alpha, .beta = 1.0},
-                                     .rate_bound = 1.0, .latency = latency};
-      ids.push_back(fluid_.start(marker, [] {}));
+      ids.push_back(fluid_.start_interference(domain_[slot], alpha, latency));
     }
     return set;
   }
 
   void end_member_markers(std::uint32_t set) {
-    for (const sim::ActivityId id : marker_sets_[set]) {
-      MOFASIM_CHECK(fluid_.cancel(id), "an interference marker ended before its collective");
+    for (const sim::InterferenceId id : marker_sets_[set]) {
+      MOFASIM_CHECK(fluid_.end_interference(id), "an interference marker ended before its collective");
     }
     marker_sets_[set].clear();
     free_marker_sets_.push_back(set);
@@ -486,8 +483,7 @@ class Replayer {
   std::span<const model::HardwareSpec> class_hardware_;
   std::vector<int> slot_class_;  // hardware class by rank slot (0: the replay's hardware)
   // Interference markers of the running collective phases (start_member_markers), reused sets.
-  static constexpr double kMarkerSeconds = 1e6;
-  std::vector<std::vector<sim::ActivityId>> marker_sets_;
+  std::vector<std::vector<sim::InterferenceId>> marker_sets_;
   std::vector<std::uint32_t> free_marker_sets_;
 };
 
