@@ -286,11 +286,7 @@ void FluidModel::detach(std::uint32_t slot) {
     } else if (--d.running_comm == 0) {
       d.live_alpha = 1.0;
     } else if (a.coefficients.alpha == d.live_alpha) {  // the maximum may have left
-      d.live_alpha = 1.0;
-      for (const std::uint32_t m : d.members) {
-        const Activity& other = activities_[m];
-        if (other.kind == ActivityKind::kCommunication) d.live_alpha = std::max(d.live_alpha, other.coefficients.alpha);
-      }
+      d.live_alpha = max_alpha(d);
     }
     if (!applied_state_current(d)) seed_domains_.push_back(a.domain);
   }

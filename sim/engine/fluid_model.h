@@ -48,6 +48,15 @@
 // holds one wake-up event in the queue at the earliest completion time (its CompletionIndex
 // orders the activities), so rate changes do not leave cancelled events behind.
 //
+// Interference without work: start_interference(domain, alpha, latency) puts into a domain the
+// alpha of a communication kernel whose bytes are carried elsewhere (a collective slows every
+// member GPU's compute, though one member's activity carries its bytes). After its latency it
+// counts as a running communication activity of the domain (overlap, alpha_max) until
+// end_interference; it has no work, rate, resource or completion of its own. It acts exactly as
+// an endless communication activity with that alpha and no resource would (same latency event,
+// same resolves), without the per-activity costs: no slot, no retime when the domain changes, no
+// entry in the completion index.
+//
 // Load recording (link-utilisation traces): watch_load(r) makes the model keep the history of r's
 // load, the sum of weight × rate over its running activities (resource units per second: bytes/s
 // on a link). Rates that change mark their watched resources; the loads are summed once at the end
@@ -127,6 +136,10 @@ class FluidModel {
   ActivityId start(const ActivitySpec& spec, Action on_complete);
   // Aborts an activity without calling its callback. False if finished, cancelled or unknown.
   bool cancel(ActivityId id);
+  // Interference without work (see the file comment). Bad arguments throw std::invalid_argument.
+  InterferenceId start_interference(DomainId domain, double alpha, Duration latency);
+  // Removes it (in its latency or running). False if already ended or unknown.
+  bool end_interference(InterferenceId id);
 
   [[nodiscard]] bool active(ActivityId id) const;
   // Current effective rate (work units/s) after contention; 0 while in latency or not yet solved.
@@ -211,10 +224,21 @@ class FluidModel {
     std::uint32_t running_compute = 0;
     std::uint32_t running_comm = 0;
     double live_alpha = 1.0;  // max(1, alpha over running communication activities)
+    boost::container::small_vector<std::uint32_t, 2> interferences;  // running ones (slots), in running_comm
     // Applied: the state the members' current rates were derived with.
     double alpha = 1.0;
     bool overlap = false;  // a running compute and a running communication
     std::uint32_t mark = 0;
+  };
+
+  struct Interference {
+    std::uint64_t seq = 0;
+    double alpha = 1.0;
+    std::uint32_t domain = kInvalidIndex;
+    std::uint32_t domain_pos = kInvalidIndex;
+    std::uint32_t next_free = kInvalidIndex;
+    ActivityState state = ActivityState::kFree;  // kLatency or kRunning while it exists
+    EventId latency_event;
   };
 
   [[nodiscard]] std::span<Use> uses_of(std::uint32_t slot) {
@@ -230,6 +254,9 @@ class FluidModel {
   void activate(std::uint32_t slot);
   void detach(std::uint32_t slot);
   void release(std::uint32_t slot);
+  void activate_interference(std::uint32_t slot);
+  // max(1, alpha over the domain's running communication activities and interferences).
+  [[nodiscard]] double max_alpha(const Domain& d) const;
   // True if the activity is the only running member of each resource it uses.
   [[nodiscard]] bool alone(std::uint32_t slot) const;
   // The share of an activity alone on all its resources: the level progressive filling freezes it
@@ -260,6 +287,10 @@ class FluidModel {
   std::uint32_t free_head_ = kInvalidIndex;
   std::uint64_t next_seq_ = 1;
   std::size_t running_ = 0;
+
+  std::vector<Interference> interferences_;
+  std::uint32_t free_interference_ = kInvalidIndex;
+  std::uint64_t next_interference_seq_ = 1;
 
   CompletionIndex completions_;
   EventId wake_event_;

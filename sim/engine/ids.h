@@ -37,4 +37,11 @@ struct ActivityId {
   friend constexpr bool operator==(ActivityId, ActivityId) = default;
 };
 
+// A FluidModel interference (start_interference); `seq` detects a stale id.
+struct InterferenceId {
+  std::uint32_t slot = kInvalidIndex;
+  std::uint64_t seq = 0;
+  friend constexpr bool operator==(InterferenceId, InterferenceId) = default;
+};
+
 }  // namespace mofasim::sim

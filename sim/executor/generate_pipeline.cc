@@ -2,6 +2,8 @@
 // the P2P between virtual stages and the EP pairing of two passes.
 #include "sim/executor/generator.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
@@ -178,6 +180,54 @@ std::vector<TaskId> Generator::interleave(const Workload& w, const std::vector<T
   return out;
 }
 
+// DualPipe's overlap (DeepSeek-V3 report §3.2.1, Fig. 4): each pass runs a whole module (the
+// compute between two all-to-alls: attention, the MLP) while the other pass's all-to-all is in
+// flight. Each pass is cut into segments, a module and the EP communication after it; the two
+// passes' segments alternate, the backward's first (its combine gradient runs under the forward's
+// attention). On in-order compute and EP streams this gives
+// the figure's rows: combine-grad | F attention, F dispatch | B MLP, dispatch-grad | F MLP, F
+// combine | B attention. Switching per compute task (the other schedules' interleave) put one op of
+// the other pass under an all-to-all, and the compute stream stalled at the first op needing it.
+std::vector<TaskId> interleave_modules(const Workload& w, const std::vector<TaskId>& a, const std::vector<TaskId>& b) {
+  struct Segment {
+    std::size_t begin, module_end, end;  // [begin, module_end) the module, [module_end, end) its EP communication
+  };
+  const auto segments = [&w](const std::vector<TaskId>& units) {
+    std::vector<Segment> out;
+    std::size_t k = 0;
+    while (k < units.size()) {
+      const std::size_t begin = k;
+      while (k < units.size() && w.stream(units[k]) != Stream::kEp) ++k;
+      const std::size_t module_end = k;
+      while (k < units.size() && w.stream(units[k]) == Stream::kEp) ++k;
+      out.push_back({begin, module_end, k});
+    }
+    return out;
+  };
+  const std::vector<Segment> sa = segments(a);
+  const std::vector<Segment> sb = segments(b);
+  const auto backward = [&w](const std::vector<TaskId>& units) {
+    return std::any_of(units.begin(), units.end(), [&w](TaskId t) {
+      return w.phase(t) == TaskPhase::kBackward || w.phase(t) == TaskPhase::kInputGrad;
+    });
+  };
+  const bool b_first = backward(b) && !backward(a);
+  std::vector<TaskId> out;
+  out.reserve(a.size() + b.size());
+  const auto emit = [&out](const std::vector<TaskId>& units, const Segment& s) {
+    out.insert(out.end(), units.begin() + static_cast<std::ptrdiff_t>(s.begin), units.begin() + static_cast<std::ptrdiff_t>(s.end));
+  };
+  const std::vector<Segment>& first = b_first ? sb : sa;
+  const std::vector<Segment>& second = b_first ? sa : sb;
+  const std::vector<TaskId>& first_units = b_first ? b : a;
+  const std::vector<TaskId>& second_units = b_first ? a : b;
+  for (std::size_t i = 0; i < std::max(first.size(), second.size()); ++i) {
+    if (i < first.size()) emit(first_units, first[i]);
+    if (i < second.size()) emit(second_units, second[i]);
+  }
+  return out;
+}
+
 // MoFa(9) MoFa(10) MoFa(11) MoFa(12) have no closed form here: warm-up, steady and cool-down emerge
 // from replaying the schedule's order of passes, which this emits stage by stage.
 StageEnd Generator::emit_stage(int stage) {
@@ -191,7 +241,8 @@ StageEnd Generator::emit_stage(int stage) {
     if (i + 1 < ops.size() && pairable(ops[i], ops[i + 1])) {
       OpUnits a = emit_op(stage, ops[i]);
       OpUnits b = emit_op(stage, ops[i + 1]);
-      order = interleave(w_, a.units, b.units);
+      order = sched_.kind() == schedules::ScheduleKind::kDualPipe ? interleave_modules(w_, a.units, b.units)
+                                                                   : interleave(w_, a.units, b.units);
       next_blocking = a.blocking;
       next_blocking.insert(next_blocking.end(), b.blocking.begin(), b.blocking.end());
       i += 2;

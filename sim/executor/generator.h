@@ -41,6 +41,10 @@ struct StageEnd {
   std::vector<TaskId> blocking;        // its trailing blocking sends (pp_overlap off)
 };
 
+// DualPipe's pairing (generate_pipeline.cc): the units of two paired passes in issue order, a
+// whole module of one (up to and including its next run of EP communication) before the other's.
+std::vector<TaskId> interleave_modules(const Workload& w, const std::vector<TaskId>& a, const std::vector<TaskId>& b);
+
 class Generator {
  public:
   explicit Generator(const GenerateInput& in);

@@ -10,7 +10,10 @@
 //       members all lie in one group, the group of each member's own representative.
 // By (c) a simulated group instance waits on a simulated representative of every real member, and
 // by induction over the DAG every unsimulated replica ends no later than its representative, so the
-// simulated replicas and the step (the last end) are exact.
+// simulated replicas and the step (the last end) are exact. The induction assumes a replica
+// that computes faster ends no later; overlap interference breaks that slightly (a healthy replica
+// represented by a slower replica 0 has its DP collectives overlap its compute at other times), so
+// a fold by a strictly slower representative is close, not exact: docs/perturbations.md measures it.
 //
 // Two choices of representatives are tried, the smaller first:
 //   - by symmetry: a slow GPU's replica is represented by the first replica of its stage-0 TP group

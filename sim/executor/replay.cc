@@ -348,7 +348,53 @@ class Replayer {
     sim::ActivitySpec spec{.work = bytes, .uses = ph.uses, .kind = sim::ActivityKind::kCommunication,
                            .domain = domain_[rank_slot(t, inst)],
                            .coefficients = {.alpha = comm_alpha(t), .beta = w_.beta(t)}, .latency = latency};
-    fluid_.start(spec, done);
+    const std::uint32_t markers = start_member_markers(t, inst, latency);
+    if (markers == kNone) {
+      fluid_.start(spec, done);
+      return;
+    }
+    fluid_.start(spec, [this, t, inst, phase, markers] {
+      end_member_markers(markers);
+      on_phase_done(t, inst, phase);
+    });
+  }
+
+  // A collective runs a kernel on every member GPU, so it slows the compute of every simulated
+  // member, not only the member whose domain carries its bytes (that one also decides its beta).
+  // Each other simulated member gets a marker: the collective's alpha in its domain, as a
+  // FluidModel interference (counted as a running communication activity there, with no work or
+  // end of its own), ended when the phase's bytes are done. Without it a member outside the
+  // carrying domain computed unslowed beside the collective, so a slow GPU whose replica is not the
+  // first member of its DP groups could make the step shorter (it delayed the DP collectives away
+  // from the first member's compute).
+  // Returns the marker set, or kNone when there is none (one simulated member, or alpha 1).
+  std::uint32_t start_member_markers(TaskId t, std::uint32_t inst, Duration latency) {
+    if (w_.kind(t) != TaskKind::kCollective || w_.scope(t) == Scope::kRank) return kNone;
+    const double alpha = comm_alpha(t);
+    const auto members = map_.members(w_.scope(t), w_.stage(t), inst);
+    if (alpha <= 1.0 || members.size() < 2) return kNone;
+    std::uint32_t set = kNone;
+    if (!free_marker_sets_.empty()) {
+      set = free_marker_sets_.back();
+      free_marker_sets_.pop_back();
+    } else {
+      set = static_cast<std::uint32_t>(marker_sets_.size());
+      marker_sets_.emplace_back();
+    }
+    std::vector<sim::InterferenceId>& ids = marker_sets_[set];
+    for (std::size_t i = 1; i < members.size(); ++i) {
+      const std::uint32_t slot = map_.slot(w_.stage(t), static_cast<int>(members[i]));
+      ids.push_back(fluid_.start_interference(domain_[slot], alpha, latency));
+    }
+    return set;
+  }
+
+  void end_member_markers(std::uint32_t set) {
+    for (const sim::InterferenceId id : marker_sets_[set]) {
+      MOFASIM_CHECK(fluid_.end_interference(id), "an interference marker ended before its collective");
+    }
+    marker_sets_[set].clear();
+    free_marker_sets_.push_back(set);
   }
 
   // A collective or p2p instance runs its plan's phases one after the other (the phase travels
@@ -436,6 +482,9 @@ class Replayer {
   const std::vector<std::vector<double>>* class_work_ = nullptr;
   std::span<const model::HardwareSpec> class_hardware_;
   std::vector<int> slot_class_;  // hardware class by rank slot (0: the replay's hardware)
+  // Interference markers of the running collective phases (start_member_markers), reused sets.
+  std::vector<std::vector<sim::InterferenceId>> marker_sets_;
+  std::vector<std::uint32_t> free_marker_sets_;
 };
 
 }  // namespace

@@ -14,9 +14,11 @@
 // Memory: a task allocates alloc_bytes on its rank when it starts and frees free_bytes when it
 // ends; the live maximum per rank is recorded.
 //
-// NOTE: the alpha/beta of a collective act in one domain (its first simulated member's), which is
-// the same rank in both fidelities, so folding stays exact; the other members' compute is not
-// slowed. Folded fidelity loads only the real groups of replica 0: exact when no link carries
+// NOTE: a collective's bytes run in one domain (its first simulated member's), whose overlap decides
+// its beta; its alpha slows the compute of every simulated member (an interference marker in each
+// other member's domain, replay.cc), as the kernel runs on every member GPU. With the alpha in the
+// first member's domain only, a straggler outside replica 0 escaped the DP interference and could
+// shorten the step. Folded fidelity loads only the real groups of replica 0: exact when no link carries
 // traffic of two groups of one kind at once (rail-optimised NICs, the default); simulate_step()
 // replays every rank instead when GPUs share NICs (folding_refusal, simulate_step.h). With
 // perturbations, folded fidelity also simulates the replicas holding a perturbed GPU

@@ -1,0 +1,58 @@
+// DualPipe's pairing in the replay (sim/executor/generate_pipeline.cc, interleave_modules): the
+// issue order of a paired forward and backward chunk on in-order streams follows the DeepSeek-V3
+// report's Fig. 4, a whole module of one pass under each all-to-all of the other.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "sim/executor/generator.h"
+#include "sim/executor/workload.h"
+
+namespace mofasim::executor {
+namespace {
+
+// One MoE layer per pass, attention and MLP two compute ops each. Forward: attention, dispatch
+// (two EP hops), MLP, combine (EP). Backward: combine gradient (EP), MLP backward, dispatch
+// gradient (EP), attention backward. The backward issues first, a module at a time, so on the
+// in-order streams:
+//   EP:      B combine-grad,     F dispatch (2 hops), B dispatch-grad, F combine
+//   compute: F attention (2 ops), B MLP (2 ops),      F MLP (2 ops),   B attention (2 ops)
+// each all-to-all under the whole module of the other pass beside it. The op-by-op interleave
+// (switch after each compute op) issued F qkv, B mlp 1, F proj, B mlp 2, ...: B mlp 1 waited for
+// the combine gradient with only F qkv under it, and the in-order compute stream stalled there.
+TEST(DualPipeModules, APairIssuesAWholeModuleUnderEachAllToAllOfTheOtherPass) {
+  Workload w(1, 2);
+  std::vector<std::string> names;
+  auto add = [&](Stream stream, TaskPhase phase, const std::string& name) {
+    const bool ep = stream == Stream::kEp;
+    const TaskId t = w.add({.kind = ep ? TaskKind::kCollective : TaskKind::kCompute, .stream = stream,
+                            .scope = ep ? Scope::kEp : Scope::kRank, .phase = phase,
+                            .collective = ep ? std::optional(CollectiveKind::kAllToAll) : std::nullopt,
+                            .op = w.intern(name), .work = 1});
+    names.push_back(name);
+    return t;
+  };
+  const auto c = Stream::kCompute;
+  const auto e = Stream::kEp;
+  const auto f = TaskPhase::kForward;
+  const auto b = TaskPhase::kBackward;
+  const std::vector<TaskId> forward = {add(c, f, "F qkv"), add(c, f, "F proj"), add(e, f, "F dispatch 1"),
+                                       add(e, f, "F dispatch 2"), add(c, f, "F mlp 1"), add(c, f, "F mlp 2"),
+                                       add(e, f, "F combine")};
+  const std::vector<TaskId> backward = {add(e, b, "B combine-grad"), add(c, b, "B mlp 1"), add(c, b, "B mlp 2"),
+                                        add(e, b, "B dispatch-grad"), add(c, b, "B proj"), add(c, b, "B qkv")};
+  const std::vector<std::string> expected = {"B combine-grad", "F qkv", "F proj", "F dispatch 1", "F dispatch 2",
+                                             "B mlp 1", "B mlp 2", "B dispatch-grad", "F mlp 1", "F mlp 2",
+                                             "F combine", "B proj", "B qkv"};
+  for (const bool forward_first : {true, false}) {  // whichever the schedule lists first
+    const std::vector<TaskId> order = forward_first ? detail::interleave_modules(w, forward, backward)
+                                                    : detail::interleave_modules(w, backward, forward);
+    std::vector<std::string> got;
+    for (const TaskId t : order) got.push_back(names[t]);
+    EXPECT_EQ(got, expected) << "forward listed first: " << forward_first;
+  }
+}
+
+}  // namespace
+}  // namespace mofasim::executor
