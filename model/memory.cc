@@ -153,8 +153,9 @@ MemoryReport report_with_chunks(const ModelSpec& model, const HardwareSpec& hw, 
       .working = mtp_depth > 0 ? mtp_layer.working : 0,
       .kept_for_weight_grad =
           head_kept + mtp_depth * (mtp_layer.kept + kept_of(totals.mtp_projection_weight_grad, mtp_projection) + head_kept)};
-  auto chunk_units = [&](const ChunkLayers& c) {
-    std::vector<UnitMemory> units;
+  // Into `units`, reused from rank to rank so the walk allocates nothing once warm.
+  auto chunk_units = [&](const ChunkLayers& c, std::vector<UnitMemory>& units) {
+    units.clear();
     if (c.chunk == 0) {
       // The embedding has no input gradient (its input is token ids): a split backward releases
       // nothing of it, its weight-gradient pass all of it.
@@ -164,7 +165,6 @@ MemoryReport report_with_chunks(const ModelSpec& model, const HardwareSpec& hw, 
       units.push_back({.stored = lm.stored, .working = lm.working, .kept_for_weight_grad = lm.kept});
     });
     if (c.chunk == last_chunk) units.push_back(head_unit);
-    return units;
   };
   std::vector<std::vector<UnitMemory>> rank_units;
 
@@ -236,14 +236,14 @@ MemoryReport report_with_chunks(const ModelSpec& model, const HardwareSpec& hw, 
     const double n_head = head_microbatches_in_flight(parallel.schedule, n);
     if (!orders.empty() && !features.activation_offload.enabled) {  // the schedule's order, pass by pass
       const RankOrder& order = orders[static_cast<std::size_t>(rank)];
-      rank_units.clear();
-      for (const ChunkLayers& c : order.chunks) rank_units.push_back(chunk_units(c));
+      rank_units.resize(order.chunks.size());
+      for (std::size_t k = 0; k < order.chunks.size(); ++k) chunk_units(order.chunks[k], rank_units[k]);
       st.working_bytes = 0;
       for (const auto& units : rank_units) {
         for (const UnitMemory& u : units) st.working_bytes = std::max(st.working_bytes, u.working);
       }
-      st.activation_bytes = walk_activation_peak(order.passes, rank_units);
-      if (std::any_of(order.passes.begin(), order.passes.end(), [](const RankPass& p) { return p.paired_with_next; })) {
+      st.activation_bytes = walk_activation_peak(order, rank_units);
+      if (order.any_paired) {
         for (const auto& units : rank_units) {
           double forward = 0;
           for (const UnitMemory& u : units) forward += u.stored;

@@ -15,6 +15,8 @@
 // expert intermediates in `chunks` pieces, so one chunk of one layer is live at a time.
 #pragma once
 
+#include <cstdint>
+
 #include <optional>
 #include <span>
 #include <vector>
@@ -192,6 +194,10 @@ struct RankPass {
 struct RankOrder {
   std::vector<ChunkLayers> chunks;
   std::vector<RankPass> passes;
+  bool any_paired = false;  // some pass has paired_with_next
+  // Nonzero for an order that never changes once built (schedules::shared_rank_orders gives each a
+  // number of its own): the walk may remember its peaks per chunk contents (memory_walk.h).
+  std::uint64_t id = 0;
 };
 MemoryOpTotals memory_op_totals(const ModelSpec& model, const ParallelSpec& parallel);
 // The same with the layer tables set for features.recompute_modules (recompute_modules.h).

@@ -2,6 +2,8 @@
 #include "model/memory_walk.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -9,50 +11,112 @@ namespace mofasim::model {
 
 namespace {
 
-// A pass's units as events the walk applies one at a time: a forward unit allocates its stored
-// bytes; a backward unit first has its working set live, then releases.
-struct Walk {
-  double live = 0;
-  double peak = 0;
-  void forward(const UnitMemory& u) {
-    live += u.stored;
-    peak = std::max(peak, live);
-  }
-  void backward(const UnitMemory& u, bool split) {
-    peak = std::max(peak, live + u.working);
-    live += (split ? u.kept_for_weight_grad : 0.0) - u.stored;
-  }
-  void weight_grad(const UnitMemory& u) { live -= u.kept_for_weight_grad; }
-  // Unit k of a pass in execution order (backward passes run their units in reverse).
-  void step(Phase phase, const std::vector<UnitMemory>& units, std::size_t k) {
-    const bool reverse = phase != Phase::kForward;
-    const UnitMemory& u = units[reverse ? units.size() - 1 - k : k];
-    switch (phase) {
-      case Phase::kForward: forward(u); break;
-      case Phase::kBackward: backward(u, false); break;
-      case Phase::kInputGrad: backward(u, true); break;
-      case Phase::kWeightGrad: weight_grad(u); break;
-    }
-  }
+// What one pass over a chunk does to the rank's live bytes, summed over the chunk's units once so
+// that each pass of the walk costs O(1) instead of O(units):
+//   a forward adds `stored` (every unit's stored bytes are >= 0, so its peak is at its end);
+//   a backward peaks at live + `backward_peak` (unit k's working set on top of what the units
+//   before it in reverse order have already released) and then releases `stored`;
+//   an input-gradient pass likewise, but each unit leaves its kept_for_weight_grad bytes;
+//   a weight-gradient pass releases `kept`.
+struct ChunkEffect {
+  bool empty = true;
+  double stored = 0;
+  double kept = 0;
+  double backward_peak = 0;
+  double input_grad_peak = 0;
 };
 
-const std::vector<UnitMemory>& units_of(const RankPass& p, std::span<const std::vector<UnitMemory>> chunks) {
-  if (p.chunk < 0 || static_cast<std::size_t>(p.chunk) >= chunks.size()) {
-    throw std::invalid_argument("memory walk: pass on chunk " + std::to_string(p.chunk) + " of " +
-                                std::to_string(chunks.size()));
+ChunkEffect effect_of(const std::vector<UnitMemory>& units) {
+  ChunkEffect e;
+  e.empty = units.empty();
+  e.backward_peak = -std::numeric_limits<double>::infinity();
+  e.input_grad_peak = -std::numeric_limits<double>::infinity();
+  double released = 0;        // by the backward's units so far
+  double released_split = 0;  // by the input-gradient pass's units so far
+  for (auto it = units.rbegin(); it != units.rend(); ++it) {
+    e.backward_peak = std::max(e.backward_peak, it->working - released);
+    e.input_grad_peak = std::max(e.input_grad_peak, it->working - released_split);
+    released += it->stored;
+    released_split += it->stored - it->kept_for_weight_grad;
   }
-  return chunks[static_cast<std::size_t>(p.chunk)];
+  for (const UnitMemory& u : units) {
+    e.stored += u.stored;
+    e.kept += u.kept_for_weight_grad;
+  }
+  return e;
+}
+
+bool operator==(const ChunkEffect& a, const ChunkEffect& b) {
+  return a.empty == b.empty && a.stored == b.stored && a.kept == b.kept && a.backward_peak == b.backward_peak &&
+         a.input_grad_peak == b.input_grad_peak;
+}
+
+void effects_of(std::span<const std::vector<UnitMemory>> chunks, std::vector<ChunkEffect>& effects) {
+  effects.clear();
+  for (const std::vector<UnitMemory>& units : chunks) effects.push_back(effect_of(units));
+}
+
+double walk(std::span<const RankPass> passes, std::span<const std::vector<UnitMemory>> chunks,
+            const std::vector<ChunkEffect>& effects) {
+  double live = 0;
+  double peak = 0;
+  for (const RankPass& p : passes) {
+    if (p.chunk < 0 || static_cast<std::size_t>(p.chunk) >= chunks.size()) {
+      throw std::invalid_argument("memory walk: pass on chunk " + std::to_string(p.chunk) + " of " +
+                                  std::to_string(chunks.size()));
+    }
+    const ChunkEffect& e = effects[static_cast<std::size_t>(p.chunk)];
+    if (e.empty) continue;
+    switch (p.phase) {
+      case Phase::kForward:
+        live += e.stored;
+        peak = std::max(peak, live);
+        break;
+      case Phase::kBackward:
+        peak = std::max(peak, live + e.backward_peak);
+        live -= e.stored;
+        break;
+      case Phase::kInputGrad:
+        peak = std::max(peak, live + e.input_grad_peak);
+        live += e.kept - e.stored;
+        break;
+      case Phase::kWeightGrad: live -= e.kept; break;
+    }
+  }
+  return peak;
 }
 
 }  // namespace
 
 double walk_activation_peak(std::span<const RankPass> passes, std::span<const std::vector<UnitMemory>> chunks) {
-  Walk w;
-  for (const RankPass& p : passes) {
-    const std::vector<UnitMemory>& units = units_of(p, chunks);
-    for (std::size_t k = 0; k < units.size(); ++k) w.step(p.phase, units, k);
+  std::vector<ChunkEffect> effects;
+  effects_of(chunks, effects);
+  return walk(passes, chunks, effects);
+}
+
+double walk_activation_peak(const RankOrder& order, std::span<const std::vector<UnitMemory>> chunks) {
+  thread_local std::vector<ChunkEffect> effects;  // scratch: a hit allocates nothing
+  effects_of(chunks, effects);
+  if (order.id == 0) return walk(order.passes, chunks, effects);
+  struct Entry {
+    std::uint64_t id;
+    std::vector<ChunkEffect> effects;
+    double peak;
+  };
+  constexpr std::size_t kEntries = 64;
+  thread_local std::vector<Entry> cache;
+  thread_local std::size_t next = 0;  // round-robin slot to replace
+  for (const Entry& e : cache) {
+    if (e.id == order.id && e.effects == effects) return e.peak;
   }
-  return w.peak;
+  const double peak = walk(order.passes, chunks, effects);
+  if (cache.size() < kEntries) {
+    cache.push_back({order.id, effects, peak});
+  } else {
+    cache[next] = {order.id, effects, peak};
+    next = (next + 1) % kEntries;
+  }
+  return peak;
 }
 
 }  // namespace mofasim::model

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -199,13 +200,13 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
   // The schedule's in-flight micro-batches and, under DualPipe with EP overlap, the F&B pairs each
   // stage really runs (its warm-up and cool-down passes run alone and expose their all-to-all).
   std::vector<double> inflight;
-  std::optional<schedules::Schedule> built;
+  std::shared_ptr<const schedules::Schedule> built;
   const schedules::Schedule* order = in.schedule;
   plan.pair_share.assign(static_cast<std::size_t>(p), 1.0);
   if (dualpipe && feat.ep_overlap.enabled) {
     if (order == nullptr) {
-      built.emplace(schedules::build_schedule(par.schedule, schedules::step_shape(model, par, feat)));
-      order = &*built;
+      built = schedules::shared_schedule(par.schedule, schedules::step_shape(model, par, feat));
+      order = built.get();
     }
     for (int r = 0; r < p; ++r) {
       int pairs = 0;
@@ -213,11 +214,10 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
       plan.pair_share[static_cast<std::size_t>(r)] = static_cast<double>(pairs) / plan.m;
     }
   }
-  if (order == nullptr) {
-    built.emplace(schedules::build_schedule(par.schedule, schedules::step_shape(model, par, feat)));
-    order = &*built;
-  }
-  const std::vector<RankOrder> orders = schedules::rank_orders(*order, model, par, feat);
+  // The step's own schedule: its orders come from the cache (schedules::shared_rank_orders).
+  const std::shared_ptr<const std::vector<RankOrder>> orders =
+      in.schedule != nullptr ? std::make_shared<const std::vector<RankOrder>>(schedules::rank_orders(*order, model, par, feat))
+                             : schedules::shared_rank_orders(model, par, feat);
   if (in.schedule != nullptr) {
     const schedules::Schedule& s = *in.schedule;
     const schedules::PipelineShape shape{.stages = s.stages(), .microbatches = s.microbatches(), .chunks = s.chunks(),
@@ -239,7 +239,7 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
                                  .moe_weight_grad = weight_grad_activation_bytes(last_moe ? plan.moe.ops : plan.dense.ops),
                                  .head_weight_grad = weight_grad_activation_bytes(plan.head.ops),
                                  .mtp_projection_weight_grad = weight_grad_activation_bytes(plan.mtp_projection.ops)};
-  plan.memory = memory_report(model, *in.hardware, par, feat, inflight, op_totals, orders);
+  plan.memory = memory_report(model, *in.hardware, par, feat, inflight, op_totals, *orders);
 
   // DP reduction and optimizer per rank (MoFa(13) MoFa(24) MoFa(25) MoFa(26) MoFa(27) MoFa(28)).
   const BytesPerParam bpp = bytes_per_param(feat);

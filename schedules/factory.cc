@@ -1,6 +1,10 @@
 // Dispatch from ScheduleKind to the per-schedule builders and closed forms.
 #include "schedules/factory.h"
 
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -49,6 +53,7 @@ std::vector<model::RankOrder> rank_orders(const Schedule& schedule, const model:
     for (const Op& op : ops) {
       o.passes.push_back({.phase = op.phase, .chunk = op.chunk,
                           .paired_with_next = op.overlaps_next && features.ep_overlap.enabled});
+      o.any_paired = o.any_paired || o.passes.back().paired_with_next;
     }
   }
   return orders;
@@ -56,7 +61,78 @@ std::vector<model::RankOrder> rank_orders(const Schedule& schedule, const model:
 
 std::vector<model::RankOrder> rank_orders(const model::ModelSpec& model, const model::ParallelSpec& parallel,
                                           const model::FeatureSpec& features) {
-  return rank_orders(build_schedule(parallel.schedule, step_shape(model, parallel, features)), model, parallel, features);
+  return rank_orders(*shared_schedule(parallel.schedule, step_shape(model, parallel, features)), model, parallel, features);
+}
+
+namespace {
+
+bool same_shape(const PipelineShape& a, const PipelineShape& b) {
+  return a.stages == b.stages && a.microbatches == b.microbatches && a.chunks == b.chunks &&
+         a.pair_steady_passes == b.pair_steady_passes;
+}
+
+bool same_split(const std::vector<model::ChunkLayers>& a, const std::vector<model::ChunkLayers>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const model::ChunkLayers& x, const model::ChunkLayers& y) {
+    return x.chunk == y.chunk && x.rank == y.rank && x.virtual_stage == y.virtual_stage &&
+           x.first_layer == y.first_layer && x.num_layers == y.num_layers;
+  });
+}
+
+}  // namespace
+
+std::shared_ptr<const std::vector<model::RankOrder>> shared_rank_orders(const model::ModelSpec& model,
+                                                                        const model::ParallelSpec& parallel,
+                                                                        const model::FeatureSpec& features) {
+  struct Entry {
+    ScheduleKind kind;
+    PipelineShape shape;
+    std::vector<model::ChunkLayers> split;
+    bool ep_overlap;
+    std::shared_ptr<const std::vector<model::RankOrder>> orders;
+  };
+  constexpr std::size_t kEntries = 8;
+  thread_local std::vector<Entry> cache;  // most recently used last
+  const PipelineShape shape = step_shape(model, parallel, features);
+  std::vector<model::ChunkLayers> split = model::chunk_layers(model, parallel);
+  const bool ep_overlap = features.ep_overlap.enabled;
+  for (std::size_t i = 0; i < cache.size(); ++i) {
+    const Entry& e = cache[i];
+    if (e.kind == parallel.schedule && same_shape(e.shape, shape) && e.ep_overlap == ep_overlap && same_split(e.split, split)) {
+      std::shared_ptr<const std::vector<model::RankOrder>> hit = e.orders;
+      std::rotate(cache.begin() + static_cast<std::ptrdiff_t>(i), cache.begin() + static_cast<std::ptrdiff_t>(i) + 1, cache.end());
+      return hit;
+    }
+  }
+  std::vector<model::RankOrder> built = rank_orders(*shared_schedule(parallel.schedule, shape), model, parallel, features);
+  static std::atomic<std::uint64_t> next_id{1};
+  for (model::RankOrder& o : built) o.id = next_id.fetch_add(1);
+  auto orders = std::make_shared<const std::vector<model::RankOrder>>(std::move(built));
+  if (cache.size() == kEntries) cache.erase(cache.begin());
+  cache.push_back({parallel.schedule, shape, std::move(split), ep_overlap, orders});
+  return orders;
+}
+
+std::shared_ptr<const Schedule> shared_schedule(ScheduleKind kind, const PipelineShape& shape) {
+  struct Entry {
+    ScheduleKind kind;
+    PipelineShape shape;
+    std::shared_ptr<const Schedule> schedule;
+  };
+  constexpr std::size_t kEntries = 8;
+  thread_local std::vector<Entry> cache;  // most recently used last
+  for (std::size_t i = 0; i < cache.size(); ++i) {
+    const Entry& e = cache[i];
+    if (e.kind == kind && same_shape(e.shape, shape)) {
+      Entry hit = e;
+      cache.erase(cache.begin() + static_cast<std::ptrdiff_t>(i));
+      cache.push_back(hit);
+      return hit.schedule;
+    }
+  }
+  auto built = std::make_shared<const Schedule>(build_schedule(kind, shape));
+  if (cache.size() == kEntries) cache.erase(cache.begin());
+  cache.push_back({kind, shape, built});
+  return built;
 }
 
 Schedule build_schedule(ScheduleKind kind, const PipelineShape& shape) {

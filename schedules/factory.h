@@ -2,6 +2,7 @@
 // generator, the analytic model, the tuner) never switch on the kind themselves.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "model/memory.h"
@@ -38,6 +39,16 @@ std::vector<model::RankOrder> rank_orders(const model::ModelSpec& model, const m
 // kInterleaved1F1B (DualPipe always pairs; GPipe and ZB-H1 ignore it). Throws std::invalid_argument on a shape the
 // schedule does not support (see each schedule's header).
 Schedule build_schedule(ScheduleKind kind, const PipelineShape& shape);
+// build_schedule() through a small per-thread cache of the last shapes asked for: a schedule is a
+// pure function of (kind, shape), and the analytic model and the tuner ask for the same few shapes
+// again and again (a step's memory walk needs every rank's whole order: O(p m v) ops to build).
+std::shared_ptr<const Schedule> shared_schedule(ScheduleKind kind, const PipelineShape& shape);
+// rank_orders() of the step's own schedule (shared_schedule over step_shape) through the same kind of
+// cache, keyed by everything the orders depend on: the schedule's kind and shape, the layer split
+// (model::chunk_layers) and whether EP overlap pairs passes.
+std::shared_ptr<const std::vector<model::RankOrder>> shared_rank_orders(const model::ModelSpec& model,
+                                                                        const model::ParallelSpec& parallel,
+                                                                        const model::FeatureSpec& features);
 
 // Idle time per stage (the bubble), in the unit of `times`; times are per full stage.
 // DualPipe's overlapped pair is taken as T_F + T_B,full (no overlap credit).
