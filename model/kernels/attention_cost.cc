@@ -123,11 +123,19 @@ const char* gpu_family_name(GpuFamily family) {
   return "unknown";
 }
 
-double attention_peak_fraction(GpuFamily family, double seq, double head_dim, bool backward) {
+namespace {
+
+void check_shape(double seq, double head_dim) {
   if (!(seq > 0) || !(head_dim > 0)) {
     throw std::invalid_argument("attention kernel: seq and head dim must be > 0, got " + std::to_string(seq) +
                                 " and " + std::to_string(head_dim));
   }
+}
+
+}  // namespace
+
+double attention_peak_fraction(GpuFamily family, double seq, double head_dim, bool backward) {
+  check_shape(seq, head_dim);
   switch (family) {
     case GpuFamily::kAmpere: {
       const Bracket at_seq = bracket_log(kFaSeq, seq);
@@ -147,10 +155,7 @@ double attention_peak_fraction(GpuFamily family, double seq, double head_dim, bo
 }
 
 double flash1_peak_fraction(GpuFamily family, double seq, double head_dim) {
-  if (!(seq > 0) || !(head_dim > 0)) {
-    throw std::invalid_argument("attention kernel: seq and head dim must be > 0, got " + std::to_string(seq) +
-                                " and " + std::to_string(head_dim));
-  }
+  check_shape(seq, head_dim);
   switch (family) {
     case GpuFamily::kAmpere: {
       const Bracket at_seq = bracket_log(kFaSeq, seq);
