@@ -211,6 +211,10 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
   for (int s = 0; s < w.stages(); ++s) {
     StageMemory m;
     m.stage = s;
+    if (in.schedule->kind() == schedules::ScheduleKind::kDualPipe && w.stages() > 1) {
+      m.stages_held = {s};
+      if (w.stages() - 1 - s != s) m.stages_held.push_back(w.stages() - 1 - s);
+    }
     const StagePlan& sp = in.plan->stages[static_cast<std::size_t>(s)];
     m.static_bytes = sp.static_bytes;
     m.model_activation_bytes = sp.expected_peak_activation_bytes;

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace mofasim::executor {
 namespace {
@@ -15,6 +16,13 @@ const HardwareUse* bound_by(const StepResult& r) {
     if (best == nullptr || h.critical_path_compute_s > best->critical_path_compute_s) best = &h;
   }
   return best;
+}
+
+// "0+15", as `mofasim memory` names a DualPipe rank's two stages.
+std::string held_label(const std::vector<int>& stages) {
+  std::string out;
+  for (int s : stages) out += (out.empty() ? "" : "+") + std::to_string(s);
+  return out;
 }
 
 }  // namespace
@@ -48,6 +56,7 @@ nlohmann::json to_json(const StepResult& r) {
                    {"capacity_bytes", m.capacity_bytes},
                    {"fits", m.fits()}});
     if (!m.bound_hardware.empty()) mem.back()["bound_by"] = m.bound_hardware;
+    if (!m.stages_held.empty()) mem.back()["stages_held"] = m.stages_held;
   }
   j["memory"] = mem;
   nlohmann::json cp = nlohmann::json::object();
@@ -124,7 +133,8 @@ std::string to_table(const StepResult& r) {
   }
   row("peak memory", format_number("%.2f GiB", r.peak_memory_bytes / (1024.0 * 1024 * 1024)));
   for (const StageMemory& m : r.memory) {
-    row("  stage " + std::to_string(m.stage),
+    row(m.stages_held.empty() ? "  stage " + std::to_string(m.stage)
+                              : "  rank " + std::to_string(m.stage) + " (stages " + held_label(m.stages_held) + ")",
         format_number("%.2f GiB", m.peak_bytes / (1024.0 * 1024 * 1024)) + " (static " +
             format_number("%.2f", m.static_bytes / (1024.0 * 1024 * 1024)) + " + activation " +
             format_number("%.2f", m.peak_activation_bytes / (1024.0 * 1024 * 1024)) + ")" +

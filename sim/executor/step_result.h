@@ -51,6 +51,9 @@ struct StageMemory {
   double peak_bytes = 0;               // static + peak activation + reserved
   double capacity_bytes = 0;
   std::string bound_hardware{};        // heterogeneous GPUs: the GPU with the least room holding the stage
+  // The pipeline stages this row's rank holds under DualPipe (rank i runs stage i and its mirror
+  // p-1-i, and `stage` is then the rank), as `mofasim memory` lists them; empty otherwise.
+  std::vector<int> stages_held{};
   [[nodiscard]] bool fits() const { return capacity_bytes <= 0 || peak_bytes <= capacity_bytes; }
 };
 

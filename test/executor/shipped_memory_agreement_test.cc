@@ -79,6 +79,15 @@ double expect_agreement(const std::string& path, std::vector<std::string> sets) 
       EXPECT_EQ(st.pair_slack_bytes, 0) << where;
       EXPECT_NEAR(replay_bytes, model_bytes, kExact * model_bytes) << where;
     }
+    // The replay's row names the stages the memory model's row holds (both of a DualPipe rank's).
+    if (s.parallel.schedule == schedules::ScheduleKind::kDualPipe) {
+      const std::vector<int> held = s.parallel.pp - 1 - static_cast<int>(i) == static_cast<int>(i)
+                                        ? std::vector<int>{static_cast<int>(i)}
+                                        : std::vector<int>{static_cast<int>(i), s.parallel.pp - 1 - static_cast<int>(i)};
+      EXPECT_EQ(r.memory[i].stages_held, held) << where;
+    } else {
+      EXPECT_TRUE(r.memory[i].stages_held.empty()) << where;
+    }
     // The step plan's check value is the same report.
     EXPECT_NEAR(r.memory[i].model_activation_bytes, model_bytes, kExact * model_bytes) << where;
   }
