@@ -75,13 +75,26 @@ MemoryFit memory_fit(const scenario::LoadedScenario& s) {
     }
   }
   for (char o : over) fit.stages_over += o;
+  if (s.parallel.schedule == schedules::ScheduleKind::kDualPipe && s.parallel.pp > 1) {
+    const int mirror = s.parallel.pp - 1 - fit.worst_stage;
+    fit.worst_stages_held = {fit.worst_stage};
+    if (mirror != fit.worst_stage) fit.worst_stages_held.push_back(mirror);
+  }
   fit.fits = fit.stages_over == 0;
   return fit;
 }
 
 void warn_if_out_of_memory(const std::string& command, const MemoryFit& fit, std::ostream& err) {
   if (fit.fits) return;
-  err << "mofasim " << command << ": warning: the scenario's layout does not fit in GPU memory: stage " << fit.worst_stage << " needs "
+  std::string where = "stage " + std::to_string(fit.worst_stage);
+  if (!fit.worst_stages_held.empty()) {
+    where = "rank " + std::to_string(fit.worst_stage) + " (stages ";
+    for (std::size_t k = 0; k < fit.worst_stages_held.size(); ++k) {
+      where += (k == 0 ? "" : "+") + std::to_string(fit.worst_stages_held[k]);
+    }
+    where += ")";
+  }
+  err << "mofasim " << command << ": warning: the scenario's layout does not fit in GPU memory: " << where << " needs "
       << format_bytes(fit.peak_bytes) << " of " << format_bytes(fit.capacity_bytes)
       << (fit.hardware.empty() ? "" : " on " + fit.hardware) << " ("
       << format_bytes(fit.excess_bytes) << " over; " << fit.stages_over << (fit.stages_over == 1 ? " stage" : " stages")

@@ -7,6 +7,7 @@
 #include <iosfwd>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "sim/scenario/loader.h"
 
@@ -20,6 +21,8 @@ struct MemoryFit {
   double capacity_bytes = 0;   // hardware.gpu_memory
   double excess_bytes = 0;     // peak - capacity on the worst stage, 0 when it fits
   std::string hardware{};      // heterogeneous GPUs (topology.node_hardware): the GPU that binds; else empty
+  // DualPipe: the worst row is a rank holding two stages, named "rank 0 (stages 0+15)"; else empty.
+  std::vector<int> worst_stages_held{};
 };
 
 MemoryFit memory_fit(const scenario::LoadedScenario& loaded);

@@ -55,6 +55,22 @@ TEST(CliMemoryFit, MemoryExitsThreeWhenAStageDoesNotFit) {
   EXPECT_EQ(fits.out.find("out of memory"), std::string::npos);
 }
 
+TEST(CliMemoryFit, UnderDualPipeTheWarningNamesTheRankAndBothItsStages) {
+  // DeepSeek-V3 with the 4 x 15 + 1 layer split: rank 0 (stages 0 and 15) needs 80.34 GiB of 80
+  // (docs/memory-fit.md); `memory` says the same rank.
+  const std::string split = " --set 'parallelism.stage_layers=[4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,1]'";
+  const CliRun run = run_mofasim("simulate scenarios/deepseek-v3-h800-2048.yaml -q" + split);
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.err.rfind("mofasim simulate: warning: the scenario's layout does not fit in GPU memory: rank 0 "
+                          "(stages 0+15) needs 80.34 GiB of 80.00 GiB",
+                          0),
+            0U)
+      << run.err;
+  const CliRun mem = run_mofasim("memory scenarios/deepseek-v3-h800-2048.yaml" + split);
+  EXPECT_EQ(mem.exit_code, 3);
+  EXPECT_NE(mem.out.find("\nout of memory: rank 0 needs 80.34 GiB of 80.00 GiB"), std::string::npos) << mem.out;
+}
+
 TEST(CliMemoryFit, AFittingScenarioSaysNothing) {
   const CliRun run = run_mofasim("simulate scenarios/small.yaml -q --json");
   EXPECT_EQ(run.err, "");
