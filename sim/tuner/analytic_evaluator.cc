@@ -1,6 +1,7 @@
 // The analytic MoFa model as the tuner's evaluator (see analytic_evaluator.h).
 #include "sim/tuner/analytic_evaluator.h"
 
+#include <memory>
 #include <vector>
 
 #include "model/memory.h"
@@ -23,9 +24,11 @@ MemoryVerdict analytic_memory(const TuneProblem& problem, const ConfigView& conf
   // NOTE: mirrors AnalyticModel's memory step (in-flight activations from the schedule; DualPipe's
   // second parameter copy is in the memory report already); analytic_tune_test checks the two agree.
   const std::vector<double> inflight = schedules::stage_inflight_microbatches(problem.model, par, config.features);
-  const std::vector<model::RankOrder> orders = schedules::rank_orders(problem.model, par, config.features);
+  // Cached: the candidates of a sweep share a few pipeline shapes and layer splits.
+  const std::shared_ptr<const std::vector<model::RankOrder>> orders =
+      schedules::shared_rank_orders(problem.model, par, config.features);
   const model::MemoryReport report =
-      model::memory_report(problem.model, problem.hardware, par, config.features, inflight, orders);
+      model::memory_report(problem.model, problem.hardware, par, config.features, inflight, *orders);
   double peak = 0;
   for (const model::StageMemory& s : report.stages) peak = std::max(peak, s.peak_bytes);
   return MemoryVerdict{.peak_memory_bytes = peak, .fits = peak <= problem.hardware.gpu_memory_bytes};
