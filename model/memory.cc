@@ -242,8 +242,9 @@ MemoryReport report_with_chunks(const ModelSpec& model, const HardwareSpec& hw, 
       for (const auto& units : rank_units) {
         for (const UnitMemory& u : units) st.working_bytes = std::max(st.working_bytes, u.working);
       }
-      st.activation_bytes = walk_activation_peak(order, rank_units);
-      if (order.any_paired) {
+      const WalkResult walked = walk_rank(order, rank_units);
+      st.activation_bytes = walked.peak;
+      if (walked.paired) {
         for (const auto& units : rank_units) {
           double forward = 0;
           for (const UnitMemory& u : units) forward += u.stored;
@@ -352,10 +353,7 @@ ShardGroups optimizer_shard_groups(const ParallelSpec& parallel) {
 }
 
 double fp8_weight_bytes_per_param(Fp8Recipe recipe) {
-  double per_param = 2;  // the FP8 weight and its transpose
-  if (recipe == Fp8Recipe::kMxfp8) per_param += 2.0 / 32;
-  if (recipe == Fp8Recipe::kBlockwise) per_param += 2.0 * 4 / 128;
-  return per_param;
+  return 2 * fp8_activation_bytes_per_element(recipe);  // the FP8 weight and its transpose, each with its scales
 }
 
 ShardGroups hsdp_shard_groups(const ParallelSpec& parallel, const FeatureSpec& features) {

@@ -194,7 +194,6 @@ struct RankPass {
 struct RankOrder {
   std::vector<ChunkLayers> chunks;
   std::vector<RankPass> passes;
-  bool any_paired = false;  // some pass has paired_with_next
   // Nonzero for an order that never changes once built (schedules::shared_rank_orders gives each a
   // number of its own): the walk may remember its peaks per chunk contents (memory_walk.h).
   std::uint64_t id = 0;

@@ -56,11 +56,13 @@ void effects_of(std::span<const std::vector<UnitMemory>> chunks, std::vector<Chu
   for (const std::vector<UnitMemory>& units : chunks) effects.push_back(effect_of(units));
 }
 
-double walk(std::span<const RankPass> passes, std::span<const std::vector<UnitMemory>> chunks,
-            const std::vector<ChunkEffect>& effects) {
+WalkResult walk(std::span<const RankPass> passes, std::span<const std::vector<UnitMemory>> chunks,
+                const std::vector<ChunkEffect>& effects) {
   double live = 0;
-  double peak = 0;
+  WalkResult r;
+  double& peak = r.peak;
   for (const RankPass& p : passes) {
+    r.paired = r.paired || p.paired_with_next;
     if (p.chunk < 0 || static_cast<std::size_t>(p.chunk) >= chunks.size()) {
       throw std::invalid_argument("memory walk: pass on chunk " + std::to_string(p.chunk) + " of " +
                                   std::to_string(chunks.size()));
@@ -83,7 +85,7 @@ double walk(std::span<const RankPass> passes, std::span<const std::vector<UnitMe
       case Phase::kWeightGrad: live -= e.kept; break;
     }
   }
-  return peak;
+  return r;
 }
 
 }  // namespace
@@ -91,32 +93,32 @@ double walk(std::span<const RankPass> passes, std::span<const std::vector<UnitMe
 double walk_activation_peak(std::span<const RankPass> passes, std::span<const std::vector<UnitMemory>> chunks) {
   std::vector<ChunkEffect> effects;
   effects_of(chunks, effects);
-  return walk(passes, chunks, effects);
+  return walk(passes, chunks, effects).peak;
 }
 
-double walk_activation_peak(const RankOrder& order, std::span<const std::vector<UnitMemory>> chunks) {
+WalkResult walk_rank(const RankOrder& order, std::span<const std::vector<UnitMemory>> chunks) {
   thread_local std::vector<ChunkEffect> effects;  // scratch: a hit allocates nothing
   effects_of(chunks, effects);
   if (order.id == 0) return walk(order.passes, chunks, effects);
   struct Entry {
     std::uint64_t id;
     std::vector<ChunkEffect> effects;
-    double peak;
+    WalkResult result;
   };
   constexpr std::size_t kEntries = 64;
   thread_local std::vector<Entry> cache;
   thread_local std::size_t next = 0;  // round-robin slot to replace
   for (const Entry& e : cache) {
-    if (e.id == order.id && e.effects == effects) return e.peak;
+    if (e.id == order.id && e.effects == effects) return e.result;
   }
-  const double peak = walk(order.passes, chunks, effects);
+  const WalkResult result = walk(order.passes, chunks, effects);
   if (cache.size() < kEntries) {
-    cache.push_back({order.id, effects, peak});
+    cache.push_back({order.id, effects, result});
   } else {
-    cache[next] = {order.id, effects, peak};
+    cache[next] = {order.id, effects, result};
     next = (next + 1) % kEntries;
   }
-  return peak;
+  return result;
 }
 
 }  // namespace mofasim::model

@@ -21,9 +21,14 @@ namespace mofasim::model {
 // two (the step simulation alternates their compute tasks), at most the forward's bytes above it.
 // Throws std::invalid_argument on a chunk index out of range.
 double walk_activation_peak(std::span<const RankPass> passes, std::span<const std::vector<UnitMemory>> chunks);
-// The same for a rank's whole order. An order with a nonzero id (one that never changes) has its
-// peaks remembered per chunk contents in a small per-thread cache: the analytic model and the tuner
-// walk the same few orders again and again, and a walk is O(p m v) passes.
-double walk_activation_peak(const RankOrder& order, std::span<const std::vector<UnitMemory>> chunks);
+// The same for a rank's whole order, and whether any of its passes is an EP-overlapped pair. An
+// order with a nonzero id (one that never changes) has its results remembered per chunk contents in
+// a small per-thread cache: the analytic model and the tuner walk the same few orders again and
+// again, and a walk is O(p m v) passes.
+struct WalkResult {
+  double peak = 0;
+  bool paired = false;  // some pass has paired_with_next
+};
+WalkResult walk_rank(const RankOrder& order, std::span<const std::vector<UnitMemory>> chunks);
 
 }  // namespace mofasim::model

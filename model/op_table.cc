@@ -243,6 +243,9 @@ void add_unfused_core(LayerOps& ops, const Ctx& c, const AttentionView& v, doubl
   const double scores = T * c.seq * heads;  // E
   const bool dropout = c.model.attention_dropout > 0;
 
+  // No window share here, unlike add_fused_core: an unfused core scores every pair and masks the
+  // ones outside the window, so it runs the full s x s work while the model FLOPs (flops.cc) count
+  // only the windowed pairs; the masked work is time without model FLOPs, as on the GPU.
   const double map_flops = 2 * T * c.seq * d_qk * heads;
   const double qk_bytes = kAct * (T * heads * d_qk + c.seq * kv * d_qk);
   OpCost map;

@@ -29,6 +29,10 @@ std::vector<ChunkLayers> chunk_layers(const ModelSpec& model, const ParallelSpec
     if (parallel.account_for_embedding) --sizes.front();
     if (parallel.account_for_loss) --sizes.back();
   } else {
+    if (parallel.account_for_embedding || parallel.account_for_loss) {
+      throw std::invalid_argument(
+          "parallel.account_for_embedding/loss: only with the even split, not with stage_layers (as Megatron)");
+    }
     sizes = parallel.stage_layers;
     if (static_cast<int>(sizes.size()) != chunks) {
       throw std::invalid_argument("parallel.stage_layers: expected pp*vpp = " + std::to_string(chunks) +

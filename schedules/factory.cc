@@ -53,7 +53,6 @@ std::vector<model::RankOrder> rank_orders(const Schedule& schedule, const model:
     for (const Op& op : ops) {
       o.passes.push_back({.phase = op.phase, .chunk = op.chunk,
                           .paired_with_next = op.overlaps_next && features.ep_overlap.enabled});
-      o.any_paired = o.any_paired || o.passes.back().paired_with_next;
     }
   }
   return orders;

@@ -92,13 +92,15 @@ int run_memory(const Args& args) {
                         {"excess_bytes", st.excess_bytes}});
     }
     j["stages"] = stages;
+    bool fits = report.fits();
     if (s.proto.topology().node_hardware_size() > 0) {  // mixed GPUs: each against its own capacity
       const MemoryFit fit = memory_fit(s);
+      fits = fit.fits;
       j["fits"] = fit.fits;
       j["mixed_gpus"] = to_json(fit);
     }
     std::cout << j.dump(2) << "\n";
-    return report.fits() ? 0 : kOutOfMemoryExit;
+    return fits ? 0 : kOutOfMemoryExit;
   }
 
   std::cout << "scenario        " << s.proto.name() << " (" << s.path << ")\n"
@@ -132,9 +134,11 @@ int run_memory(const Args& args) {
                   st.fits() ? "fits" : ("OUT OF MEMORY by " + format_bytes(st.excess_bytes)).c_str());
     std::cout << line;
   }
+  bool mixed_fits = true;  // mixed GPUs: every GPU against its own capacity (the exit status follows it)
   if (s.proto.topology().node_hardware_size() > 0) {
     // The table is the hardware section's GPU; topology.node_hardware puts others on some nodes.
     const MemoryFit fit = memory_fit(s);
+    mixed_fits = fit.fits;
     std::cout << "\nmixed GPUs: the table is " << s.hardware.name << "; against each GPU's own capacity, stage "
               << fit.worst_stage << " on " << fit.hardware << " has the least room: " << format_bytes(fit.peak_bytes)
               << " of " << format_bytes(fit.capacity_bytes) << (fit.fits ? " (fits)" : " (OUT OF MEMORY)") << "\n";
@@ -149,6 +153,9 @@ int run_memory(const Args& args) {
     std::cout << "\ntoken_dispatcher_type flex: peak includes DeepEP's buffers ("
               << format_bytes(report.stages.front().static_bytes.deepep_buffers) << " per GPU)\n";
   }
+  // Mixed GPUs: the line above judged every GPU against its own capacity; the table's GPU alone
+  // does not decide.
+  if (s.proto.topology().node_hardware_size() > 0) return mixed_fits ? 0 : kOutOfMemoryExit;
   if (!report.fits()) {
     const model::StageMemory& w = report.stages[static_cast<std::size_t>(report.worst_rank)];
     std::cout << "\nout of memory: " << (dualpipe ? "rank " : "stage ") << w.rank << " needs " << format_bytes(w.peak_bytes) << " of "

@@ -27,9 +27,7 @@ std::vector<std::vector<char>> stages_by_class(const scenario::LoadedScenario& s
   }
   const topology::TopologySpec topo = to_topology_spec(s.proto);
   const std::vector<int> klass = perturb::hardware_class_by_gpu(entries, topo);
-  const topology::Placement placement(
-      {.tp = s.parallel.tp, .cp = s.parallel.cp, .ep = s.parallel.ep, .dp = s.parallel.dp, .pp = s.parallel.pp},
-      topology::RankOrder::parse(s.proto.parallelism().rank_order()));
+  const topology::Placement placement = scenario_placement(s);
   for (int g = 0; g < placement.group_count(topology::GroupKind::kPp); ++g) {
     const auto ranks = placement.members(topology::GroupKind::kPp, g);
     for (int st = 0; st < stages && st < static_cast<int>(ranks.size()); ++st) {

@@ -58,7 +58,8 @@ DrainUnderTraining simulate_drain(const StepRunner& run_step, const SimulateOpti
     if (skip > 0) {
       const auto k = static_cast<double>(skip);
       for (std::size_t g = 0; g < left.size(); ++g) {
-        if (left[g] > 0) left[g] -= k * (step_egress.bytes_by_gpu[g] - left[g]);
+        // Clamped: rounding must not leave -1 ulp of bytes for the next step's replay to refuse.
+        if (left[g] > 0) left[g] = std::max(0.0, left[g] - k * (step_egress.bytes_by_gpu[g] - left[g]));
       }
       d.draining_steps += skip;
       d.slowdown_s += k * (r.step_time_s - d.healthy_step_s);

@@ -161,8 +161,10 @@ void Importer::window() {
     std::string w = word("--window-size");
     std::erase_if(w, [](char ch) { return ch == '(' || ch == ')' || ch == ' '; });
     std::smatch m;
-    if (!std::regex_match(w, m, std::regex(R"((-?\d+),(-?\d+))"))) {
-      bad("--window-size", "expected 'left,right' (e.g. 128,0), got '" + word("--window-size") + "'");
+    // At most 9 digits a side: std::stoll below cannot overflow.
+    if (!std::regex_match(w, m, std::regex(R"((-?\d{1,9}),(-?\d{1,9}))"))) {
+      bad("--window-size", "expected 'left,right' with at most 9 digits each (e.g. 128,0), got '" +
+                               word("--window-size") + "'");
     }
     const long long left = std::stoll(m[1]);
     const long long right = std::stoll(m[2]);

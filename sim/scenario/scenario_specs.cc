@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "schedules/factory.h"
+#include "topology/rank_order.h"
 #include "sim/fault/failure_records.h"
 #include "sim/scenario/to_spec.h"
 #include "sim/scenario/node_hardware.h"
@@ -28,6 +29,13 @@ model::RecoveryKind to_recovery_kind(proto::Distribution d) {
 }
 
 }  // namespace
+
+topology::Placement scenario_placement(const scenario::LoadedScenario& loaded) {
+  const model::ParallelSpec& par = loaded.parallel;
+  return topology::Placement({.tp = par.tp, .cp = par.cp, .ep = par.ep, .dp = par.dp, .pp = par.pp,
+                              .etp = loaded.model.is_moe() ? par.etp : 0},
+                             topology::RankOrder::parse(loaded.proto.parallelism().rank_order()));
+}
 
 topology::TopologySpec to_topology_spec(const proto::Scenario& scenario) {
   const proto::Topology& t = scenario.topology();

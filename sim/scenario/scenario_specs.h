@@ -13,6 +13,7 @@
 #include "sim/scenario/loader.h"
 #include "model/analytic_model.h"
 #include "sim/executor/simulate_step.h"
+#include "topology/placement.h"
 #include "topology/topology_spec.h"
 
 namespace mofasim::cli {
@@ -22,6 +23,9 @@ struct CheckpointIoResult;  // scenario_specs_checkpoint.h
 // topology.* with bandwidth_scale 1: mu_b (MoFa(18)) travels in FeatureSpec::bandwidth_scale, which
 // both the step simulation and the analytic model apply (applying it here too would count it twice).
 topology::TopologySpec to_topology_spec(const proto::Scenario& scenario);
+
+// The scenario's rank placement: its layout (expert TP for an MoE model) in its rank order.
+topology::Placement scenario_placement(const scenario::LoadedScenario& loaded);
 
 // fault_tolerance.* with the failure-unit count from topology.gpus; a failure_records CSV (a path
 // relative to the scenario file's folder) is fitted here, its records taken as recorded on a

@@ -19,9 +19,7 @@ fault::CheckpointIoSpec checkpoint_io_spec(const scenario::LoadedScenario& loade
   }
   const proto::CheckpointStorage& storage = s.fault_tolerance().checkpoint().storage();
   const model::ParallelSpec& par = loaded.parallel;
-  const topology::Placement placement({.tp = par.tp, .cp = par.cp, .ep = par.ep, .dp = par.dp, .pp = par.pp,
-                                       .etp = loaded.model.is_moe() ? par.etp : 0},
-                                      topology::RankOrder::parse(s.parallelism().rank_order()));
+  const topology::Placement placement = scenario_placement(loaded);
   std::vector<double> by_stage(static_cast<std::size_t>(par.pp));
   for (int stage = 0; stage < par.pp; ++stage) {
     by_stage[static_cast<std::size_t>(stage)] =

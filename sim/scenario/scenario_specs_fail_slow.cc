@@ -80,10 +80,7 @@ FailSlowPricing price_fail_slow(const scenario::LoadedScenario& loaded, model::F
   const executor::SimulationInput healthy = simulation_input(loaded);
   const executor::SimulateOptions options{};
   out.healthy_step_s = executor::simulate_step(healthy, options).step_time_s;
-  const topology::Placement placement(
-      {.tp = healthy.parallel.tp, .cp = healthy.parallel.cp, .ep = healthy.parallel.ep, .dp = healthy.parallel.dp,
-       .pp = healthy.parallel.pp},
-      topology::RankOrder::parse(healthy.rank_order));
+  const topology::Placement placement = scenario_placement(loaded);
   const auto stage_ranks = placement.members(topology::GroupKind::kPp, 0);
   const int per_node = healthy.topology.gpus_per_node;
   // A node whose GPUs are all one TP group: every TP collective of the layer waits on its slowest
@@ -176,6 +173,7 @@ std::string render_fail_slow_cases(const FailSlowPricing& p, const model::FailSl
   if (spec.policy != model::FailSlowPolicy::kNone) {
     out += " after " + format_duration(spec.detection_time_s) + " (action " + format_duration(spec.action_time_s) + ")";
   }
+  if (p.slow_step_s.empty() || spec.slow_step_factor.size() < p.slow_step_s.size()) return out;  // nothing priced
   out += "\n           step simulated with it at each pipeline stage:";
   double lo = spec.slow_step_factor.front();
   double hi = lo;

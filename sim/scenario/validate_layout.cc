@@ -78,11 +78,14 @@ void check_expert_layout(const proto::Scenario& s, const proto::Parallelism& x, 
     return;  // check_rank_order reported it
   }
   const topology::ParallelSizes sizes{.tp = x.tp(), .cp = x.cp(), .ep = x.ep(), .dp = x.dp(), .pp = x.pp(), .etp = x.etp()};
-  // A folded layout whose pipeline groups differ from the dense one's is Megatron's rank-order
-  // refusal (topology::check_order_for_sizes), reported under parallelism.rank_order.
   // Node-limited routing can only bound the nodes a token reaches by at most the nodes there are.
   if (moe.router_group_topk() > 0 && s.has_topology() && s.topology().gpus_per_node() >= 1) {
-    const std::vector<int> members = topology::group_members_of(sizes, order, topology::GroupKind::kEp, 0);
+    std::vector<int> members;
+    try {
+      members = topology::group_members_of(sizes, order, topology::GroupKind::kEp, 0);
+    } catch (const std::invalid_argument&) {
+      return;  // a layout the rank order refuses: check_rank_order reported it under parallelism.rank_order
+    }
     std::set<int> nodes;
     for (int g : members) nodes.insert(g / s.topology().gpus_per_node());
     if (moe.router_group_topk() > static_cast<int>(nodes.size())) {

@@ -71,6 +71,18 @@ TEST(CliMemoryFit, UnderDualPipeTheWarningNamesTheRankAndBothItsStages) {
   EXPECT_NE(mem.out.find("\nout of memory: rank 0 needs 80.34 GiB of 80.00 GiB"), std::string::npos) << mem.out;
 }
 
+TEST(CliMemoryFit, MixedGpusExitThreeWhenAnotherGpuDoesNotFit) {
+  // The table's H100 (80 GiB) holds stage 0's 37.19 GiB; node 5's 30 GiB GPU does not. Text and
+  // --json exit alike, judged on every GPU against its own capacity.
+  const std::string mix = " --set 'topology.node_hardware=[{nodes: [5], hardware: {preset: h100-sxm, gpu_memory: \"30 GiB\"}}]'";
+  const CliRun text = run_mofasim("memory scenarios/llama3-70b-h100-2048.yaml" + mix);
+  EXPECT_EQ(text.exit_code, 3) << text.err;
+  EXPECT_NE(text.out.find("has the least room: 37.19 GiB of 30.00 GiB (OUT OF MEMORY)"), std::string::npos) << text.out;
+  const CliRun json = run_mofasim("memory scenarios/llama3-70b-h100-2048.yaml --json" + mix);
+  EXPECT_EQ(json.exit_code, 3) << json.err;
+  EXPECT_FALSE(nlohmann::json::parse(json.out).at("fits").get<bool>());
+}
+
 TEST(CliMemoryFit, AFittingScenarioSaysNothing) {
   const CliRun run = run_mofasim("simulate scenarios/small.yaml -q --json");
   EXPECT_EQ(run.err, "");

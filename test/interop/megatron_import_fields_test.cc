@@ -112,7 +112,11 @@ TEST(MegatronImportFields, SlidingWindow) {
   EXPECT_TRUE(listed(import("--window-size 128,128").raw.unsupported, "--window-size", "causal"));
   EXPECT_TRUE(listed(import("--window-size 128,0 --window-attn-skip-freq '[1,1,1,0]*2'").raw.unsupported,
                      "--window-attn-skip-freq", "pattern"));
-  EXPECT_EQ(error_of("--window-size 128"), "args.sh:3:1: --window-size: expected 'left,right' (e.g. 128,0), got '128'");
+  EXPECT_EQ(error_of("--window-size 128"), "args.sh:3:1: --window-size: expected 'left,right' with at most 9 digits each (e.g. 128,0), got '128'");
+  // A number std::stoll could not hold is refused with its line, not thrown past the importer.
+  EXPECT_EQ(error_of("--window-size 99999999999999999999,0"),
+            "args.sh:3:1: --window-size: expected 'left,right' with at most 9 digits each (e.g. 128,0), got "
+            "'99999999999999999999,0'");
 }
 
 // ---------------------------------------------------------------- precision

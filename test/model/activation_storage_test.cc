@@ -91,11 +91,14 @@ TEST(Fp8ActivationStorage, DeepSeekV3RecipeAndRecomputePerToken) {
 TEST(Fp8ActivationStorage, MoeCombineKeepsOnlyTheDispatchedProbabilities) {
   // Megatron-core applies the gate in the experts' activation: the combine keeps 4 B per routed copy.
   const ParallelSpec p = parallel_spec({.tp = 1, .dp = 8, .ep = 8, .global_batch = 8});
+  int combines = 0;
   for (const OpCost& op : ops_for_layer(deepseek_v3(), p, 60).ops()) {
     if (op.op == OpKind::kExpertCombine) {
+      ++combines;
       EXPECT_EQ(op.activation_bytes, 4.0 * 8 * 4096);
     }
   }
+  EXPECT_EQ(combines, 1);  // the check above ran
 }
 
 TEST(Fp8ActivationStorage, MemoryReportHasNoFp8CopyOfTheEmbeddingOrBf16Head) {

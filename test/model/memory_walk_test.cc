@@ -101,12 +101,15 @@ TEST(MemoryWalk, RememberedPeaksFollowTheChunkContents) {
   order.passes = {{.phase = Phase::kForward}, {.phase = Phase::kForward}, {.phase = Phase::kBackward},
                   {.phase = Phase::kBackward}};
   order.id = 4242;
-  EXPECT_DOUBLE_EQ(walk_activation_peak(order, kChunk), 66.0);
-  EXPECT_DOUBLE_EQ(walk_activation_peak(order, kChunk), 66.0);
+  EXPECT_DOUBLE_EQ(walk_rank(order, kChunk).peak, 66.0);
+  EXPECT_DOUBLE_EQ(walk_rank(order, kChunk).peak, 66.0);
+  EXPECT_FALSE(walk_rank(order, kChunk).paired);
   const std::vector<std::vector<UnitMemory>> doubled = {{{.stored = 20, .working = 8}, {.stored = 40, .working = 12}}};
-  EXPECT_DOUBLE_EQ(walk_activation_peak(order, doubled), 132.0);
+  EXPECT_DOUBLE_EQ(walk_rank(order, doubled).peak, 132.0);
   order.id = 0;
-  EXPECT_DOUBLE_EQ(walk_activation_peak(order, doubled), 132.0);
+  EXPECT_DOUBLE_EQ(walk_rank(order, doubled).peak, 132.0);
+  order.passes.front().paired_with_next = true;
+  EXPECT_TRUE(walk_rank(order, doubled).paired);
 }
 
 }  // namespace

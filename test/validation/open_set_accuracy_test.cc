@@ -56,8 +56,8 @@ constexpr Bound kB200Analytic = {"fit", 45, 6.64, 6.78};
 // (issue 13), plus the H100 rows predicted before: each family at its first figures, H200 and GB200
 // lowered with the NVLink 5 and TE-kernel mapping above (H200 3.93 / 3.93 and 3.96 / 3.96 before,
 // GB200 11.50 / 9.52 and 10.32 / 8.65), and H100-SXM5 lowered from 11.84 and 13.66 / 11.06 when
-// AutoModel's rows took the DeepEP dispatch and TE kernels their notes state. Its simulated median
-// is 9.56 today (the MLPerf rows' TE kernels), inside the margin of the 8.93 bound, which stays.
+// AutoModel's rows took the DeepEP dispatch and TE kernels their notes state (its simulated median
+// was then 9.56, inside the margin of its 8.93 bound).
 // The 50 us eager launch cost (fitted on the whole fit split) lowered H100-96GB from 26.06 / 25.43
 // (26.20 / 26.21), H200 from 3.51 / 3.51 (3.54 / 3.54) and GB200 from 9.76 / 7.88 (8.51 / 6.94), and
 // RAISED H100-SXM5 from 10.24 / 8.93 (11.64 / 9.95): its eight MLPerf rows whose notes state no CUDA
