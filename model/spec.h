@@ -161,6 +161,8 @@ struct EfficiencySpec {
   double small_gemm = 0.5;     // thin GEMMs (e.g. MoE experts with few tokens)
   // Fraction of HBM bandwidth the optimizer step's streaming passes attain (multi-tensor Adam, the
   // norm, zeroing: long contiguous sweeps, unlike a layer's short elementwise ops). 0 = `memory`.
+  // Fixed-efficiency and roofline models only: the kernel model prices the optimizer's kernels at
+  // its own achieved HBM fraction (kernels.hbm_fraction) and ignores this field.
   double optimizer_memory = 0;
 };
 
