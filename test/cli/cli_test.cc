@@ -11,22 +11,12 @@
 #include <vector>
 
 #include "test/cli/run_cli.h"
+#include "test/support/shipped_scenarios.h"
 
 namespace mofasim::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::vector<std::string> shipped_scenarios() {
-  std::vector<std::string> files;
-  for (const char* dir : {"scenarios", "scenarios/mofa"}) {
-    for (const auto& e : fs::directory_iterator(fs::path(MOFASIM_SOURCE_DIR) / dir)) {
-      if (e.path().extension() == ".yaml") files.push_back(fs::relative(e.path(), MOFASIM_SOURCE_DIR).string());
-    }
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
 
 class ShippedScenario : public ::testing::TestWithParam<std::string> {};
 
