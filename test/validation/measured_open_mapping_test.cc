@@ -118,6 +118,25 @@ TEST(OpenMapping, RowsWhoseNotesSayCudaGraphsRunWithoutEagerLaunches) {
   EXPECT_FALSE(spec_of(map_open_run(row("NeMo 25.04; TP-comm overlap"))).features.cuda_graphs);
 }
 
+// MLPerf's rows say "TP-comm overlap" (TE userbuffers): MoFa(20) with tp pieces, TE's ring
+// exchange. O-SMXB's "TP-comm overlap and P2P overlap disabled" and rows without TP are not.
+TEST(OpenMapping, RowsWhoseNotesSayTpCommOverlapOverlapTheTpCollectivesInTpPieces) {
+  const auto row = [](const std::string& tp, const std::string& notes) {
+    return open_row({{"id", "O-MLP-08"}, {"gpus", "8"}, {"tp", tp}, {"pp", "1"}, {"dp", std::to_string(8 / std::stoi(tp))},
+                     {"global_batch", "64"}, {"notes", notes}});
+  };
+  const model::OverlapSpec eight = spec_of(map_open_run(row("8", "sequence parallel; TP-comm overlap; CP=2"))).features.tp_overlap;
+  EXPECT_TRUE(eight.enabled);
+  EXPECT_EQ(eight.chunks, 8);
+  const model::OverlapSpec four = spec_of(map_open_run(row("4", "TP-comm overlap (userbuffers); layer CUDA graphs"))).features.tp_overlap;
+  EXPECT_TRUE(four.enabled);
+  EXPECT_EQ(four.chunks, 4);
+  EXPECT_FALSE(spec_of(map_open_run(row("4", "TP-comm overlap and P2P overlap disabled (non-overlap contract)")))
+                   .features.tp_overlap.enabled);
+  EXPECT_FALSE(spec_of(map_open_run(row("1", "TP-comm overlap"))).features.tp_overlap.enabled);
+  EXPECT_FALSE(spec_of(map_open_run(row("4", "sequence parallel"))).features.tp_overlap.enabled);
+}
+
 // NVLink 5 (B200, GB200): 733.8 GB/s and 6.48 us per ring step, fitted on collectives.csv's 8 x B200
 // all-reduce sweep from 8 MiB to 4 GiB. The alpha-beta ring all-reduce of 8 ranks,
 // 14 alpha + 14/8 bytes / busBW, against two of those rows: 128 MiB measured 413.2 us (model 410.8),
