@@ -342,7 +342,14 @@ Stack stack_of(const std::string& group) {
   // Its attention is flash-attn 1.0.5: InternLM doc/en/install.md ("Flash-Attention == v1.0.5",
   // InternLM/InternLM@0f5ee05), the stack of the July 2023 measurements (FlashAttention-2 was
   // released on 2023-07-17).
-  if (group == "O-ILM") return {.dp_overlap = true, .flash_attention_1 = true};
+  // Its layer's memory-bound kernels are those of the transformer-engine inventory for a dense
+  // model: RoPE by flash-attn's rotary CUDA kernel, in place on q and k (internlm/model/embedding.py,
+  // ApplyRotaryEmbQKV_: rotary_emb.apply_rotary), and two eager residual adds per layer
+  // (modeling_internlm.py, PackedFlashBaseLayer1D._forward: dropped2 + residual1, hidden_states +
+  // residual2). Its fp32 casts before each RMSNorm (norm1(residual1.float())) are not priced.
+  if (group == "O-ILM") {
+    return {.dp_overlap = true, .kernels = model::KernelStack::kTransformerEngine, .flash_attention_1 = true};
+  }
   // O-FA: PyTorch Lightning DDP, which overlaps bucketed all-reduces with the backward; the
   // table is of November 2022, FlashAttention v1 (the rows' notes; FlashAttention-2 came in 2023).
   if (group == "O-FA") return {.dp_overlap = true, .flash_attention_1 = true};
