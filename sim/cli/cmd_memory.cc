@@ -163,12 +163,12 @@ int run_memory(const Args& args) {
   }
   if (s.features.fp8.enabled) {
     // The table's columns do not show them: the peak includes each stage's FP8 weight copies.
-    std::cout << "\nprecision fp8: peak includes the FP8 weight copies and transposes (stage 0: "
+    std::cout << "\nprecision fp8: the allocated peak includes the FP8 weight copies and transposes (stage 0: "
               << format_bytes(report.stages.front().static_bytes.fp8_weights) << ")\n";
   }
   if (report.stages.front().static_bytes.deepep_buffers > 0) {
     // Not a column either: DeepEP's NVLink and RDMA buffers (model/moe_deepep.h), the same on every stage.
-    std::cout << "\ntoken_dispatcher_type flex: peak includes DeepEP's buffers ("
+    std::cout << "\ntoken_dispatcher_type flex: the allocated peak includes DeepEP's buffers ("
               << format_bytes(report.stages.front().static_bytes.deepep_buffers) << " per GPU)\n";
   }
   // Mixed GPUs: the line above judged every GPU against its own capacity; the table's GPU alone
