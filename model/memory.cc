@@ -26,14 +26,16 @@ struct LayerMemory {
   double kept = 0;     // left by an input-gradient pass until the weight-gradient pass
 };
 
-LayerMemory layer_memory(const LayerTotals& x, double weight_grad, const FeatureSpec& f, int memfine_chunks) {
+LayerMemory layer_memory(const LayerTotals& x, const WeightGradInputs& weight_grad, const FeatureSpec& f,
+                         int memfine_chunks) {
   // MemFine: expert intermediates are recomputed chunk by chunk; only the dispatched inputs stay.
-  const double chunked = memfine_chunks > 0 ? x.routed_activation_bytes - x.routed_input_bytes : 0;
-  const double chunk_working = memfine_chunks > 0 ? chunked / memfine_chunks : 0;
+  const bool memfine = memfine_chunks > 0;
+  const double chunked = memfine ? x.routed_activation_bytes - x.routed_input_bytes : 0;
+  const double chunk_working = memfine ? chunked / memfine_chunks : 0;
   LayerMemory m;
-  // The weight-gradient inputs (the rebuilt ones too under recompute), less MemFine's chunks,
-  // which its input-gradient pass frees chunk by chunk.
-  m.kept = std::min(std::max(0.0, weight_grad - chunked), x.activation_bytes - chunked);
+  // The weight-gradient inputs (the rebuilt ones too under recompute), but those MemFine rebuilds
+  // chunk by chunk, which its input-gradient pass frees (weight_grad_inputs).
+  m.kept = weight_grad.kept(memfine);
   switch (f.recompute) {
     case RecomputeKind::kNone:  // MoFa(5)
       m.stored = x.activation_bytes - chunked;
@@ -145,14 +147,14 @@ MemoryReport report_with_chunks(const ModelSpec& model, const HardwareSpec& hw, 
   // the last chunk one unit for the head, the loss and the MTP modules (each a layer of the last
   // layer's kind, its projection and its own head), which the backward releases first.
   const int last_chunk = parallel.pp * parallel.vpp - 1;
-  auto kept_of = [](double weight_grad, double stored) { return std::min(weight_grad, stored); };
+  const bool memfine = memfine_chunks > 0;
   const double mtp_depth = model.mtp_depth;
-  const double head_kept = kept_of(totals.head_weight_grad, head);
+  const double head_kept = totals.head_weight_grad.kept(memfine);
   const UnitMemory head_unit{
       .stored = head + mtp_depth * (mtp_layer.stored + mtp_projection + head),
       .working = mtp_depth > 0 ? mtp_layer.working : 0,
       .kept_for_weight_grad =
-          head_kept + mtp_depth * (mtp_layer.kept + kept_of(totals.mtp_projection_weight_grad, mtp_projection) + head_kept)};
+          head_kept + mtp_depth * (mtp_layer.kept + totals.mtp_projection_weight_grad.kept(memfine) + head_kept)};
   // Into `units`, reused from rank to rank so the walk allocates nothing once warm.
   auto chunk_units = [&](const ChunkLayers& c, std::vector<UnitMemory>& units) {
     units.clear();
@@ -416,12 +418,16 @@ MemoryOpTotals memory_op_totals(const ModelSpec& model, const ParallelSpec& para
   return memory_op_totals(model, parallel, FeatureSpec{});
 }
 
-double weight_grad_activation_bytes(const LayerOps& ops) {
-  double bytes = 0;
+WeightGradInputs weight_grad_inputs(const LayerOps& ops) {
+  WeightGradInputs w;
   for (const OpCost& op : ops.ops()) {
-    if (op.backward_weight.flops > 0) bytes += op.activation_bytes;
+    if (!(op.backward_weight.flops > 0)) continue;
+    w.all += op.activation_bytes;
+    // MemFine keeps the dispatched tokens (fc1's input, LayerTotals::routed_input_bytes) and
+    // rebuilds the rest of the routed experts' activations chunk by chunk (layer_memory).
+    if (op.routed_expert && op.op != OpKind::kExpertLinear1) w.memfine_rebuilt += op.activation_bytes;
   }
-  return bytes;
+  return w;
 }
 
 MemoryOpTotals memory_op_totals(const ModelSpec& model, const ParallelSpec& parallel, const FeatureSpec& features) {
@@ -430,21 +436,21 @@ MemoryOpTotals memory_op_totals(const ModelSpec& model, const ParallelSpec& para
   if (!(model.is_moe() && model.moe.first_k_dense_layers == 0)) {
     const LayerOps ops = stored(ops_for_layer(model, parallel, 0));
     t.dense = ops.totals();
-    t.dense_weight_grad = weight_grad_activation_bytes(ops);
+    t.dense_weight_grad = weight_grad_inputs(ops);
   }
   if (model.is_moe()) {
     const LayerOps ops = stored(ops_for_layer(model, parallel, model.num_layers - 1));
     t.moe = ops.totals();
-    t.moe_weight_grad = weight_grad_activation_bytes(ops);
+    t.moe_weight_grad = weight_grad_inputs(ops);
   }
   t.embedding = ops_for_embedding(model, parallel).totals();
   const LayerOps head = stored(ops_for_head(model, parallel));
   t.head = head.totals();
-  t.head_weight_grad = weight_grad_activation_bytes(head);
+  t.head_weight_grad = weight_grad_inputs(head);
   if (model.mtp_depth > 0) {
     const LayerOps projection = stored(ops_for_mtp_projection(model, parallel));
     t.mtp_projection = projection.totals();
-    t.mtp_projection_weight_grad = weight_grad_activation_bytes(projection);
+    t.mtp_projection_weight_grad = weight_grad_inputs(projection);
   }
   return t;
 }

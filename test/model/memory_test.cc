@@ -284,5 +284,54 @@ TEST(MemFine, PicksTheSmallestChunkCountThatFits) {
   EXPECT_EQ(memfine_min_chunks(m, hw, par, f, inflight), std::nullopt);
 }
 
+// A small MoE model with one MTP module: 2 layers, h 64, 4 heads, SwiGLU, 4 routed experts of
+// f_e 32, top 2; seq 32, micro-batch 1, no parallelism.
+ModelSpec small_moe() {
+  ModelSpec m = testing::tiny_gpt();
+  m.hidden_size = 64;
+  m.num_attention_heads = 4;
+  m.num_kv_heads = 4;
+  m.ffn_hidden_size = 256;
+  m.vocab_size = 100;
+  m.seq_length = 32;
+  m.mlp = MlpKind::kSwiglu;
+  m.norm = NormKind::kRmsNorm;
+  m.position = PositionKind::kRope;
+  m.linear_bias = false;
+  m.moe.num_experts = 4;
+  m.moe.top_k = 2;
+  m.moe.expert_ffn_hidden_size = 32;
+  m.mtp_depth = 1;
+  return m;
+}
+
+// What MemFine's input-gradient pass leaves for the weight gradient, by hand on small_moe's MoE
+// layer. T = 32 tokens, each to k = 2 of 4 experts: 16 tokens per expert, 64 routed copies.
+//   fc1 input (the dispatched tokens, kept):   2 B x 64 copies x h 64      = 8,192 B
+//   SwiGLU input (no weight gradient reads it): 2 B x 64 copies x 2 x f_e 32 = 8,192 B
+//   fc2 input (rebuilt chunk by chunk):         2 B x 64 copies x f_e 32    = 4,096 B
+// So MemFine keeps all the weight-gradient inputs but fc2's: 4,096 B fewer. The formula used before
+// took all routed intermediates (12,288 B) off the weight-gradient inputs, 8,192 B too many.
+TEST(MemFine, InputGradientPassKeepsTheWeightGradientInputsItDoesNotRebuild) {
+  const ModelSpec m = small_moe();
+  const ParallelSpec par = parallel_spec({.micro_batch = 1, .global_batch = 1});
+  const LayerOps ops = ops_for_layer(m, par, 1);
+  EXPECT_EQ(ops.totals().routed_input_bytes, 8192.0);
+  EXPECT_EQ(ops.totals().routed_activation_bytes - ops.totals().routed_input_bytes, 8192.0 + 4096.0);
+  const WeightGradInputs w = weight_grad_inputs(ops);
+  EXPECT_EQ(w.memfine_rebuilt, 4096.0);
+  EXPECT_EQ(w.kept(false) - w.kept(true), 4096.0);
+  // The memory model counts it so: the MTP module's MoE layer sits in the head unit, whose kept
+  // bytes drop by exactly fc2's input under MemFine.
+  HardwareSpec hw = testing::round_gpu();
+  FeatureSpec f;
+  const std::vector<double> inflight = one_f_one_b_inflight(par);
+  const double off = memory_report(m, hw, par, f, inflight).head_unit.kept_for_weight_grad;
+  f.memfine = true;
+  f.memfine_chunks = 2;
+  const double on = memory_report(m, hw, par, f, inflight).head_unit.kept_for_weight_grad;
+  EXPECT_EQ(off - on, 4096.0);
+}
+
 }  // namespace
 }  // namespace mofasim::model
