@@ -68,22 +68,6 @@ double unsharded_bytes(const ModelSpec& model, const ParallelSpec& parallel, con
   return largest * (2 * b.weight + b.grad);
 }
 
-// The TP-sharded weights on `rank` no FP8 GEMM reads: the vocab-parallel embedding (a lookup) with
-// chunk 0, and with the last chunk the output head unless fp8_output_layer (as stage_gpu_params
-// places them: DualPipe's mirror copy holds both on ranks 0 and p - 1).
-double bf16_gemm_params(const ModelSpec& model, const ParallelSpec& parallel, const FeatureSpec& features, int rank) {
-  const double vocab_h = static_cast<double>(model.vocab_size) * model.hidden_size / parallel.tp;
-  const int last_chunk = parallel.pp * parallel.vpp - 1;
-  bool embedding = false;
-  bool head = false;
-  for (const ChunkLayers& c : parameter_chunks(model, parallel, rank)) {
-    embedding = embedding || c.chunk == 0;
-    head = head || c.chunk == last_chunk;
-  }
-  const bool head_weight = head && !features.fp8.output_layer && (model.untie_embeddings || parallel.pp > 1);
-  return (embedding ? vocab_h : 0) + (head_weight ? vocab_h : 0);
-}
-
 void validate_inflight(const ParallelSpec& parallel, std::span<const double> inflight) {
   if (static_cast<int>(inflight.size()) != parallel.pp) {
     throw std::invalid_argument("inflight micro-batches: expected one entry per pipeline rank (pp = " +
@@ -204,8 +188,8 @@ MemoryReport report_with_chunks(const ModelSpec& model, const HardwareSpec& hw, 
     }
     st.static_bytes = static_memory(st.params, features, shards);
     if (features.fp8.enabled) {  // no FP8 copies of the embedding and the BF16 head on this rank
-      st.static_bytes.fp8_weights -=
-          bf16_gemm_params(model, parallel, features, rank) * fp8_weight_bytes_per_param(features.fp8.recipe);
+      const double bf16_gemm_params = st.params.embedding_sharded + (features.fp8.output_layer ? 0 : st.params.head_sharded);
+      st.static_bytes.fp8_weights -= bf16_gemm_params * fp8_weight_bytes_per_param(features.fp8.recipe);
     }
     st.static_bytes.unsharded = unsharded;
     st.static_bytes.deepep_buffers = deepep;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/op_table.h"
+#include "model/params.h"
 #include "test/model/model_presets_for_test.h"
 
 namespace mofasim::model {
@@ -331,6 +332,38 @@ TEST(MemFine, InputGradientPassKeepsTheWeightGradientInputsItDoesNotRebuild) {
   f.memfine_chunks = 2;
   const double on = memory_report(m, hw, par, f, inflight).head_unit.kept_for_weight_grad;
   EXPECT_EQ(off - on, 4096.0);
+}
+
+// FP8 keeps a copy of each GEMM weight (2 B per parameter with delayed scaling) but the embedding
+// and, unless fp8_output_layer, the head, where the one placement (stage_gpu_params) puts them. On
+// small_moe made dense, V*h = 100 x 64 = 6,400 parameters per vocab matrix; pp 2 with tied
+// embeddings keeps a head copy on the last stage. DualPipe's rank 0 holds chunk 0 and, mirrored,
+// chunk 1: the embedding and the head, 12,800 parameters with no FP8 copy.
+TEST(Fp8Weights, EmbeddingAndHeadAreLeftOutWhereThePlacementPutsThem) {
+  ModelSpec m = small_moe();
+  m.moe = {};
+  m.mtp_depth = 0;
+  ParallelSpec par = parallel_spec({.pp = 2, .micro_batch = 1, .global_batch = 2});
+  par.schedule = ScheduleKind::kDualPipe;
+  const GpuParams held = stage_gpu_params(m, par, 0);
+  EXPECT_EQ(held.embedding_sharded, 6400.0);
+  EXPECT_EQ(held.head_sharded, 6400.0);
+  FeatureSpec f;
+  f.fp8.enabled = true;
+  HardwareSpec hw = testing::round_gpu();
+  const std::vector<double> inflight = one_f_one_b_inflight(par);
+  const MemoryReport r = memory_report(m, hw, par, f, inflight);
+  EXPECT_EQ(r.stages[0].static_bytes.fp8_weights, 2 * (held.dense_sharded - 12800));
+  f.fp8.output_layer = true;  // the head runs in FP8 too: only the embedding has no copy
+  EXPECT_EQ(memory_report(m, hw, par, f, inflight).stages[0].static_bytes.fp8_weights,
+            2 * (held.dense_sharded - 6400));
+  // 1F1B: rank 0 holds the embedding only, rank 1 the head only.
+  par.schedule = ScheduleKind::k1F1B;
+  f.fp8.output_layer = false;
+  const MemoryReport one = memory_report(m, hw, par, f, inflight);
+  EXPECT_EQ(one.stages[0].static_bytes.fp8_weights, 2 * (stage_gpu_params(m, par, 0).dense_sharded - 6400));
+  EXPECT_EQ(one.stages[1].static_bytes.fp8_weights, 2 * (stage_gpu_params(m, par, 1).dense_sharded - 6400));
+  EXPECT_EQ(stage_gpu_params(m, par, 1).embedding_sharded, 0.0);
 }
 
 }  // namespace
