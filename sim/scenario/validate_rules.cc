@@ -9,7 +9,7 @@
 namespace mofasim::scenario {
 namespace {
 
-constexpr std::array<std::string_view, 63> kRules = {
+constexpr std::array<std::string_view, 64> kRules = {
     "model: num_layers, hidden_size, num_attention_heads, vocab_size and seq_length are required and >= 1; "
     "ffn_hidden_size is required unless every layer is MoE (moe given and first_k_dense_layers = 0)",
     "model: num_kv_heads (if given) divides num_attention_heads",
