@@ -106,7 +106,7 @@ MonteCarloResult run_monte_carlo(const model::FaultSpec& spec, const model::RunS
 
   std::atomic<std::int64_t> next{first};
   std::atomic<std::int64_t> done{0};
-  // Failures of the finished trials. A trial may use what is left of the budget; past it, the
+  // Failures and fail-slow episodes of the finished trials. A trial may use what is left of the budget; past it, the
   // total over all trials is over the budget whatever the order of the trials, so the error does
   // not depend on the thread count.
   std::atomic<std::int64_t> events{0};
@@ -130,8 +130,9 @@ MonteCarloResult run_monte_carlo(const model::FaultSpec& spec, const model::RunS
           } catch (const EventBudgetExceeded&) {
             throw_budget_passed(options.max_events);
           }
-          const std::int64_t failures = result.trials[slot].failures;
-          if (events.fetch_add(failures) + failures > options.max_events) throw_budget_passed(options.max_events);
+          // Fail-slow episodes are events of the same budget as failures (event_budget.h).
+          const std::int64_t met = result.trials[slot].failures + result.trials[slot].episodes;
+          if (events.fetch_add(met) + met > options.max_events) throw_budget_passed(options.max_events);
         }
         const std::int64_t now_done = done.fetch_add(end - begin) + (end - begin);
         if (report && options.progress) options.progress(now_done, count);

@@ -62,12 +62,12 @@ struct TrialResult {
 
 // Simulates one run. `failures_by_class` (size sampler.num_classes(), zeroed by the caller) gets
 // the failure counts. Preconditions: spec and run validated, sampler built from spec.
-// A trial that would meet more than `max_failures` failures (or fail-slow episodes) stops with
-// EventBudgetExceeded (sim/fault/event_budget.h), so a trial always ends. `fail_slow_rng` is the
+// A trial that would meet more than `max_events` failures and fail-slow episodes together stops
+// with EventBudgetExceeded (sim/fault/event_budget.h), so a trial always ends. `fail_slow_rng` is the
 // trial's fail-slow stream, required when spec.fail_slow.on() and unused otherwise.
 TrialResult simulate_trial(const model::FaultSpec& spec, const model::RunSpec& run, const FailureSampler& sampler,
                            Rng& rng, std::span<std::int64_t> failures_by_class,
-                           std::int64_t max_failures = std::numeric_limits<std::int64_t>::max(),
+                           std::int64_t max_events = std::numeric_limits<std::int64_t>::max(),
                            Rng* fail_slow_rng = nullptr);
 
 }  // namespace mofasim::fault
