@@ -50,14 +50,15 @@ void check_event_budget(const model::FaultSpec& spec, const model::RunSpec& run,
   const double total = (per_trial + episodes) * static_cast<double>(trials);
   if (total <= static_cast<double>(max_events)) return;
   const double c = model::job_failure_rate_per_s(spec);
-  // Without fail-slow the failures alone are named, as before fail-slow existed.
-  if (episodes == 0) {
+  // When the failures alone are over the budget they are what to change: named alone, as before
+  // fail-slow existed; the episodes are named when they are what takes the run over.
+  if (per_trial * static_cast<double>(trials) > static_cast<double>(max_events)) {
     const double segment_s = exposed_segment_s(spec, run, static_cast<double>(spec.checkpoint.interval_steps));
     throw EventBudgetExceeded(
         "monte carlo: a trial is expected to meet " + format_number("%.3g", per_trial) +
         " failures (a checkpoint segment is " + format_number("%.3g", segment_s) +
         " s of exposed time against a mean time between failures of " + format_number("%.3g", 1 / c) + " s), so " +
-        std::to_string(trials) + " trials need " + format_number("%.3g", total) +
+        std::to_string(trials) + " trials need " + format_number("%.3g", per_trial * static_cast<double>(trials)) +
         " failure events, over the budget of " + std::to_string(max_events) +
         "; shorten fault_tolerance.checkpoint.interval_steps or the run, lower the failure rate, or use fewer "
         "--trials or a larger --max-events");
