@@ -17,7 +17,7 @@ namespace {
 class TrialSimulator {
  public:
   TrialSimulator(const model::FaultSpec& spec, const model::RunSpec& run, const FailureSampler& sampler, Rng& rng,
-                 std::span<std::int64_t> counts, std::int64_t max_events, Rng* slow_rng)
+                 std::span<std::int64_t> counts, std::int64_t max_events, Rng* slow_rng, Rng* restart_rng)
       : spec_(spec),
         sampler_(sampler),
         rng_(rng),
@@ -30,9 +30,11 @@ class TrialSimulator {
         save_exposed_(spec.failures_during_save),
         recovery_exposed_(spec.failures_during_recovery),
         max_events_(max_events),
-        slow_rng_(slow_rng) {
+        restart_rng_(restart_rng) {
     if (spec.fail_slow.on()) {
       MOFASIM_CHECK(slow_rng != nullptr, "fail-slow needs the trial's fail-slow stream");
+      MOFASIM_CHECK(spec.fail_slow.policy != model::FailSlowPolicy::kRestart || restart_rng != nullptr,
+                    "the restart policy needs the trial's restart stream");
       slow_.emplace(spec.fail_slow, *slow_rng);
     }
   }
@@ -177,7 +179,7 @@ class TrialSimulator {
     const model::FailSlowSpec& f = spec_.fail_slow;
     const double recovery = (f.policy == model::FailSlowPolicy::kHotSpare
                                  ? f.action_time_s
-                                 : sampler_.draw_recovery_s(sampler_.draw_class(*slow_rng_), *slow_rng_)) +
+                                 : sampler_.draw_recovery_s(sampler_.draw_class(*restart_rng_), *restart_rng_)) +
                             spec_.checkpoint.restore_time_s;
     double elapsed = 0;
     const bool ok = advance(recovery, recovery_exposed_, elapsed);
@@ -333,7 +335,7 @@ class TrialSimulator {
   const bool save_exposed_;
   const bool recovery_exposed_;
   const std::int64_t max_events_;  // failures and fail-slow episodes together
-  Rng* slow_rng_;
+  Rng* restart_rng_;  // the restart policy's draws, apart from the episode stream
   std::optional<FailSlowTimeline> slow_{};
   bool rollback_ = false;  // the period that just ended was cut by the policy's rollback
 
@@ -347,10 +349,10 @@ class TrialSimulator {
 
 TrialResult simulate_trial(const model::FaultSpec& spec, const model::RunSpec& run, const FailureSampler& sampler,
                            Rng& rng, std::span<std::int64_t> failures_by_class, std::int64_t max_events,
-                           Rng* fail_slow_rng) {
+                           Rng* fail_slow_rng, Rng* restart_rng) {
   MOFASIM_CHECK(failures_by_class.size() == static_cast<std::size_t>(sampler.num_classes()),
                 "failures_by_class must have one slot per failure class");
-  return TrialSimulator(spec, run, sampler, rng, failures_by_class, max_events, fail_slow_rng).run();
+  return TrialSimulator(spec, run, sampler, rng, failures_by_class, max_events, fail_slow_rng, restart_rng).run();
 }
 
 }  // namespace mofasim::fault

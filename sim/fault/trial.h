@@ -64,10 +64,14 @@ struct TrialResult {
 // the failure counts. Preconditions: spec and run validated, sampler built from spec.
 // A trial that would meet more than `max_events` failures and fail-slow episodes together stops
 // with EventBudgetExceeded (sim/fault/event_budget.h), so a trial always ends. `fail_slow_rng` is the
-// trial's fail-slow stream, required when spec.fail_slow.on() and unused otherwise.
+// trial's fail-slow episode stream (onsets, durations, position classes), required when
+// spec.fail_slow.on() and unused otherwise; `restart_rng` the stream of the restart policy's own
+// draws (the class and recovery time of each restart), required when that policy is on. Apart, a
+// restart's draws never move the episodes: every policy meets the same episodes (common random
+// numbers), and no episode length is a recovery time's sample.
 TrialResult simulate_trial(const model::FaultSpec& spec, const model::RunSpec& run, const FailureSampler& sampler,
                            Rng& rng, std::span<std::int64_t> failures_by_class,
                            std::int64_t max_events = std::numeric_limits<std::int64_t>::max(),
-                           Rng* fail_slow_rng = nullptr);
+                           Rng* fail_slow_rng = nullptr, Rng* restart_rng = nullptr);
 
 }  // namespace mofasim::fault

@@ -275,6 +275,79 @@ TEST(FailSlowAccounting, IdentityHoldsWithFailuresCheckpointsAndEveryPolicy) {
   }
 }
 
+// One failure class whose recovery is Exp(mean_s): what a policy restart draws.
+std::vector<model::FailureClass> one_class(double mean_s) {
+  model::FailureClass c;
+  c.name = "restart";
+  c.weight = 1;
+  c.recovery = lasting(RecoveryKind::kExponential, mean_s);
+  return {c};
+}
+
+TEST(FailSlowStreams, EveryPolicyMeetsTheSameEpisodes) {
+  // Episodes that slow nothing (factor 1), restarted at onset (detection 0) with recoveries of
+  // Exp(1 us) and a checkpoint after every 10 ms step: a restart costs under 10 ms of wall time, so
+  // policy none and restart run the same wall clock and must meet the same onsets. The restarts'
+  // draws used to come from the episode stream and shift every onset after the first restart.
+  FaultSpec spec{.node_failure_rate_per_day = 0, .failure_units = 1, .classes = one_class(1e-6),
+                 .checkpoint = {.interval_steps = 1, .save_time_s = 0}};
+  spec.fail_slow = episodes(86400.0 / 500, 1, lasting(RecoveryKind::kExponential, 60), {1});
+  const RunSpec run{.step_time_s = 0.01, .n_steps = 1'000'000};  // 10,000 s: about 20 onsets a trial
+  const MonteCarloOptions options{.trials = 100, .seed = 21, .threads = 2};
+  const MonteCarloResult none = run_monte_carlo(spec, run, options);
+  spec.fail_slow.policy = FailSlowPolicy::kRestart;
+  const MonteCarloResult restart = run_monte_carlo(spec, run, options);
+  for (std::size_t i = 0; i < none.trials.size(); ++i) {
+    ASSERT_EQ(restart.trials[i].episodes, none.trials[i].episodes) << "trial " << i;
+    EXPECT_EQ(restart.trials[i].mitigations, restart.trials[i].episodes) << "trial " << i;  // each restarted
+    EXPECT_LT(restart.trials[i].mitigation_s, 0.01 * static_cast<double>(restart.trials[i].episodes) + 1e-3);
+  }
+  EXPECT_GT(none.summary.mean_episodes, 15);
+}
+
+TEST(FailSlowStreams, AnEpisodesLengthIsNotItsRestartsRecoveryTime) {
+  // Episode lengths and restart recoveries both Exp(mean 600 s), one episode expected per trial.
+  // Per seed: policy none with factor 2 reveals the episode's length d as 2 x slow_s (work at half
+  // pace for d seconds; shorter only if it outlives the run), restart at onset reveals the recovery
+  // r as mitigation_s (plus at most the 1 s step it rolled back). Drawn from one sample they would
+  // agree within 1 s; drawn apart they differ and do not correlate.
+  FaultSpec spec{.node_failure_rate_per_day = 0, .failure_units = 1, .classes = one_class(600),
+                 .checkpoint = {.interval_steps = 1, .save_time_s = 0}};
+  spec.fail_slow = episodes(86400.0 / 20000, 1, lasting(RecoveryKind::kExponential, 600), {2});
+  const RunSpec run{.step_time_s = 1, .n_steps = 20000};
+  std::vector<double> d;
+  std::vector<double> r;
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    spec.fail_slow.policy = FailSlowPolicy::kNone;
+    const TrialResult none = run_monte_carlo(spec, run, {.trials = 1, .seed = seed}).trials[0];
+    spec.fail_slow.policy = FailSlowPolicy::kRestart;
+    const TrialResult restart = run_monte_carlo(spec, run, {.trials = 1, .seed = seed}).trials[0];
+    if (none.episodes != 1 || restart.episodes != 1) continue;
+    d.push_back(2 * none.slow_s);
+    r.push_back(restart.mitigation_s);
+    EXPECT_GT(std::abs(d.back() - r.back()), 1.0) << "seed " << seed;
+  }
+  ASSERT_GE(d.size(), 40U);
+  const auto n = static_cast<double>(d.size());
+  double md = 0;
+  double mr = 0;
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    md += d[i] / n;
+    mr += r[i] / n;
+  }
+  double sdr = 0;
+  double sdd = 0;
+  double srr = 0;
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    sdr += (d[i] - md) * (r[i] - mr);
+    sdd += (d[i] - md) * (d[i] - md);
+    srr += (r[i] - mr) * (r[i] - mr);
+  }
+  // Independent: the sample correlation is within about 3 / sqrt(n) of 0 (n >= 40: 0.47 at most).
+  EXPECT_LT(std::abs(sdr / std::sqrt(sdd * srr)), 3 / std::sqrt(n)) << d.size() << " seeds";
+  EXPECT_NEAR(mr, 600, 4 * 600 / std::sqrt(n));  // the recoveries are the class's Exp(600 s)
+}
+
 TEST(FailSlowSpec, BadFieldsAreNamed) {
   auto message = [](FailSlowSpec f) {
     FaultSpec spec{.node_failure_rate_per_day = 0, .failure_units = 1, .fixed_downtime_s = 0.0,
