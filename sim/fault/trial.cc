@@ -187,6 +187,14 @@ class TrialSimulator {
     return ok;
   }
 
+  // A fail-stop recovery has completed: the job restarted from the checkpoint and any part the
+  // policy detected slow meanwhile was left out of that restart, so a rollback the policy ordered
+  // during it (or during the stall the failure cut) is that recovery, not a second one. (A part
+  // detected during the policy's own restart or swap of another part needs its own action.)
+  void absorb_rollback() {
+    if (slow_) static_cast<void>(slow_->take_rollback());
+  }
+
   // A failure has struck at wall_ (or the policy rolled back: rollback_): count it, draw the next
   // one, and recover (restarting the recovery for each failure that strikes during it, if those
   // are enabled).
@@ -205,7 +213,10 @@ class TrialSimulator {
       const double recovery = sampler_.draw_recovery_s(cls, rng_) + spec_.checkpoint.restore_time_s;
       const bool ok = advance(recovery, recovery_exposed_, elapsed);
       r_.downtime_s += elapsed;
-      if (ok) return;
+      if (ok) {
+        absorb_rollback();
+        return;
+      }
     }
   }
 

@@ -25,7 +25,8 @@
 //    stalls and recoveries. Work advances at the timeline's pace, so a step in an episode takes
 //    longer and is exposed to failures for longer. A policy rollback (restart, hot spare) is due at
 //    detection; it interrupts work like a failure (rolling back to the last checkpoint) and waits
-//    for the end of a stall that is under way. Cordon stalls are paid when the next work period
+//    for the end of a stall that is under way. One due when a fail-stop recovery completes is that
+//    recovery: the job restarted anyway, without the slow part, and is charged once. Cordon stalls are paid when the next work period
 //    starts (or at once inside one) and are failure-free.
 #pragma once
 

@@ -11,7 +11,10 @@
 #include <gtest/gtest.h>
 
 #include "model/fault_spec.h"
+#include "sim/fault/failure_sampler.h"
 #include "sim/fault/monte_carlo.h"
+#include "sim/fault/rng.h"
+#include "sim/fault/trial.h"
 #include "sim/fault/statistics.h"
 
 namespace mofasim::fault {
@@ -346,6 +349,46 @@ TEST(FailSlowStreams, AnEpisodesLengthIsNotItsRestartsRecoveryTime) {
   // Independent: the sample correlation is within about 3 / sqrt(n) of 0 (n >= 40: 0.47 at most).
   EXPECT_LT(std::abs(sdr / std::sqrt(sdd * srr)), 3 / std::sqrt(n)) << d.size() << " seeds";
   EXPECT_NEAR(mr, 600, 4 * 600 / std::sqrt(n));  // the recoveries are the class's Exp(600 s)
+}
+
+TEST(FailSlowPolicy, ARestartDueDuringAFailStopRecoveryIsThatRecovery) {
+  // One segment of W s of work (checkpointed at its end), a failure after G exposed s, recoveries
+  // of 200 s, and one episode (x2, 10,000 s) restarted 100 s after its onset t0. The onset comes
+  // from the episode stream: read off a copy of it. With G = t0 + 50 and W = t0 + 40:
+  //   [0, t0)            work at pace 1: t0 s of W done
+  //   [t0, t0 + 50)      work at pace 1/2 (t0 + 25 s done, W not reached); the failure at t0 + 50
+  //                      throws the t0 + 50 s of the attempt away (lost work)
+  //   [t0 + 50, t0 + 250) the fail-stop recovery; the detection at t0 + 100 falls inside it
+  //   [t0 + 250, 2 t0 + 290) the segment again at pace 1, done before the next failure (G s away)
+  // The job restarted from the checkpoint anyway and came back without the slow part: the restart
+  // the policy ordered is that recovery, charged once. It used to be charged again as a second
+  // recovery of 200 s after the first (wall 2 t0 + 490, mitigation 200).
+  Rng probe(5, 0);
+  const double onset_scale = 1000;  // mean seconds between onsets: 86.4 per unit per day
+  const double t0 = onset_scale * probe.exponential();
+  static_cast<void>(probe.uniform());  // the episode's position class
+  const double second_onset = t0 + onset_scale * probe.exponential();
+  ASSERT_GT(second_onset, 2 * t0 + 490);  // one episode in the run, whichever way it is charged
+  FaultSpec spec{.node_failure_rate_per_day = 1, .failure_units = 1, .fixed_downtime_s = 200.0,
+                 .checkpoint = {.interval_steps = 1, .save_time_s = 0}, .process = every(t0 + 50)};
+  spec.fail_slow = episodes(86.4, 1, lasting(RecoveryKind::kFixed, 10000), {2}, FailSlowPolicy::kRestart);
+  spec.fail_slow.detection_time_s = 100;
+  const RunSpec run{.step_time_s = t0 + 40, .n_steps = 1};
+  const FailureSampler sampler(spec);
+  Rng rng(1, 0);
+  Rng slow(5, 0);
+  Rng restarts(6, 0);
+  std::vector<std::int64_t> counts(1, 0);
+  const TrialResult t = simulate_trial(spec, run, sampler, rng, counts, 1000, &slow, &restarts);
+  EXPECT_EQ(t.failures, 1);
+  EXPECT_EQ(t.episodes, 1);
+  EXPECT_EQ(t.mitigations, 1);
+  EXPECT_NEAR(t.lost_work_s, t0 + 50, 1e-9 * t0);
+  EXPECT_EQ(t.downtime_s, 200);
+  EXPECT_EQ(t.mitigation_s, 0);
+  EXPECT_EQ(t.slow_s, 0);  // the slow work was all thrown away
+  EXPECT_NEAR(t.wall_s, 2 * t0 + 290, 1e-9 * t0);
+  EXPECT_NEAR(t0, 245.854067, 1e-6);  // this stream's first onset: the timeline above at t0 = 245.85 s
 }
 
 TEST(FailSlowSpec, BadFieldsAreNamed) {
