@@ -18,6 +18,7 @@ mofasim_library(NAME model
     ${CMAKE_CURRENT_SOURCE_DIR}/activation_reference.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/memory.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/memory_walk.cc
+    ${CMAKE_CURRENT_SOURCE_DIR}/memory_reserve.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/recompute_modules.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/checkpoint_shard.cc
   DEPS mofasim::units)

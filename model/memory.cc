@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "model/memory_reserve.h"
 #include "model/memory_walk.h"
 #include "model/moe_deepep.h"
 #include "model/op_table.h"
@@ -272,8 +273,12 @@ MemoryReport report_with_chunks(const ModelSpec& model, const HardwareSpec& hw, 
                                           : st.working_bytes;
       st.activation_bytes = n * (layers_stored + extras) + head_part;
     }
-    st.reserved_bytes = hw.memory_reserved_bytes;
-    st.peak_bytes = st.static_bytes.total() + st.activation_bytes + st.reserved_bytes;  // MoFa(6)
+    const DeviceReserve device = device_reserve(hw, st.static_bytes.total() + st.activation_bytes);  // MoFa(6)
+    st.allocated_bytes = device.allocated;
+    st.fragmentation_bytes = device.fragmentation;
+    st.cuda_context_bytes = device.cuda_context;
+    st.reserved_bytes = device.other;
+    st.peak_bytes = device.total();
     st.capacity_bytes = hw.gpu_memory_bytes;
     st.excess_bytes = std::max(0.0, st.peak_bytes - st.capacity_bytes);
     if (st.peak_bytes > (report.stages.empty() ? -1.0 : report.stages[static_cast<std::size_t>(report.worst_rank)].peak_bytes)) {

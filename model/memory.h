@@ -3,7 +3,8 @@
 // from the parameters each pipeline rank holds, activation bytes from the op table's stored
 // activations times the micro-batches in flight (supplied by the schedule), the effect of
 // selective / full recompute, activation offload and MemFine, and the peak per stage against the
-// device capacity. Out of memory is a result (StageMemory::excess_bytes), not an error.
+// device capacity: the allocated peak plus the CUDA context, the allocator's fragmentation and the
+// framework's buffers (memory_reserve.h). Out of memory is a result (StageMemory::excess_bytes), not an error.
 //
 // Stored activations are the op table's (fused attention, no dropout: LLaMA-style accounting for
 // every block, GPT/GeLU ones included); activation_reference.h has the Korthikanti/Megatron GPT
@@ -120,8 +121,13 @@ struct StageMemory {
   // releases; the step simulation interleaves them and peaks lower by at most this. 0 otherwise.
   double pair_slack_bytes = 0;
   double offloaded_bytes = 0;   // activations held in host memory (activation offload)
-  double reserved_bytes = 0;    // HardwareSpec::memory_reserved_bytes
-  double peak_bytes = 0;        // MoFa(6): static + activation + reserved
+  double allocated_bytes = 0;   // MoFa(6): static + activation, what max_memory_allocated measures
+  double fragmentation_bytes = 0;  // reserved by the allocator beyond allocated_bytes (memory_reserve.h)
+  double cuda_context_bytes = 0;   // HardwareSpec::cuda_context_bytes
+  double reserved_bytes = 0;    // HardwareSpec::memory_reserved_bytes (NCCL, cuBLAS workspaces)
+  // The reserved total the GPU must hold, what fit is judged on: allocated + fragmentation +
+  // CUDA context + reserved (DeviceReserve::total).
+  double peak_bytes = 0;
   double capacity_bytes = 0;    // HardwareSpec::gpu_memory_bytes
   double excess_bytes = 0;      // peak - capacity when it does not fit, else 0
   [[nodiscard]] bool fits() const { return excess_bytes <= 0; }

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "sim/units/bounded_cache.h"
+
 namespace mofasim::model {
 
 namespace {
@@ -105,19 +107,12 @@ WalkResult walk_rank(const RankOrder& order, std::span<const std::vector<UnitMem
     std::vector<ChunkEffect> effects;
     WalkResult result;
   };
-  constexpr std::size_t kEntries = 64;
-  thread_local std::vector<Entry> cache;
-  thread_local std::size_t next = 0;  // round-robin slot to replace
-  for (const Entry& e : cache) {
-    if (e.id == order.id && e.effects == effects) return e.result;
+  thread_local BoundedCache<Entry, 64, Eviction::kOldestInserted> cache;
+  if (const Entry* hit = cache.find([&](const Entry& e) { return e.id == order.id && e.effects == effects; })) {
+    return hit->result;
   }
   const WalkResult result = walk(order.passes, chunks, effects);
-  if (cache.size() < kEntries) {
-    cache.push_back({order.id, effects, result});
-  } else {
-    cache[next] = {order.id, effects, result};
-    next = (next + 1) % kEntries;
-  }
+  cache.insert({order.id, effects, result});
   return result;
 }
 

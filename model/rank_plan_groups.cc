@@ -15,19 +15,11 @@ CommCost comm_cost(const topology::CommGroup& group, CollectiveKind kind, double
 }
 
 CommCost CommCostCache::operator()(const topology::CommGroup& group, CollectiveKind kind, double bytes) {
-  for (int i = 0; i < used_; ++i) {
-    const Entry& e = entries_[static_cast<std::size_t>(i)];
-    if (e.group == &group && e.kind == kind && e.bytes == bytes) return e.cost;
+  if (const Entry* hit = entries_.find([&](const Entry& e) { return e.group == &group && e.kind == kind && e.bytes == bytes; })) {
+    return hit->cost;
   }
   const CommCost c = comm_cost(group, kind, bytes);
-  int slot = used_;
-  if (used_ < static_cast<int>(entries_.size())) {
-    ++used_;
-  } else {
-    slot = next_;
-    next_ = (next_ + 1) % static_cast<int>(entries_.size());
-  }
-  entries_[static_cast<std::size_t>(slot)] = {.group = &group, .kind = kind, .bytes = bytes, .cost = c};
+  entries_.insert({.group = &group, .kind = kind, .bytes = bytes, .cost = c});
   return c;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/rank_plan.h"
+#include "sim/units/bounded_cache.h"
 #include "topology/collective.h"
 #include "topology/comm_group.h"
 #include "topology/placement.h"
@@ -37,9 +38,7 @@ class CommCostCache {
     double bytes = 0;
     CommCost cost;
   };
-  std::array<Entry, 16> entries_{};
-  int used_ = 0;
-  int next_ = 0;  // the entry a miss overwrites once all are used
+  BoundedCache<Entry, 16, Eviction::kOldestInserted> entries_;
 };
 
 // The slowest of the send/recv hops between consecutive members of `members` (wrapping around

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -166,13 +167,24 @@ struct EfficiencySpec {
   double optimizer_memory = 0;
 };
 
+// PyTorch's CUDA caching allocator mode (PYTORCH_CUDA_ALLOC_CONF): expandable_segments:True grows a
+// segment by mapping pages; the default caching allocator splits fixed cudaMalloc segments.
+enum class AllocatorKind : std::uint8_t { kExpandableSegments, kCaching };
+
 struct HardwareSpec {
   std::string name{};
   double peak_flops_bf16 = 0;   // FLOP/s, dense
   double peak_flops_fp8 = 0;    // FLOP/s, dense (0 = unsupported)
   double peak_flops_fp32 = 0;   // FLOP/s (optional; 0 = bf16/16)
   double gpu_memory_bytes = 0;
-  double memory_reserved_bytes = 0;  // framework/allocator overhead deducted from capacity
+  // What the process holds beyond the tensors it allocates (model/memory_reserve.h): other buffers
+  // the framework holds (NCCL, cuBLAS workspaces), the CUDA context, and the allocator's
+  // fragmentation. The defaults here are a bare device for unit tests; the scenario schema's
+  // defaults (proto/scenario.proto Hardware) are the sourced ones.
+  double memory_reserved_bytes = 0;
+  double cuda_context_bytes = 0;
+  AllocatorKind allocator = AllocatorKind::kExpandableSegments;
+  std::optional<double> allocator_fragmentation{};  // 1 - allocated/reserved at the peak; unset: the allocator's
   double hbm_bandwidth = 0;     // bytes/s
   double h2d_bandwidth = 0;     // bytes/s
   double d2h_bandwidth = 0;     // bytes/s

@@ -14,6 +14,7 @@
 #include "schedules/one_f_one_b.h"
 #include "schedules/zero_bubble_h1.h"
 #include "model/stage_layout.h"
+#include "sim/units/bounded_cache.h"
 #include "sim/units/check.h"
 
 namespace mofasim::schedules {
@@ -89,25 +90,21 @@ std::shared_ptr<const std::vector<model::RankOrder>> shared_rank_orders(const mo
     bool ep_overlap;
     std::shared_ptr<const std::vector<model::RankOrder>> orders;
   };
-  constexpr std::size_t kEntries = 8;
-  thread_local std::vector<Entry> cache;  // most recently used last
+  thread_local BoundedCache<Entry, 8, Eviction::kLeastRecentlyUsed> cache;
   const PipelineShape shape = step_shape(model, parallel, features);
   std::vector<model::ChunkLayers> split = model::chunk_layers(model, parallel);
   const bool ep_overlap = features.ep_overlap.enabled;
-  for (std::size_t i = 0; i < cache.size(); ++i) {
-    const Entry& e = cache[i];
-    if (e.kind == parallel.schedule && same_shape(e.shape, shape) && e.ep_overlap == ep_overlap && same_split(e.split, split)) {
-      std::shared_ptr<const std::vector<model::RankOrder>> hit = e.orders;
-      std::rotate(cache.begin() + static_cast<std::ptrdiff_t>(i), cache.begin() + static_cast<std::ptrdiff_t>(i) + 1, cache.end());
-      return hit;
-    }
+  if (const Entry* hit = cache.find([&](const Entry& e) {
+        return e.kind == parallel.schedule && same_shape(e.shape, shape) && e.ep_overlap == ep_overlap &&
+               same_split(e.split, split);
+      })) {
+    return hit->orders;
   }
   std::vector<model::RankOrder> built = rank_orders(*shared_schedule(parallel.schedule, shape), model, parallel, features);
   static std::atomic<std::uint64_t> next_id{1};
   for (model::RankOrder& o : built) o.id = next_id.fetch_add(1);
   auto orders = std::make_shared<const std::vector<model::RankOrder>>(std::move(built));
-  if (cache.size() == kEntries) cache.erase(cache.begin());
-  cache.push_back({parallel.schedule, shape, std::move(split), ep_overlap, orders});
+  cache.insert({parallel.schedule, shape, std::move(split), ep_overlap, orders});
   return orders;
 }
 
@@ -117,20 +114,12 @@ std::shared_ptr<const Schedule> shared_schedule(ScheduleKind kind, const Pipelin
     PipelineShape shape;
     std::shared_ptr<const Schedule> schedule;
   };
-  constexpr std::size_t kEntries = 8;
-  thread_local std::vector<Entry> cache;  // most recently used last
-  for (std::size_t i = 0; i < cache.size(); ++i) {
-    const Entry& e = cache[i];
-    if (e.kind == kind && same_shape(e.shape, shape)) {
-      Entry hit = e;
-      cache.erase(cache.begin() + static_cast<std::ptrdiff_t>(i));
-      cache.push_back(hit);
-      return hit.schedule;
-    }
+  thread_local BoundedCache<Entry, 8, Eviction::kLeastRecentlyUsed> cache;
+  if (const Entry* hit = cache.find([&](const Entry& e) { return e.kind == kind && same_shape(e.shape, shape); })) {
+    return hit->schedule;
   }
   auto built = std::make_shared<const Schedule>(build_schedule(kind, shape));
-  if (cache.size() == kEntries) cache.erase(cache.begin());
-  cache.push_back({kind, shape, built});
+  cache.insert({kind, shape, built});
   return built;
 }
 

@@ -342,16 +342,21 @@ Stack stack_of(const std::string& group) {
   // Its attention is flash-attn 1.0.5: InternLM doc/en/install.md ("Flash-Attention == v1.0.5",
   // InternLM/InternLM@0f5ee05), the stack of the July 2023 measurements (FlashAttention-2 was
   // released on 2023-07-17).
-  if (group == "O-ILM") return {.dp_overlap = true, .flash_attention_1 = true};
+  // Its layer's memory-bound kernels are those of the transformer-engine inventory for a dense
+  // model: RoPE by flash-attn's rotary CUDA kernel, in place on q and k (internlm/model/embedding.py,
+  // ApplyRotaryEmbQKV_: rotary_emb.apply_rotary), and two eager residual adds per layer
+  // (modeling_internlm.py, PackedFlashBaseLayer1D._forward: dropped2 + residual1, hidden_states +
+  // residual2). Its fp32 casts before each RMSNorm (norm1(residual1.float())) are not priced.
+  if (group == "O-ILM") {
+    return {.dp_overlap = true, .kernels = model::KernelStack::kTransformerEngine, .flash_attention_1 = true};
+  }
   // O-FA: PyTorch Lightning DDP, which overlaps bucketed all-reduces with the backward; the
   // table is of November 2022, FlashAttention v1 (the rows' notes; FlashAttention-2 came in 2023).
   if (group == "O-FA") return {.dp_overlap = true, .flash_attention_1 = true};
   // O-MBR / O-MLP: Megatron-Core recipes with sequence parallelism and overlapped gradient reduce.
   // Both are NVIDIA's Megatron-Core + Transformer Engine recipes (NeMo / Megatron-Bridge containers).
   // MLPerf's submissions also overlap the TP collectives with the GEMMs ("TP-comm overlap" in every
-  // O-MLP row's notes, TE userbuffers). Not mapped yet: with it (MoFa(20), tp chunks) every O-MLP
-  // GPU comes out fast (H100 -4 to -13 %, H200 -11 %, GB200 -13 to -23 %, B200 -6 %), i.e. their
-  // FP8 layer compute is priced too fast and the missing overlap hides it (docs/validation-measured.md).
+  // O-MLP row's notes, TE userbuffers): a per-row fact, read from the notes (tp_comm_overlap_of).
   if (group == "O-MBR" || group == "O-MLP") {
     return {.sequence_parallel = true, .dp_overlap = true, .kernels = model::KernelStack::kTransformerEngine};
   }
@@ -360,6 +365,20 @@ Stack stack_of(const std::string& group) {
   if (group == "O-AM") return {.kernels = model::KernelStack::kTransformerEngine, .dispatcher = model::MoeDispatcher::kFlex};
   // O-MLL: Megatron-LLaMA; overlap comes only with its OverlappedDistributedOptimizer (sharding_of).
   return {};
+}
+
+// Transformer Engine's userbuffers TP-comm overlap, where a row's notes say it ran ("TP-comm
+// overlap", every O-MLP row; not "... overlap disabled", O-SMXB's non-overlap contract): MoFa(20)
+// with tp pieces. TE's ring exchange, which NeMo's userbuffer configs use for the all-gather side
+// (qkv_fprop, fc1_fprop, proj_dgrad, fc2_dgrad), sends one of the tp shards per step and runs the
+// GEMM on the shard already there, i.e. tp pieces. Their reduce-scatter side (proj_fprop,
+// fc2_fprop, method "pipeline") uses num_splits pieces, 4 in those configs; the model has one piece
+// count, so at tp 8 it splits that side finer than TE does (chunks 4 instead: fit split 10.09 %
+// against 10.04 %, docs/validation-measured.md). The bulk overlaps of the dgrad/wgrad GEMMs with the
+// all-gather / reduce-scatter of the backward are not modelled.
+model::OverlapSpec tp_comm_overlap_of(const std::string& notes, int tp) {
+  if (tp < 2 || !has(notes, "TP-comm overlap") || has(notes, "overlap disabled")) return {};
+  return {.enabled = true, .chunks = tp};
 }
 
 }  // namespace
@@ -494,6 +513,7 @@ OpenCase map_open_run(const OpenRun& run) {
   // MLPerf's rows whose notes say "CUDA graphs" (their configs are the *_cg.sh ones) replay each
   // layer's kernels from a graph: no host launch per kernel.
   c.features.cuda_graphs = has(run.notes, "CUDA graphs");
+  c.features.tp_overlap = tp_comm_overlap_of(run.notes, run.tp);
   if (recompute.every_nth > 0) {
     c.features.recompute_method = model::RecomputeMethod::kEveryNth;
     c.features.recompute_num_layers = recompute.every_nth;

@@ -10,6 +10,7 @@
 
 #include "model/flops.h"
 #include "model/memory.h"
+#include "model/memory_reserve.h"
 #include "model/params.h"
 #include "schedules/factory.h"
 #include "sim/cli/cli_common.h"
@@ -23,6 +24,10 @@ namespace mofasim::cli {
 namespace {
 // Distinct from 0 (fits), 1 (internal failure) and 2 (bad input).
 constexpr int kOutOfMemoryExit = 3;
+
+const char* allocator_name(model::AllocatorKind a) {
+  return a == model::AllocatorKind::kCaching ? "caching" : "expandable_segments";
+}
 }  // namespace
 
 int run_memory(const Args& args) {
@@ -66,6 +71,9 @@ int run_memory(const Args& args) {
     j["parameters_mtp"] = params.mtp;
     j["flops_per_step"] = flops;
     j["gpu_memory_bytes"] = s.hardware.gpu_memory_bytes;
+    j["allocator"] = allocator_name(s.hardware.allocator);
+    j["allocator_fragmentation"] = model::allocator_fragmentation(s.hardware);
+    j["cuda_context_bytes"] = s.hardware.cuda_context_bytes;
     j["fits"] = report.fits();
     j["worst_stage"] = report.worst_rank;
     if (report.memfine_chunks > 0) j["memfine_chunks"] = report.memfine_chunks;
@@ -86,6 +94,9 @@ int run_memory(const Args& args) {
                         {"inflight_microbatches", inflight[static_cast<std::size_t>(st.rank)]},
                         {"activation_bytes", st.activation_bytes},
                         {"offloaded_bytes", st.offloaded_bytes},
+                        {"allocated_bytes", st.allocated_bytes},
+                        {"fragmentation_bytes", st.fragmentation_bytes},
+                        {"cuda_context_bytes", st.cuda_context_bytes},
                         {"reserved_bytes", st.reserved_bytes},
                         {"peak_bytes", st.peak_bytes},
                         {"fits", st.fits()},
@@ -110,13 +121,17 @@ int run_memory(const Args& args) {
             << s.parallel.vpp << " dp " << s.parallel.dp << " ep " << s.parallel.ep << ", " << s.parallel.gpus()
             << " GPUs, m = " << s.parallel.microbatches() << "\n"
             << "model FLOPs     " << format_count(flops) << " per step\n"
-            << "GPU memory      " << format_bytes(s.hardware.gpu_memory_bytes) << "\n\n";
+            << "GPU memory      " << format_bytes(s.hardware.gpu_memory_bytes) << "\n"
+            << "reserve         CUDA context " << format_bytes(s.hardware.cuda_context_bytes) << ", allocator "
+            << allocator_name(s.hardware.allocator) << " (fragmentation "
+            << format_number("%.3g", 100 * model::allocator_fragmentation(s.hardware)) << " %), other buffers "
+            << format_bytes(s.hardware.memory_reserved_bytes) << "\n\n";
   if (dualpipe) {
     std::cout << "one row per pipeline rank; under DualPipe rank i holds stages i and " << s.parallel.pp - 1
               << " - i (both chunks' weights and activations)\n";
   }
   std::cout << (dualpipe ? " rank  stages  " : "stage  ")
-            << "in-flight      weights    gradients    optimizer   activation         peak  status\n";
+            << "in-flight      weights    gradients    optimizer   activation    allocated     reserved  status\n";
   for (const model::StageMemory& st : report.stages) {
     char line[256];
     const std::vector<int> held = stages_held(st.rank);
@@ -127,13 +142,16 @@ int run_memory(const Args& args) {
       std::snprintf(line, sizeof line, "%5d  ", st.rank);
     }
     std::cout << line;
-    std::snprintf(line, sizeof line, "%9.2f  %11s  %11s  %11s  %11s  %11s  %s\n",
+    std::snprintf(line, sizeof line, "%9.2f  %11s  %11s  %11s  %11s  %11s  %11s  %s\n",
                   inflight[static_cast<std::size_t>(st.rank)], format_bytes(st.static_bytes.weights).c_str(),
                   format_bytes(st.static_bytes.grads).c_str(), format_bytes(st.static_bytes.optimizer_states).c_str(),
-                  format_bytes(st.activation_bytes).c_str(), format_bytes(st.peak_bytes).c_str(),
+                  format_bytes(st.activation_bytes).c_str(), format_bytes(st.allocated_bytes).c_str(),
+                  format_bytes(st.peak_bytes).c_str(),
                   st.fits() ? "fits" : ("OUT OF MEMORY by " + format_bytes(st.excess_bytes)).c_str());
     std::cout << line;
   }
+  std::cout << "\nallocated: what torch.cuda.max_memory_allocated measures; reserved: allocated / (1 - fragmentation)"
+               " + CUDA context + other buffers, what the GPU must hold (fit is judged on it; docs/memory-fit.md)\n";
   bool mixed_fits = true;  // mixed GPUs: every GPU against its own capacity (the exit status follows it)
   if (s.proto.topology().node_hardware_size() > 0) {
     // The table is the hardware section's GPU; topology.node_hardware puts others on some nodes.
@@ -145,12 +163,12 @@ int run_memory(const Args& args) {
   }
   if (s.features.fp8.enabled) {
     // The table's columns do not show them: the peak includes each stage's FP8 weight copies.
-    std::cout << "\nprecision fp8: peak includes the FP8 weight copies and transposes (stage 0: "
+    std::cout << "\nprecision fp8: the allocated peak includes the FP8 weight copies and transposes (stage 0: "
               << format_bytes(report.stages.front().static_bytes.fp8_weights) << ")\n";
   }
   if (report.stages.front().static_bytes.deepep_buffers > 0) {
     // Not a column either: DeepEP's NVLink and RDMA buffers (model/moe_deepep.h), the same on every stage.
-    std::cout << "\ntoken_dispatcher_type flex: peak includes DeepEP's buffers ("
+    std::cout << "\ntoken_dispatcher_type flex: the allocated peak includes DeepEP's buffers ("
               << format_bytes(report.stages.front().static_bytes.deepep_buffers) << " per GPU)\n";
   }
   // Mixed GPUs: the line above judged every GPU against its own capacity; the table's GPU alone
@@ -158,8 +176,9 @@ int run_memory(const Args& args) {
   if (s.proto.topology().node_hardware_size() > 0) return mixed_fits ? 0 : kOutOfMemoryExit;
   if (!report.fits()) {
     const model::StageMemory& w = report.stages[static_cast<std::size_t>(report.worst_rank)];
-    std::cout << "\nout of memory: " << (dualpipe ? "rank " : "stage ") << w.rank << " needs " << format_bytes(w.peak_bytes) << " of "
-              << format_bytes(w.capacity_bytes) << " (" << format_bytes(w.excess_bytes) << " over)\n";
+    std::cout << "\nout of memory: " << (dualpipe ? "rank " : "stage ") << w.rank << " needs " << format_bytes(w.peak_bytes)
+              << " reserved (" << format_bytes(w.allocated_bytes) << " allocated) of " << format_bytes(w.capacity_bytes)
+              << " (" << format_bytes(w.excess_bytes) << " over)\n";
     return kOutOfMemoryExit;
   }
   return 0;

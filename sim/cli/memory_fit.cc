@@ -67,6 +67,7 @@ MemoryFit memory_fit(const scenario::LoadedScenario& s) {
         fit.worst_stage = st.rank;
         fit.capacity_bytes = st.capacity_bytes;
         fit.peak_bytes = st.peak_bytes;
+        fit.allocated_bytes = st.allocated_bytes;
         fit.excess_bytes = st.excess_bytes;
         if (held.size() > 1) fit.hardware = hw.name;
       }
@@ -93,7 +94,8 @@ void warn_if_out_of_memory(const std::string& command, const MemoryFit& fit, std
     where += ")";
   }
   err << "mofasim " << command << ": warning: the scenario's layout does not fit in GPU memory: " << where << " needs "
-      << format_bytes(fit.peak_bytes) << " of " << format_bytes(fit.capacity_bytes)
+      << format_bytes(fit.peak_bytes) << " reserved (" << format_bytes(fit.allocated_bytes) << " allocated) of "
+      << format_bytes(fit.capacity_bytes)
       << (fit.hardware.empty() ? "" : " on " + fit.hardware) << " ("
       << format_bytes(fit.excess_bytes) << " over; " << fit.stages_over << (fit.stages_over == 1 ? " stage" : " stages")
       << " over; see mofasim memory)\n";
@@ -104,6 +106,7 @@ nlohmann::json to_json(const MemoryFit& fit) {
           {"worst_stage", fit.worst_stage},
           {"stages_over", fit.stages_over},
           {"peak_bytes", fit.peak_bytes},
+          {"allocated_bytes", fit.allocated_bytes},
           {"capacity_bytes", fit.capacity_bytes},
           {"excess_bytes", fit.excess_bytes}};
   if (!fit.hardware.empty()) j["hardware"] = fit.hardware;

@@ -17,7 +17,8 @@ struct MemoryFit {
   bool fits = true;
   int worst_stage = 0;         // the stage with the highest peak
   int stages_over = 0;         // stages whose peak exceeds the capacity
-  double peak_bytes = 0;       // the worst stage's peak
+  double peak_bytes = 0;       // the worst stage's reserved total (model/memory_reserve.h), judged against capacity
+  double allocated_bytes = 0;  // the worst stage's allocated peak (max_memory_allocated)
   double capacity_bytes = 0;   // hardware.gpu_memory
   double excess_bytes = 0;     // peak - capacity on the worst stage, 0 when it fits
   std::string hardware{};      // heterogeneous GPUs (topology.node_hardware): the GPU that binds; else empty
@@ -28,10 +29,12 @@ struct MemoryFit {
 MemoryFit memory_fit(const scenario::LoadedScenario& loaded);
 
 // "mofasim <command>: warning: the scenario's layout does not fit in GPU memory: stage 1
-// needs 81.65 GiB of 80.00 GiB (1.65 GiB over; 7 stages over; see mofasim memory)" on `err` when it does not fit; nothing otherwise.
+// needs 81.92 GiB reserved (81.65 GiB allocated) of 80.00 GiB (1.92 GiB over; 7 stages over; see
+// mofasim memory)" on `err` when it does not fit; nothing otherwise.
 void warn_if_out_of_memory(const std::string& command, const MemoryFit& fit, std::ostream& err);
 
-// {"fits", "worst_stage", "stages_over", "peak_bytes", "capacity_bytes", "excess_bytes"}, and "hardware" when it names one.
+// {"fits", "worst_stage", "stages_over", "peak_bytes", "allocated_bytes", "capacity_bytes", "excess_bytes"}, and
+// "hardware" when it names one.
 nlohmann::json to_json(const MemoryFit& fit);
 
 }  // namespace mofasim::cli

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "model/memory_reserve.h"
 #include "sim/executor/trace_labels.h"
 
 namespace mofasim::executor {
@@ -102,6 +103,16 @@ void scale_node_links(const std::vector<perturb::NodeHardware>& entries, const t
   }
 }
 
+void set_device_reserve(const model::HardwareSpec& hw, StageMemory& m) {
+  const model::DeviceReserve device = model::device_reserve(hw, m.static_bytes + m.peak_activation_bytes);
+  m.allocated_bytes = device.allocated;
+  m.fragmentation_bytes = device.fragmentation;
+  m.cuda_context_bytes = device.cuda_context;
+  m.reserved_bytes = device.other;
+  m.peak_bytes = device.total();
+  m.capacity_bytes = hw.gpu_memory_bytes;
+}
+
 void bind_stage_memory(const HardwareClasses& classes, const model::HardwareSpec& base, const topology::Placement& placement,
                        StageMemory& m) {
   const auto hw = [&](int cls) -> const model::HardwareSpec& {
@@ -116,13 +127,11 @@ void bind_stage_memory(const HardwareClasses& classes, const model::HardwareSpec
   for (std::size_t cls = 0; cls < present.size(); ++cls) {
     if (present[cls] == 0) continue;
     const model::HardwareSpec& h = hw(static_cast<int>(cls));
-    const double peak = m.static_bytes + m.peak_activation_bytes + h.memory_reserved_bytes;
-    const double room = h.gpu_memory_bytes - peak;
+    // Each class its own context, allocator and buffers: the reserved total differs by class.
+    const double room = h.gpu_memory_bytes - model::device_reserve(h, m.static_bytes + m.peak_activation_bytes).total();
     if (room < least_room) {
       least_room = room;
-      m.reserved_bytes = h.memory_reserved_bytes;
-      m.peak_bytes = peak;
-      m.capacity_bytes = h.gpu_memory_bytes;
+      set_device_reserve(h, m);
       m.bound_hardware = h.name;
     }
   }

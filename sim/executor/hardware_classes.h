@@ -42,8 +42,12 @@ HardwareClasses price_hardware_classes(const std::vector<perturb::NodeHardware>&
 void scale_node_links(const std::vector<perturb::NodeHardware>& entries, const topology::Topology& topo,
                       double intra_node_bandwidth, perturb::ResolvedPerturbations& p);
 
+// A stage row's reserved total on `hw` from its static and peak activation bytes
+// (model/memory_reserve.h): sets allocated, fragmentation, CUDA context, reserved, peak and capacity.
+void set_device_reserve(const model::HardwareSpec& hw, StageMemory& m);
+
 // Memory per stage against the GPU that binds: the class with the least room among the GPUs that
-// hold the stage (capacity - reserved - peak); sets capacity, reserved, peak and bound_hardware.
+// hold the stage (capacity - reserved total); sets the fields set_device_reserve sets and bound_hardware.
 void bind_stage_memory(const HardwareClasses& classes, const model::HardwareSpec& base, const topology::Placement& placement,
                        StageMemory& m);
 

@@ -221,9 +221,7 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
     for (int g = 0; g < r.map.replicas(); ++g) {
       m.peak_activation_bytes = std::max(m.peak_activation_bytes, r.peak_bytes[r.map.slot(s, g)]);
     }
-    m.reserved_bytes = in.hardware.memory_reserved_bytes;
-    m.peak_bytes = m.static_bytes + m.peak_activation_bytes + m.reserved_bytes;
-    m.capacity_bytes = in.hardware.gpu_memory_bytes;
+    set_device_reserve(in.hardware, m);
     if (!classes.empty()) bind_stage_memory(classes, in.hardware, placement, m);
     res.peak_memory_bytes = std::max(res.peak_memory_bytes, m.peak_bytes);
     res.memory.push_back(m);

@@ -51,6 +51,9 @@ nlohmann::json to_json(const StepResult& r) {
                    {"static_bytes", m.static_bytes},
                    {"peak_activation_bytes", m.peak_activation_bytes},
                    {"model_activation_bytes", m.model_activation_bytes},
+                   {"allocated_bytes", m.allocated_bytes},
+                   {"fragmentation_bytes", m.fragmentation_bytes},
+                   {"cuda_context_bytes", m.cuda_context_bytes},
                    {"reserved_bytes", m.reserved_bytes},
                    {"peak_bytes", m.peak_bytes},
                    {"capacity_bytes", m.capacity_bytes},
@@ -135,7 +138,8 @@ std::string to_table(const StepResult& r) {
   for (const StageMemory& m : r.memory) {
     row(m.stages_held.empty() ? "  stage " + std::to_string(m.stage)
                               : "  rank " + std::to_string(m.stage) + " (stages " + held_label(m.stages_held) + ")",
-        format_number("%.2f GiB", m.peak_bytes / (1024.0 * 1024 * 1024)) + " (static " +
+        format_number("%.2f GiB", m.peak_bytes / (1024.0 * 1024 * 1024)) + " reserved (allocated " +
+            format_number("%.2f", m.allocated_bytes / (1024.0 * 1024 * 1024)) + ": static " +
             format_number("%.2f", m.static_bytes / (1024.0 * 1024 * 1024)) + " + activation " +
             format_number("%.2f", m.peak_activation_bytes / (1024.0 * 1024 * 1024)) + ")" +
             (m.bound_hardware.empty() ? "" : " on " + m.bound_hardware + format_number(" of %.2f GiB", m.capacity_bytes / (1024.0 * 1024 * 1024))) +

@@ -47,8 +47,11 @@ struct StageMemory {
   double static_bytes = 0;             // weights + grads + optimizer state (memory model)
   double peak_activation_bytes = 0;    // live maximum tracked during replay
   double model_activation_bytes = 0;   // the memory model's M_act for this stage (the check)
-  double reserved_bytes = 0;
-  double peak_bytes = 0;               // static + peak activation + reserved
+  double allocated_bytes = 0;          // static + peak activation (max_memory_allocated)
+  double fragmentation_bytes = 0;      // the allocator's reserve beyond it (model/memory_reserve.h)
+  double cuda_context_bytes = 0;
+  double reserved_bytes = 0;           // hardware.memory_reserved
+  double peak_bytes = 0;               // the reserved total: allocated + fragmentation + context + reserved
   double capacity_bytes = 0;
   std::string bound_hardware{};        // heterogeneous GPUs: the GPU with the least room holding the stage
   // The pipeline stages this row's rank holds under DualPipe (rank i runs stage i and its mirror

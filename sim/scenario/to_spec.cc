@@ -2,6 +2,7 @@
 #include "sim/scenario/to_spec.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -75,6 +76,15 @@ model::AttentionImpl attention_impl(proto::AttentionImpl a) {
     case proto::ATTENTION_IMPL_UNSPECIFIED: break;
   }
   return model::AttentionImpl::kFused;
+}
+
+model::AllocatorKind allocator_kind(proto::Allocator a) {
+  switch (a) {
+    case proto::CACHING: return model::AllocatorKind::kCaching;
+    case proto::EXPANDABLE_SEGMENTS:
+    case proto::ALLOCATOR_UNSPECIFIED: break;
+  }
+  return model::AllocatorKind::kExpandableSegments;
 }
 
 model::GpuFamily gpu_family(proto::GpuFamily f) {
@@ -194,6 +204,10 @@ model::HardwareSpec to_hardware_spec(const proto::Hardware& h) {
       .peak_flops_fp32 = h.peak_fp32(),
       .gpu_memory_bytes = h.gpu_memory(),
       .memory_reserved_bytes = h.memory_reserved(),
+      .cuda_context_bytes = h.cuda_context(),
+      .allocator = allocator_kind(h.allocator()),
+      .allocator_fragmentation =
+          h.has_allocator_fragmentation() ? std::optional<double>(h.allocator_fragmentation()) : std::nullopt,
       .hbm_bandwidth = h.hbm_bandwidth(),
       .h2d_bandwidth = h.h2d_bandwidth(),
       .d2h_bandwidth = h.d2h_bandwidth(),

@@ -17,6 +17,7 @@
 #include "topology/placement.h"
 #include "topology/rank_order.h"
 #include "sim/scenario/units.h"
+#include "sim/scenario/validate_device_memory.h"
 #include "sim/scenario/validate_layout.h"
 #include "sim/scenario/validate_memory_fields.h"
 #include "sim/scenario/validate_window.h"
@@ -247,10 +248,7 @@ class Validator {
              p + ".cpu_optimizer_params_per_second");
     positive(h.has_disk_read_bandwidth(), h.disk_read_bandwidth(), p + ".disk_read_bandwidth");
     positive(h.has_disk_write_bandwidth(), h.disk_write_bandwidth(), p + ".disk_write_bandwidth");
-    if (memory_ok && h.memory_reserved() >= h.gpu_memory()) {
-      fail(p + ".memory_reserved", num(h.memory_reserved()) + " B leaves nothing of gpu_memory = " +
-                                       num(h.gpu_memory()) + " B");
-    }
+    check_device_memory(h, p, memory_ok, [this](const std::string& path, const std::string& message) { fail(path, message); });
     const proto::Efficiency& e = h.efficiency();
     unit_fraction(e.gemm(), p + ".efficiency.gemm");
     unit_fraction(e.attention(), p + ".efficiency.attention");

@@ -9,7 +9,7 @@
 namespace mofasim::scenario {
 namespace {
 
-constexpr std::array<std::string_view, 62> kRules = {
+constexpr std::array<std::string_view, 63> kRules = {
     "model: num_layers, hidden_size, num_attention_heads, vocab_size and seq_length are required and >= 1; "
     "ffn_hidden_size is required unless every layer is MoE (moe given and first_k_dense_layers = 0)",
     "model: num_kv_heads (if given) divides num_attention_heads",
@@ -23,7 +23,8 @@ constexpr std::array<std::string_view, 62> kRules = {
     "nodes one EP group spans; expert_capacity_factor > 0; pad_expert_input_to_capacity needs it and not flex",
     "model: attention_dropout in [0, 1)",
     "hardware: peak_bf16, gpu_memory and hbm_bandwidth are required; every peak, size and bandwidth given is > 0",
-    "hardware: memory_reserved < gpu_memory",
+    "hardware: memory_reserved < gpu_memory; cuda_context + memory_reserved < gpu_memory",
+    "hardware: allocator_fragmentation (if given) in [0, 0.9)",
     "hardware.efficiency: every fraction is in (0, 1]",
     "hardware: compute_model modified-roofline needs roofline_slope > 0",
     "hardware: compute_model kernel needs kernels.family, kernels.sm_count >= 1, kernels.gemm_ceiling_bf16 and "

@@ -17,7 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/analysis/compare.h"
-#include "sim/scenario/loader.h"
+#include "test/support/validate_text.h"
 #include "test/analysis/grid_cases.h"
 
 namespace mofasim::analysis {
@@ -29,8 +29,7 @@ using testing::grid_yaml;
 constexpr char kGpuAdam[] = "optimizer: { placement: gpu, distributed: false }";
 
 ValidationReport run(const GridCase& c) {
-  const scenario::LoadedScenario loaded = scenario::load_scenario_from_string(grid_yaml(c), c.label());
-  ValidationReport r = validate_scenario(loaded, ValidateOptions{});
+  ValidationReport r = test::validate_text(grid_yaml(c), c.label());
   // The numbers docs/validation.md quotes.
   std::printf("  %-34s %-16s analytic %.9f s  simulated %.9f s  (sim - analytic) / analytic %+.3e\n", c.label().c_str(),
               c.parallel_extra.c_str(), r.analytic.timing.step_time_s, r.simulated.step_time_s,

@@ -12,7 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/analysis/compare.h"
-#include "sim/scenario/loader.h"
+#include "test/support/validate_text.h"
 
 namespace mofasim::analysis {
 namespace {
@@ -113,8 +113,7 @@ TEST_P(StepModelContract, EveryCellAgreesOrStaysInsideItsSignedBound) {
           for (const char* memory : {"none", "recompute", "offload"}) {
             const Cell c{.schedule = schedule, .latency = latency, .cp = cp, .optimizer = optimizer, .moe = moe,
                          .memory = memory};
-            const scenario::LoadedScenario loaded = scenario::load_scenario_from_string(yaml(c), "contract");
-            const ValidationReport r = validate_scenario(loaded, ValidateOptions{});
+            const ValidationReport r = test::validate_text(yaml(c), "contract");
             const double analytic = r.analytic.timing.step_time_s;
             const double diff = (r.simulated.step_time_s - analytic) / analytic;
             const Bound b = bound_for(c);

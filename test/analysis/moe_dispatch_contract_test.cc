@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/analysis/compare.h"
-#include "sim/scenario/loader.h"
+#include "test/support/validate_text.h"
 
 namespace mofasim::analysis {
 namespace {
@@ -31,10 +31,7 @@ struct Steps {
 };
 
 Steps steps(const std::string& moe_extra, executor::Fidelity fidelity = executor::Fidelity::kFolded) {
-  const scenario::LoadedScenario loaded = scenario::load_scenario_from_string(yaml(moe_extra), "moe-contract");
-  ValidateOptions options;
-  options.fidelity = fidelity;
-  const ValidationReport r = validate_scenario(loaded, options);
+  const ValidationReport r = test::validate_text(yaml(moe_extra), "moe-contract", fidelity);
   return {r.analytic.timing.step_time_s, r.simulated.step_time_s, r.analytic.timing.breakdown.ep_exposed};
 }
 
@@ -69,9 +66,7 @@ TEST(MoeDispatchContract, ExposedEpIsTheHandWorkedDispatchTime) {
 // test/model/moe_deepep_test.cc), on top of what the alltoall dispatcher holds.
 TEST(MoeDispatchContract, ReplayStaticMemoryHoldsDeepEpBuffers) {
   const auto static_bytes = [](const std::string& extra) {
-    const scenario::LoadedScenario loaded = scenario::load_scenario_from_string(yaml(extra), "moe-contract");
-    ValidateOptions options;
-    return validate_scenario(loaded, options).simulated.memory.at(0).static_bytes;
+    return test::validate_text(yaml(extra), "moe-contract").simulated.memory.at(0).static_bytes;
   };
   EXPECT_DOUBLE_EQ(static_bytes(", token_dispatcher_type: flex") - static_bytes(""), 52'594'304.0);
 }

@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/analysis/compare.h"
-#include "sim/scenario/loader.h"
+#include "test/support/validate_text.h"
 
 namespace mofasim::analysis {
 namespace {
@@ -33,11 +33,7 @@ struct Steps {
 
 Steps steps(const std::string& parallel, const std::string& moe_extra,
             executor::Fidelity fidelity = executor::Fidelity::kFolded) {
-  const scenario::LoadedScenario loaded =
-      scenario::load_scenario_from_string(yaml(parallel, moe_extra), "moe-expert-tp-contract");
-  ValidateOptions options;
-  options.fidelity = fidelity;
-  const ValidationReport r = validate_scenario(loaded, options);
+  const ValidationReport r = test::validate_text(yaml(parallel, moe_extra), "moe-expert-tp-contract", fidelity);
   return {r.analytic.timing.step_time_s, r.simulated.step_time_s, r.analytic.timing.breakdown.tp_exposed,
           r.analytic.timing.breakdown.ep_exposed};
 }

@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/analysis/compare.h"
-#include "sim/scenario/loader.h"
+#include "test/support/validate_text.h"
 
 namespace mofasim::analysis {
 namespace {
@@ -26,11 +26,7 @@ optimizations: { overlap_interference: false, optimizer: { placement: gpu, data_
 }
 
 ValidationReport run(const std::string& sharding, int instances, executor::Fidelity fidelity) {
-  const scenario::LoadedScenario loaded =
-      scenario::load_scenario_from_string(yaml(sharding, instances), "hsdp-contract");
-  ValidateOptions options;
-  options.fidelity = fidelity;
-  return validate_scenario(loaded, options);
+  return test::validate_text(yaml(sharding, instances), "hsdp-contract", fidelity);
 }
 
 TEST(HsdpContract, ClosedFormAndReplayAgreeAndFoldingIsExact) {
@@ -53,7 +49,7 @@ hardware: { preset: h100-sxm, peak_bf16: "10 TFLOPS", hbm_bandwidth: "100 GB/s" 
 topology: { gpus: 2, gpus_per_node: 2, intra_node: { bandwidth: "1 GB/s", latency: "5 us" }, inter_node: { bandwidth: "1 GB/s" } }
 parallelism: { tp: 1, cp: 2, pp: 1, dp: 1, micro_batch: 1, global_batch: 2, schedule: 1f1b, cp_comm_type: )") +
                              type + " }\noptimizations: { overlap_interference: false }\n";
-    const ValidationReport r = validate_scenario(scenario::load_scenario_from_string(text, "cp-contract"), ValidateOptions{});
+    const ValidationReport r = test::validate_text(text, "cp-contract");
     EXPECT_GT(r.analytic.timing.breakdown.cp_exposed, 0) << type;
     EXPECT_NEAR(r.simulated.step_time_s / r.analytic.timing.step_time_s - 1, 0, 1e-6) << type;
     compute[type] = r.analytic.timing.breakdown.compute;

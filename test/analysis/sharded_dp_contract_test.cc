@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/analysis/compare.h"
-#include "sim/scenario/loader.h"
+#include "test/support/validate_text.h"
 
 namespace mofasim::analysis {
 namespace {
@@ -31,8 +31,7 @@ struct Steps {
 };
 
 Steps steps(const std::string& sharding) {
-  const scenario::LoadedScenario loaded = scenario::load_scenario_from_string(yaml(sharding), "zero3-contract");
-  const ValidationReport r = validate_scenario(loaded, ValidateOptions{});
+  const ValidationReport r = test::validate_text(yaml(sharding), "zero3-contract");
   return {r.analytic.timing.step_time_s, r.simulated.step_time_s, r.analytic.timing.breakdown.dp_exposed};
 }
 

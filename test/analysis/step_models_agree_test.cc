@@ -24,6 +24,7 @@
 #include "model/params.h"
 #include "sim/analysis/compare.h"
 #include "sim/scenario/loader.h"
+#include "test/support/validate_text.h"
 
 namespace mofasim::analysis {
 namespace {
@@ -40,10 +41,7 @@ std::string yaml(const std::string& model, const std::string& latency, const std
          "optimizations: " + optimizations + "\n";
 }
 
-ValidationReport validate(const std::string& text) {
-  const scenario::LoadedScenario loaded = scenario::load_scenario_from_string(text, "agree");
-  return validate_scenario(loaded, ValidateOptions{});
-}
+ValidationReport validate(const std::string& text) { return test::validate_text(text, "agree"); }
 
 void expect_field_agrees(const ValidationReport& r, const std::string& field) {
   const double step = r.analytic.timing.step_time_s;

@@ -11,22 +11,12 @@
 #include <vector>
 
 #include "test/cli/run_cli.h"
+#include "test/support/shipped_scenarios.h"
 
 namespace mofasim::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::vector<std::string> shipped_scenarios() {
-  std::vector<std::string> files;
-  for (const char* dir : {"scenarios", "scenarios/mofa"}) {
-    for (const auto& e : fs::directory_iterator(fs::path(MOFASIM_SOURCE_DIR) / dir)) {
-      if (e.path().extension() == ".yaml") files.push_back(fs::relative(e.path(), MOFASIM_SOURCE_DIR).string());
-    }
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
 
 class ShippedScenario : public ::testing::TestWithParam<std::string> {};
 
@@ -43,11 +33,15 @@ TEST_P(ShippedScenario, MemoryJsonHasEveryStage) {
   for (std::size_t i = 0; i < stages.size(); ++i) {
     const auto& s = stages[i];
     EXPECT_EQ(s.at("stage").get<int>(), static_cast<int>(i));
-    // peak = static + activation + reserved (MoFa(6))
+    // allocated = static + activation (MoFa(6)); the shipped scenarios keep the schema's
+    // expandable_segments (fragmentation 0) and its 287,047,680 B CUDA context, so
+    // peak (the reserved total) = allocated + 287,047,680 + reserved.
+    EXPECT_NEAR(s.at("allocated_bytes").get<double>(),
+                s.at("static_bytes").get<double>() + s.at("activation_bytes").get<double>(), 1.0);
+    EXPECT_EQ(s.at("fragmentation_bytes").get<double>(), 0);
+    EXPECT_EQ(s.at("cuda_context_bytes").get<double>(), 287'047'680.0);
     EXPECT_NEAR(s.at("peak_bytes").get<double>(),
-                s.at("static_bytes").get<double>() + s.at("activation_bytes").get<double>() +
-                    s.at("reserved_bytes").get<double>(),
-                1.0);
+                s.at("allocated_bytes").get<double>() + 287'047'680.0 + s.at("reserved_bytes").get<double>(), 1.0);
     // Out of memory is a result with its excess, not an error.
     if (!s.at("fits").get<bool>()) {
       EXPECT_NEAR(s.at("excess_bytes").get<double>(),

@@ -26,22 +26,12 @@
 #include "sim/executor/simulate_step.h"
 #include "sim/scenario/loader.h"
 #include "sim/scenario/scenario_specs.h"
+#include "test/support/shipped_scenarios.h"
 
 namespace mofasim::executor {
 namespace {
 
 constexpr double kExact = 1e-9;
-
-std::vector<std::string> shipped_scenarios() {
-  std::vector<std::string> out;
-  for (const char* dir : {"/scenarios", "/scenarios/mofa"}) {
-    for (const auto& e : std::filesystem::directory_iterator(std::string(MOFASIM_SOURCE_DIR) + dir)) {
-      if (e.path().extension() == ".yaml") out.push_back(e.path().string());
-    }
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 bool has_paired_passes(const std::vector<model::RankOrder>& orders) {
   for (const model::RankOrder& o : orders) {
@@ -95,9 +85,9 @@ double expect_agreement(const std::string& path, std::vector<std::string> sets) 
 }
 
 TEST(ShippedMemoryAgreement, EveryShippedScenarioRankByRank) {
-  const std::vector<std::string> paths = shipped_scenarios();
+  const std::vector<std::filesystem::path> paths = test::shipped_scenario_paths();
   ASSERT_GE(paths.size(), 12U);
-  for (const std::string& path : paths) {
+  for (const std::string path : paths) {
     SCOPED_TRACE(path);
     expect_agreement(path, {});
   }

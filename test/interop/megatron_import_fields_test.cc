@@ -10,6 +10,7 @@
 #include "sim/interop/megatron_import.h"
 #include "sim/interop/megatron_script.h"
 #include "sim/scenario/loader.h"
+#include "test/support/megatron_import.h"
 
 namespace mofasim::interop {
 namespace {
@@ -24,25 +25,20 @@ struct Imported {
   proto::Scenario proto;
 };
 
-Imported import(const std::string& args, int gpus = 8, int gpus_per_node = 8) {
-  MegatronImportOptions o;
-  o.source_name = "args.sh";
-  o.scenario_name = "fields";
-  o.gpus = gpus;
+MegatronImportOptions options(int gpus, int gpus_per_node) {
+  MegatronImportOptions o = test::h100_import_options(gpus, "fields");
   o.gpus_per_node = gpus_per_node;
-  o.hardware_preset = "h100-sxm";
-  Imported r{.raw = import_megatron(std::string(kBase) + args + "\n", o), .proto = {}};
+  return o;
+}
+
+Imported import(const std::string& args, int gpus = 8, int gpus_per_node = 8) {
+  Imported r{.raw = import_megatron(std::string(kBase) + args + "\n", options(gpus, gpus_per_node)), .proto = {}};
   r.proto = scenario::load_scenario_from_string(r.raw.yaml, "fields.yaml").proto;
   return r;
 }
 
 std::string error_of(const std::string& args) {
-  try {
-    (void)import(args);
-  } catch (const ImportError& e) {
-    return e.what();
-  }
-  return "no error";
+  return test::import_error(std::string(kBase) + args + "\n", options(8, 8));
 }
 
 bool listed(const std::vector<MegatronFlagNote>& notes, const std::string& flag, const std::string& reason_part) {

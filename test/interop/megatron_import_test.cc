@@ -11,34 +11,21 @@
 #include "sim/interop/megatron_script.h"
 #include "sim/scenario/loader.h"
 #include "test/cli/run_cli.h"
+#include "test/support/megatron_import.h"
 
 namespace mofasim::interop {
 namespace {
+
+using test::import_error;
 
 std::string data(const std::string& name) {
   return test::read_file(std::string(MOFASIM_SOURCE_DIR) + "/test/interop/data/" + name);
 }
 
-MegatronImportOptions h100(std::optional<int> gpus) {
-  MegatronImportOptions o;
-  o.source_name = "args.sh";
-  o.scenario_name = "imported";
-  o.gpus = gpus;
-  o.hardware_preset = "h100-sxm";
-  return o;
-}
+MegatronImportOptions h100(std::optional<int> gpus) { return test::h100_import_options(gpus, "imported"); }
 
 bool listed(const std::vector<MegatronFlagNote>& notes, const std::string& flag, const std::string& value = "") {
   return std::any_of(notes.begin(), notes.end(), [&](const MegatronFlagNote& n) { return n.flag == flag && n.value == value; });
-}
-
-std::string error_of(const std::string& text, const MegatronImportOptions& o) {
-  try {
-    (void)import_megatron(text, o);
-  } catch (const ImportError& e) {
-    return e.what();
-  }
-  return "no error";
 }
 
 TEST(MegatronScript, ContinuationsVariablesQuotesAndArrays) {
@@ -190,34 +177,35 @@ TEST(MegatronImport, DeepSeekV3MlaSharedExpertsDenseFirstLayersAndMtp) {
 
 TEST(MegatronImport, BadArgumentsNameTheirLine) {
   const std::string shape = "--hidden-size 64 --num-attention-heads 4 --seq-length 128 --micro-batch-size 1\n";
-  EXPECT_EQ(error_of(shape + "--num-layers abc\n", h100(8)), "args.sh:2:1: --num-layers: expected an integer, got 'abc'");
-  EXPECT_EQ(error_of(shape + "  --num-layers $NL\n", h100(8)),
+  EXPECT_EQ(import_error(shape + "--num-layers abc\n", h100(8)),
+            "args.sh:2:1: --num-layers: expected an integer, got 'abc'");
+  EXPECT_EQ(import_error(shape + "  --num-layers $NL\n", h100(8)),
             "args.sh:2:3: --num-layers: value '$NL' is a variable the script never sets");
-  EXPECT_EQ(error_of(shape + "--num-layers 0\n", h100(8)), "args.sh:2:1: --num-layers: must be >= 1, got 0");
-  EXPECT_EQ(error_of(shape + "--num-layers 4 --normalization BatchNorm\n", h100(8)),
+  EXPECT_EQ(import_error(shape + "--num-layers 0\n", h100(8)), "args.sh:2:1: --num-layers: must be >= 1, got 0");
+  EXPECT_EQ(import_error(shape + "--num-layers 4 --normalization BatchNorm\n", h100(8)),
             "args.sh:2:16: --normalization: expected LayerNorm or RMSNorm, got 'BatchNorm'");
-  EXPECT_EQ(error_of(shape + "--num-layers 4 --global-batch-size 6\n", h100(8)),
+  EXPECT_EQ(import_error(shape + "--num-layers 4 --global-batch-size 6\n", h100(8)),
             "args.sh:2:16: --global-batch-size: must be a multiple of micro-batch x data-parallel size = 8");
-  EXPECT_EQ(error_of("--num-layers 4 " + shape, h100(8)), "no error");
-  EXPECT_EQ(error_of("--hidden-size 64", h100(8)), "args.sh: --num-layers: required (the model's shape)");
+  EXPECT_EQ(import_error("--num-layers 4 " + shape, h100(8)), "no error");
+  EXPECT_EQ(import_error("--hidden-size 64", h100(8)), "args.sh: --num-layers: required (the model's shape)");
 }
 
 TEST(MegatronImport, MissingClusterOptionsAreCliErrors) {
   const std::string args = "--num-layers 4 --hidden-size 64 --num-attention-heads 4 --seq-length 128 --micro-batch-size 1 "
                            "--tensor-model-parallel-size 4 --pipeline-model-parallel-size 4\n";
-  EXPECT_EQ(error_of(args, h100(100)), "mofasim import-megatron: --gpus: 100 is not a multiple of tp*cp*pp = 16");
-  EXPECT_EQ(error_of(args, h100(std::nullopt)),
+  EXPECT_EQ(import_error(args, h100(100)), "mofasim import-megatron: --gpus: 100 is not a multiple of tp*cp*pp = 16");
+  EXPECT_EQ(import_error(args, h100(std::nullopt)),
             "mofasim import-megatron: --gpus: required: the job's GPU count (or a torchrun --nnodes and "
             "--nproc_per_node in the script)");
   MegatronImportOptions no_hw = h100(16);
   no_hw.hardware_preset.clear();
-  EXPECT_EQ(error_of(args, no_hw),
+  EXPECT_EQ(import_error(args, no_hw),
             "mofasim import-megatron: --hardware: required: the GPU preset (Megatron's arguments do not name the hardware)");
   MegatronImportOptions device_a = h100(16);
   device_a.hardware_preset = "mofa-device-a";
-  EXPECT_EQ(error_of(args, device_a),
+  EXPECT_EQ(import_error(args, device_a),
             "mofasim import-megatron: --intra-node-bandwidth: required for hardware 'mofa-device-a' (no default link figures)");
-  EXPECT_EQ(error_of(args + "--tokenizer-type SentencePieceTokenizer\n", h100(16)),
+  EXPECT_EQ(import_error(args + "--tokenizer-type SentencePieceTokenizer\n", h100(16)),
             "mofasim import-megatron: --vocab-size: the arguments give no --vocab-size and tokenizer "
             "'SentencePieceTokenizer' has no known size; pass --vocab-size N");
 }

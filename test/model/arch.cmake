@@ -14,6 +14,7 @@ mofasim_add_test(model_arch_test
     ${CMAKE_CURRENT_SOURCE_DIR}/activation_reference_test.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/memory_test.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/memory_walk_test.cc
+    ${CMAKE_CURRENT_SOURCE_DIR}/memory_reserve_test.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/recompute_modules_test.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/activation_storage_test.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/attention_window_test.cc

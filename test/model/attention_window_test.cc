@@ -11,10 +11,13 @@
 #include "model/op_table.h"
 #include "model/shape.h"
 #include "test/model/model_presets_for_test.h"
+#include "test/support/op_lookup.h"
 
 namespace mofasim::model {
 namespace {
 
+using test::find_op;
+using test::has_op;
 using testing::llama2_70b;
 
 TEST(AttentionWindow, PairsOfACausalWindowByHand) {
@@ -52,17 +55,15 @@ TEST(AttentionWindow, OpTableAndModelFlopsScaleTheAttentionCore) {
   const LayerOps a = ops_for_layer(full, p, 0);
   const LayerOps b = ops_for_layer(windowed, p, 0);
   for (const OpKind k : {OpKind::kAttentionMap, OpKind::kAttentionValue}) {
-    const OpCost* x = nullptr;
-    const OpCost* y = nullptr;
-    for (const OpCost& op : a.ops()) x = op.op == k ? &op : x;
-    for (const OpCost& op : b.ops()) y = op.op == k ? &op : y;
-    ASSERT_NE(x, nullptr);
-    ASSERT_NE(y, nullptr);
+    ASSERT_TRUE(has_op(a, k));
+    ASSERT_TRUE(has_op(b, k));
+    const OpCost& x = find_op(a, k);
+    const OpCost& y = find_op(b, k);
     // Causal QK^T over 4096 keys, 8 heads of 128 per GPU: 4096 x 4096 x 128 x 8 forward, x share.
-    EXPECT_DOUBLE_EQ(x->forward.flops, 4096.0 * 4096 * 128 * 8);
-    EXPECT_DOUBLE_EQ(y->forward.flops, x->forward.flops * share);
-    EXPECT_DOUBLE_EQ(y->backward_input.flops, x->backward_input.flops * share);
-    EXPECT_EQ(y->activation_bytes, x->activation_bytes);  // memory does not depend on the window
+    EXPECT_DOUBLE_EQ(x.forward.flops, 4096.0 * 4096 * 128 * 8);
+    EXPECT_DOUBLE_EQ(y.forward.flops, x.forward.flops * share);
+    EXPECT_DOUBLE_EQ(y.backward_input.flops, x.backward_input.flops * share);
+    EXPECT_EQ(y.activation_bytes, x.activation_bytes);  // memory does not depend on the window
   }
   // The closed form: 6 a d s per token per layer of attention core, x share.
   EXPECT_DOUBLE_EQ(model_flops_per_token(windowed).attention_core,

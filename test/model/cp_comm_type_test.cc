@@ -11,9 +11,12 @@
 #include "model/memory.h"
 #include "model/op_table.h"
 #include "test/model/model_presets_for_test.h"
+#include "test/support/op_lookup.h"
 
 namespace mofasim::model {
 namespace {
+
+using test::find_op;
 
 ModelSpec gqa() {
   return {.name = "gqa", .num_layers = 2, .hidden_size = 512, .num_attention_heads = 8, .num_kv_heads = 4,
@@ -79,13 +82,6 @@ TEST(CpCommType, UlyssesAllToAllsQkvInAndTheOutputBack) {
   EXPECT_DOUBLE_EQ(c[3].bytes, 1048576);  // dQ, dK, dV out
 }
 
-const OpCost& op_named(const LayerOps& ops, OpKind kind) {
-  for (const OpCost& op : ops.ops()) {
-    if (op.op == kind) return op;
-  }
-  throw std::logic_error("no such op");
-}
-
 // Ulysses (a2a): after the all-to-all each of the 2 CP ranks holds all s = 1024 tokens of 8/2 = 4
 // query heads and 4/2 = 2 KV heads, so the flash kernel runs at sequence 1024; ring CP runs it per
 // chunk at 512. The FLOPs are the same: QK^T 1024 x 1024 x 64 x 4 = 512 x 1024 x 64 x 8 =
@@ -94,8 +90,8 @@ TEST(CpCommType, UlyssesRunsTheAttentionKernelOverTheWholeSequenceWithAShareOfTh
   const LayerOps ring = ops_for_layer(gqa(), cp2(CpCommType::kP2p), 0);
   const LayerOps ulysses = ops_for_layer(gqa(), cp2(CpCommType::kA2a), 0);
   for (const OpKind kind : {OpKind::kAttentionMap, OpKind::kAttentionValue}) {
-    const OpCost& r = op_named(ring, kind);
-    const OpCost& u = op_named(ulysses, kind);
+    const OpCost& r = find_op(ring, kind);
+    const OpCost& u = find_op(ulysses, kind);
     EXPECT_DOUBLE_EQ(r.forward.flops, 268435456);
     EXPECT_DOUBLE_EQ(u.forward.flops, 268435456);
     EXPECT_DOUBLE_EQ(u.backward_input.flops, 2 * 268435456.0);
@@ -108,17 +104,17 @@ TEST(CpCommType, UlyssesRunsTheAttentionKernelOverTheWholeSequenceWithAShareOfTh
   }
   // Bytes read by QK^T: Q of the rank's queries and all s keys of its KV heads, 2 B each.
   // Ring: 512 x 8 x 64 + 1024 x 4 x 64 = 524,288 elements; Ulysses: 1024 x 4 x 64 + 1024 x 2 x 64.
-  EXPECT_DOUBLE_EQ(op_named(ring, OpKind::kAttentionMap).forward.hbm_bytes, 2 * 524288.0);
-  EXPECT_DOUBLE_EQ(op_named(ulysses, OpKind::kAttentionMap).forward.hbm_bytes, 2 * 393216.0);
+  EXPECT_DOUBLE_EQ(find_op(ring, OpKind::kAttentionMap).forward.hbm_bytes, 2 * 524288.0);
+  EXPECT_DOUBLE_EQ(find_op(ulysses, OpKind::kAttentionMap).forward.hbm_bytes, 2 * 393216.0);
 }
 
 TEST(CpCommType, UlyssesKeepsTheSameActivationsAsTheRing) {
   // Q and K: 2 B x 1024 tokens x (4 + 2) heads x 64 = 786,432 B (ring: 512 x (8 + 4) x 64, the
   // same); V 2 x 1024 x 2 x 64 = 262,144 B; softmax statistics 4 B x 1024 x 4 = 16,384 B.
   const LayerOps ulysses = ops_for_layer(gqa(), cp2(CpCommType::kA2a), 0);
-  EXPECT_DOUBLE_EQ(op_named(ulysses, OpKind::kAttentionMap).activation_bytes, 786432);
-  EXPECT_DOUBLE_EQ(op_named(ulysses, OpKind::kAttentionValue).activation_bytes, 262144);
-  EXPECT_DOUBLE_EQ(op_named(ulysses, OpKind::kSoftmax).activation_bytes, 16384);
+  EXPECT_DOUBLE_EQ(find_op(ulysses, OpKind::kAttentionMap).activation_bytes, 786432);
+  EXPECT_DOUBLE_EQ(find_op(ulysses, OpKind::kAttentionValue).activation_bytes, 262144);
+  EXPECT_DOUBLE_EQ(find_op(ulysses, OpKind::kSoftmax).activation_bytes, 16384);
   const ModelSpec m = gqa();
   const MemoryOpTotals u = memory_op_totals(m, cp2(CpCommType::kA2a));
   const MemoryOpTotals r = memory_op_totals(m, cp2(CpCommType::kP2p));
@@ -139,8 +135,8 @@ TEST(CpCommType, UlyssesPricesTheKernelAtTheLongerSequence) {
                 .gemm_ceiling_bf16 = 1e15, .gemm_ceiling_fp8 = 0, .hbm_fraction = 1, .host_launch_seconds = 0};
   const LayerOps ring = ops_for_layer(gqa(), cp2(CpCommType::kP2p), 0);
   const LayerOps ulysses = ops_for_layer(gqa(), cp2(CpCommType::kA2a), 0);
-  const OpCost& r = op_named(ring, OpKind::kAttentionMap);
-  const OpCost& u = op_named(ulysses, OpKind::kAttentionMap);
+  const OpCost& r = find_op(ring, OpKind::kAttentionMap);
+  const OpCost& u = find_op(ulysses, OpKind::kAttentionMap);
   EXPECT_DOUBLE_EQ(phase_seconds(r.forward, r.op_class, hw, FeatureSpec{}), 268435456 / (225 / 989.4 * 1e15));
   EXPECT_DOUBLE_EQ(phase_seconds(u.forward, u.op_class, hw, FeatureSpec{}), 268435456 / (288 / 989.4 * 1e15));
 }
@@ -150,8 +146,8 @@ TEST(CpCommType, UnfusedUlyssesBatchesFewerHeadsOfLongerRows) {
   m.attention_impl = AttentionImpl::kUnfused;
   const LayerOps ring = ops_for_layer(m, cp2(CpCommType::kP2p), 0);
   const LayerOps ulysses = ops_for_layer(m, cp2(CpCommType::kA2a), 0);
-  const OpCost& r = op_named(ring, OpKind::kAttentionMap);
-  const OpCost& u = op_named(ulysses, OpKind::kAttentionMap);
+  const OpCost& r = find_op(ring, OpKind::kAttentionMap);
+  const OpCost& u = find_op(ulysses, OpKind::kAttentionMap);
   // QK^T as b x heads batched GEMMs of (query rows x d) times (d x s keys): 2*T*s*d*heads FLOPs.
   EXPECT_DOUBLE_EQ(r.forward.shape.m, 512);
   EXPECT_EQ(r.forward.shape.groups, 8);

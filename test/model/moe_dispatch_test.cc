@@ -9,10 +9,12 @@
 #include <string>
 
 #include "test/model/model_presets_for_test.h"
+#include "test/support/op_lookup.h"
 
 namespace mofasim::model {
 namespace {
 
+using test::find_op;
 using testing::deepseek_v3;
 
 constexpr double kT = 4096;
@@ -41,12 +43,7 @@ std::vector<CommOp> dispatch(const LayerOps& ops) {
   return out;
 }
 
-const OpCost& expert_fc1(const LayerOps& ops) {
-  for (const OpCost& op : ops.ops()) {
-    if (op.op == OpKind::kExpertLinear1) return op;
-  }
-  throw std::logic_error("no expert fc1");
-}
+const OpCost& expert_fc1(const LayerOps& ops) { return find_op(ops, OpKind::kExpertLinear1); }
 
 TEST(MoeDispatch, AllToAllSendsOneCopyPerRoutedExpert) {
   const auto d = dispatch(ops_for_layer(dsv3(MoeDispatcher::kAllToAll), layout(1, 64, 64, 1, 8), 3));

@@ -4,16 +4,18 @@
 // dp 16, ep 8, etp 2: the expert group ep*etp = 16 folds over tp*dp = 64 ranks, edp = 64/16 = 4.
 #include <gtest/gtest.h>
 
-#include <stdexcept>
 #include <vector>
 
 #include "model/memory.h"
 #include "model/moe_dispatch.h"
 #include "model/params.h"
 #include "test/model/model_presets_for_test.h"
+#include "test/support/op_lookup.h"
 
 namespace mofasim::model {
 namespace {
+
+using test::find_op;
 
 constexpr double kH = 7168;
 constexpr double kTokensPerGpu = 4096.0 / 4;  // T_g: sequence parallelism splits T over tp = 4
@@ -37,13 +39,6 @@ std::vector<CommOp> comms_on(const LayerOps& ops, LayerGroup g) {
   return out;
 }
 
-const OpCost& op(const LayerOps& ops, OpKind k) {
-  for (const OpCost& o : ops.ops()) {
-    if (o.op == k) return o;
-  }
-  throw std::logic_error("op missing");
-}
-
 TEST(MoeExpertTp, AllToAllThenGatherOverTheExpertTpPair) {
   const LayerOps ops = ops_for_layer(dsv3(MoeDispatcher::kAllToAll), etp2(), 3);
   // Dispatch: T_g·k·h·1 B = 1024·8·7168 = 58,720,256 B over EP 8.
@@ -53,7 +48,7 @@ TEST(MoeExpertTp, AllToAllThenGatherOverTheExpertTpPair) {
   EXPECT_EQ(ep[0].group_size, 8);
   // Each expert sees the tokens of its whole ETP x EP group: 8·2·1024·8/256 = 512 tokens, and holds
   // 2048/2 of the FFN width (fc1: 2 x 1024 columns); 32 local experts.
-  const OpCost& fc1 = op(ops, OpKind::kExpertLinear1);
+  const OpCost& fc1 = find_op(ops, OpKind::kExpertLinear1);
   EXPECT_EQ(fc1.gemm.m, 512.0);
   EXPECT_EQ(fc1.gemm.n, 2048.0);
   EXPECT_EQ(fc1.gemm.k, kH);
@@ -114,7 +109,7 @@ TEST(MoeExpertTp, ExpertWeightsGradsAndOptimizerStatePerGpu) {
 TEST(MoeExpertTp, EtpAboveTpIsAcceptedAsMegatronDoes) {
   // tp 4, etp 8, ep 2: ep·etp = 16 divides tp·dp = 64; each expert holds 2048/8 of the FFN.
   const LayerOps ops = ops_for_layer(dsv3(MoeDispatcher::kAllToAll), etp2(2, 8), 3);
-  EXPECT_EQ(op(ops, OpKind::kExpertLinear1).gemm.n, 2 * 256.0);
+  EXPECT_EQ(find_op(ops, OpKind::kExpertLinear1).gemm.n, 2 * 256.0);
   const auto etp = comms_on(ops, LayerGroup::kEtp);
   ASSERT_EQ(etp.size(), 4U);
   EXPECT_EQ(etp[0].group_size, 8);

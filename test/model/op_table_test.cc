@@ -8,23 +8,18 @@
 
 #include "model/flops.h"
 #include "test/model/model_presets_for_test.h"
+#include "test/support/op_lookup.h"
 
 namespace mofasim::model {
 namespace {
 
+using test::find_op;
 using testing::deepseek_v3;
 using testing::llama2_70b;
 
 ParallelSpec tp(int t, bool sp) {
   return testing::parallel_spec({.tp = t, .cp = 1, .pp = 1, .vpp = 1, .dp = 1, .ep = 1, .etp = 1, .micro_batch = 1,
                       .global_batch = 1, .sequence_parallel = sp});
-}
-
-const OpCost& find(const LayerOps& ops, OpKind kind) {
-  for (const OpCost& op : ops.ops()) {
-    if (op.op == kind) return op;
-  }
-  throw std::logic_error("op not in table");
 }
 
 int count_comms(const LayerOps& ops, CollectiveKind c, Phase p) {
@@ -56,7 +51,7 @@ TEST(OpTable, LayersAndHeadReproduceModelFlopsPerToken) {
 
 TEST(OpTable, Llama2QkvGemmShapePerGpu) {
   const LayerOps layer = ops_for_layer(llama2_70b(), tp(8, false), 0);  // the table `qkv` points into
-  const OpCost& qkv = find(layer, OpKind::kQkvProjection);
+  const OpCost& qkv = find_op(layer, OpKind::kQkvProjection);
   // M = 4096 tokens, K = h, N = (64/8 query heads + 2 * 8/8 KV heads) * 128.
   EXPECT_EQ(qkv.gemm.m, 4096.0);
   EXPECT_EQ(qkv.gemm.k, 8192.0);
@@ -110,7 +105,8 @@ TEST(OpTable, ContextParallelSplitsQueriesAndRingsKeyValueBlocks) {
   par.cp = 4;
   const LayerOps quarter = ops_for_layer(llama2_70b(), par, 0);
   // Each GPU holds s/4 queries attending over all s keys: a quarter of the attention FLOPs.
-  EXPECT_EQ(find(quarter, OpKind::kAttentionMap).forward.flops, find(whole, OpKind::kAttentionMap).forward.flops / 4);
+  EXPECT_EQ(find_op(quarter, OpKind::kAttentionMap).forward.flops,
+            find_op(whole, OpKind::kAttentionMap).forward.flops / 4);
   // Ring: 3 steps forward, each passing K and V of 1024 tokens * 8 KV heads * 128 * 2 B.
   const double kv_block = 2.0 * 1024 * 8 * (128 + 128);
   int rings = 0;
@@ -140,7 +136,7 @@ TEST(OpTable, DeepSeekMoeLayerFlopsAndExpertShapes) {
   // The router is a small GEMM outside model FLOPs: 2 * T * h * E.
   EXPECT_EQ(ops.totals().forward.flops - ops.totals().model_flops, 2 * T * h * 256);
   // 32 local experts, each with ep * T * k / E = 8 * 4096 * 8 / 256 = 1024 tokens: small GEMMs.
-  const OpCost& up = find(ops, OpKind::kExpertLinear1);
+  const OpCost& up = find_op(ops, OpKind::kExpertLinear1);
   EXPECT_EQ(up.gemm.instances, 32);
   EXPECT_EQ(up.gemm.m, 1024.0);
   EXPECT_EQ(up.gemm.n, 2 * 2048.0);
@@ -159,14 +155,14 @@ TEST(OpTable, DeepSeekMoeLayerFlopsAndExpertShapes) {
 
 TEST(OpTable, ExpertWorkPerGpuIsIndependentOfEpAndScalesWithImbalanceAcrossEpRanks) {
   ModelSpec m = deepseek_v3();
-  const double ep1 = find(ops_for_layer(m, dsv3_layout(1), 3), OpKind::kExpertLinear1).forward.flops;
-  const double ep64 = find(ops_for_layer(m, dsv3_layout(64), 3), OpKind::kExpertLinear1).forward.flops;
+  const double ep1 = find_op(ops_for_layer(m, dsv3_layout(1), 3), OpKind::kExpertLinear1).forward.flops;
+  const double ep64 = find_op(ops_for_layer(m, dsv3_layout(64), 3), OpKind::kExpertLinear1).forward.flops;
   // T*k copies * 2 * h * 2f_e on every GPU, however the experts are spread.
   EXPECT_EQ(ep1, 4096.0 * 8 * 2 * 7168 * 2 * 2048);
   EXPECT_EQ(ep64, ep1);
   m.moe.load_imbalance = 1.5;
   const LayerOps skewed = ops_for_layer(m, dsv3_layout(64), 3);
-  EXPECT_EQ(find(skewed, OpKind::kExpertLinear1).forward.flops, 1.5 * ep1);
+  EXPECT_EQ(find_op(skewed, OpKind::kExpertLinear1).forward.flops, 1.5 * ep1);
   // Routed activation: copies' inputs 2h, SwiGLU inputs 4f_e, fc2 inputs 2f_e, times k * T * 1.5.
   EXPECT_EQ(skewed.totals().routed_activation_bytes, 1.5 * 8 * 4096 * (2 * 7168.0 + 6 * 2048));
   EXPECT_EQ(skewed.totals().routed_input_bytes, 1.5 * 8 * 4096 * 2 * 7168.0);
@@ -177,14 +173,14 @@ TEST(OpTable, ExpertWorkPerGpuIsIndependentOfEpAndScalesWithImbalanceAcrossEpRan
     }
   }
   // With ep = 1 one rank holds every expert: imbalance between experts does not change its work.
-  EXPECT_EQ(find(ops_for_layer(m, dsv3_layout(1), 3), OpKind::kExpertLinear1).forward.flops, ep1);
+  EXPECT_EQ(find_op(ops_for_layer(m, dsv3_layout(1), 3), OpKind::kExpertLinear1).forward.flops, ep1);
 }
 
 TEST(OpTable, HeadAndPipelineBoundary) {
   const ModelSpec m = llama2_70b();
   const LayerOps head = ops_for_head(m, tp(8, true));
   // Head GEMM: 2 * T * h * V/t.
-  EXPECT_EQ(find(head, OpKind::kHead).forward.flops, 2 * 4096.0 * 8192 * 4000);
+  EXPECT_EQ(find_op(head, OpKind::kHead).forward.flops, 2 * 4096.0 * 8192 * 4000);
   // Kept: final-norm input and head input (2 T h / t each with SP) and fp32 logits 4 T V / t.
   EXPECT_EQ(head.totals().activation_bytes, 2 * (2 * 512.0 * 8192) + 4 * 4096.0 * 4000);
   ParallelSpec par = tp(8, true);

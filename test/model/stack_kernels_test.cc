@@ -5,34 +5,22 @@
 
 #include <gtest/gtest.h>
 
-#include <stdexcept>
 
 #include "model/op_table.h"
 #include "test/model/model_presets_for_test.h"
+#include "test/support/op_lookup.h"
 
 namespace mofasim::model {
 namespace {
 
+using test::find_op;
+using test::has_op;
 using testing::deepseek_v3;
 using testing::llama2_70b;
 
 ParallelSpec tp(int t) {
   return testing::parallel_spec({.tp = t, .cp = 1, .pp = 1, .vpp = 1, .dp = 1, .ep = 1, .etp = 1, .micro_batch = 1,
                                  .global_batch = 1, .sequence_parallel = false});
-}
-
-const OpCost& find(const LayerOps& ops, OpKind kind) {
-  for (const OpCost& op : ops.ops()) {
-    if (op.op == kind) return op;
-  }
-  throw std::logic_error("op not in table");
-}
-
-bool has(const LayerOps& ops, OpKind kind) {
-  for (const OpCost& op : ops.ops()) {
-    if (op.op == kind) return true;
-  }
-  return false;
 }
 
 ModelSpec with_stack(ModelSpec m, KernelStack stack) {
@@ -67,40 +55,40 @@ TEST(StackKernels, TransformerEngineLayerAddsRopeAndTwoResidualAdds) {
   const LayerOps table2 = ops_for_layer(llama2_70b(), par, 0);
   const LayerOps te = ops_for_layer(with_stack(llama2_70b(), KernelStack::kTransformerEngine), par, 0);
   EXPECT_EQ(te.ops().size(), table2.ops().size() + 3);
-  EXPECT_FALSE(has(table2, OpKind::kRope));
+  EXPECT_FALSE(has_op(table2, OpKind::kRope));
   // Model FLOPs do not change: the new kernels are memory-bound.
   EXPECT_EQ(te.totals().model_flops, table2.totals().model_flops);
   // RoPE on 4096 tokens x (8 query + 1 KV heads per GPU) x 128 = 4,718,592 elements, 4 B each.
-  EXPECT_EQ(find(te, OpKind::kRope).forward.hbm_bytes, 18'874'368.0);
+  EXPECT_EQ(find_op(te, OpKind::kRope).forward.hbm_bytes, 18'874'368.0);
   // Residual add on 4096 x 8192 = 33,554,432 elements (no SP), 6 B each.
-  EXPECT_EQ(find(te, OpKind::kAttentionResidual).forward.hbm_bytes, 201'326'592.0);
-  EXPECT_EQ(find(te, OpKind::kMlpResidual).forward.hbm_bytes, 201'326'592.0);
+  EXPECT_EQ(find_op(te, OpKind::kAttentionResidual).forward.hbm_bytes, 201'326'592.0);
+  EXPECT_EQ(find_op(te, OpKind::kMlpResidual).forward.hbm_bytes, 201'326'592.0);
   // Unfused: RoPE moves 9/2 as many bytes.
   const LayerOps unfused = ops_for_layer(with_stack(llama2_70b(), KernelStack::kUnfused), par, 0);
-  EXPECT_EQ(find(unfused, OpKind::kRope).forward.hbm_bytes, 84'934'656.0);
+  EXPECT_EQ(find_op(unfused, OpKind::kRope).forward.hbm_bytes, 84'934'656.0);
 }
 
 TEST(StackKernels, MoePermuteOnTheDeepSeekV3Layer) {
   // tp 1: T_g = 4096 tokens, top-8 -> 32,768 copies of width 7168.
   const LayerOps ops = ops_for_layer(with_stack(deepseek_v3(), KernelStack::kTransformerEngine), tp(1), 3);
-  const OpCost& permute = find(ops, OpKind::kMoePermute);
+  const OpCost& permute = find_op(ops, OpKind::kMoePermute);
   EXPECT_EQ(permute.forward.hbm_bytes, 32.0 * 32768 + 2.0 * (4096 + 32768) * 7168);  // 529,530,880
   EXPECT_EQ(permute.backward_input.hbm_bytes, 2.0 * (4096 + 32768) * 7168);
   // MLA RoPE: 4096 tokens x (128 query heads + 1 shared key head) x 64 rope dims.
-  EXPECT_EQ(find(ops, OpKind::kRope).forward.hbm_bytes, 4.0 * 4096 * 129 * 64);
+  EXPECT_EQ(find_op(ops, OpKind::kRope).forward.hbm_bytes, 4.0 * 4096 * 129 * 64);
 }
 
 TEST(StackKernels, UnfusedCrossEntropyMovesMoreBytes) {
   // 4096 tokens x 32000/8 vocab = 16,384,000 logits per GPU.
-  const OpCost table2 = find(ops_for_head(llama2_70b(), tp(8)), OpKind::kLoss);
-  const OpCost unfused = find(ops_for_head(with_stack(llama2_70b(), KernelStack::kUnfused), tp(8)), OpKind::kLoss);
+  const OpCost table2 = find_op(ops_for_head(llama2_70b(), tp(8)), OpKind::kLoss);
+  const OpCost unfused = find_op(ops_for_head(with_stack(llama2_70b(), KernelStack::kUnfused), tp(8)), OpKind::kLoss);
   EXPECT_EQ(table2.forward.hbm_bytes, 8 * 16'384'000.0);
   EXPECT_EQ(unfused.forward.hbm_bytes, 38 * 16'384'000.0);
   EXPECT_EQ(unfused.backward_input.hbm_bytes, 22 * 16'384'000.0);
 }
 
 TEST(KernelShapes, GemmPhasesCarryForwardDgradAndWgradShapes) {
-  const OpCost& qkv = find(ops_for_layer(llama2_70b(), tp(8), 0), OpKind::kQkvProjection);
+  const OpCost& qkv = find_op(ops_for_layer(llama2_70b(), tp(8), 0), OpKind::kQkvProjection);
   // Forward 4096 x 1280 (reduce 8192); dgrad 4096 x 8192 (reduce 1280); wgrad 8192 x 1280 (reduce 4096).
   EXPECT_EQ(qkv.forward.shape.kind, KernelKind::kGemm);
   EXPECT_EQ(qkv.forward.shape.m, 4096);
@@ -120,7 +108,7 @@ TEST(KernelShapes, AttentionPhasesCarryTheFlashCallAndUnfusedBatchedGemms) {
   ParallelSpec par = tp(8);
   par.cp = 2;
   par.dp = 1;
-  const OpCost& map = find(ops_for_layer(llama2_70b(), par, 0), OpKind::kAttentionMap);
+  const OpCost& map = find_op(ops_for_layer(llama2_70b(), par, 0), OpKind::kAttentionMap);
   EXPECT_EQ(map.forward.shape.kind, KernelKind::kAttention);
   EXPECT_EQ(map.forward.shape.seq, 2048);  // s / cp per flash call
   EXPECT_EQ(map.forward.shape.head_dim, 128);
@@ -131,7 +119,7 @@ TEST(KernelShapes, AttentionPhasesCarryTheFlashCallAndUnfusedBatchedGemms) {
   m.attention_impl = AttentionImpl::kUnfused;
   const LayerOps unfused = ops_for_layer(m, tp(8), 0);
   for (OpKind kind : {OpKind::kAttentionMap, OpKind::kAttentionValue}) {
-    const OpCost& op = find(unfused, kind);
+    const OpCost& op = find_op(unfused, kind);
     for (const PhaseCost& p : {op.forward, op.backward_input}) {
       EXPECT_EQ(p.shape.kind, KernelKind::kGemm);
       EXPECT_EQ(2 * p.shape.m * p.shape.n * p.shape.k * p.shape.groups, p.flops);

@@ -24,6 +24,7 @@
 #include <gtest/gtest.h>
 
 #include "test/scenario/limited_run.h"
+#include "test/support/shipped_scenarios.h"
 
 namespace mofasim::scenario {
 namespace {
@@ -181,15 +182,6 @@ std::string mutate_once(std::vector<std::string>& lines, const EnumValues& enums
   return "unchanged";
 }
 
-std::vector<fs::path> shipped_scenarios() {
-  std::vector<fs::path> files;
-  for (const char* dir : {"scenarios", "scenarios/mofa"})
-    for (const auto& e : fs::directory_iterator(fs::path(MOFASIM_SOURCE_DIR) / dir))
-      if (e.path().extension() == ".yaml") files.push_back(e.path());
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
 bool has_nan_or_inf(const std::string& text) {
   static const std::regex re(R"((^|[^A-Za-z_])[-+]?(nan|inf|infinity)($|[^A-Za-z_]))", std::regex::icase);
   return std::regex_search(text, re);
@@ -245,7 +237,7 @@ TEST(MutationSoakChecks, AMutationChangesTheScenarioTheSameWayEveryTime) {
 TEST(MutationSoak, EveryMutatedScenarioEndsCleanlyOrIsRefusedWithALocation) {
   const char* env = std::getenv("MOFASIM_SOAK_RUNS");
   const int runs = env != nullptr ? std::atoi(env) : 300;
-  const auto files = shipped_scenarios();
+  const auto files = test::shipped_scenario_paths();
   ASSERT_GE(files.size(), 10u);
   const EnumValues enums = collect_enum_values(files);
   static const std::vector<std::vector<std::string>> commands = {

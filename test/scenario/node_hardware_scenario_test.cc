@@ -94,6 +94,37 @@ TEST(NodeHardware, MemoryIsCheckedAgainstTheSmallestGpuThatHoldsTheStage) {
   EXPECT_TRUE(h200.memory[0].bound_hardware.empty());
 }
 
+// Each class brings its own reserve (model/memory_reserve.h): the H200 section keeps the schema's
+// expandable segments and 287,047,680 B context; node 1's H100 runs the caching allocator with an
+// eager-loading context (666,632,192 B). The H100 binds with allocated / 0.85 + 666,632,192 B.
+// Given 100 GiB of other buffers on node 1's H200 instead (140 - 100 < 80 GiB of room), the H200 binds.
+TEST(NodeHardware, TheReservedTotalIsEachGpuClassesOwn) {
+  constexpr double kGiB = 1024.0 * 1024 * 1024;
+  const executor::StepResult mixed = executor::simulate_step(
+      simulation_input(scenario::load_scenario_from_string(
+          two_nodes("h200", "[{nodes: [1], hardware: {preset: h100-sxm, allocator: caching, cuda_context: \"666632192 B\"}}]"),
+          "mix.yaml")),
+      {});
+  ASSERT_EQ(mixed.memory.size(), 1U);
+  const executor::StageMemory& m = mixed.memory[0];
+  EXPECT_EQ(m.bound_hardware, "H100-SXM5-80GB");
+  EXPECT_EQ(m.allocated_bytes, m.static_bytes + m.peak_activation_bytes);
+  EXPECT_DOUBLE_EQ(m.fragmentation_bytes, m.allocated_bytes / 0.85 - m.allocated_bytes);
+  EXPECT_EQ(m.cuda_context_bytes, 666'632'192.0);
+  EXPECT_DOUBLE_EQ(m.peak_bytes, m.allocated_bytes / 0.85 + 666'632'192.0);
+  EXPECT_EQ(m.capacity_bytes, 80 * kGiB);
+
+  const executor::StepResult buffers = executor::simulate_step(
+      simulation_input(scenario::load_scenario_from_string(
+          two_nodes("h200", "[{nodes: [1], hardware: {preset: h200, memory_reserved: \"100 GiB\"}}]"), "buf.yaml")),
+      {});
+  const executor::StageMemory& b = buffers.memory[0];
+  EXPECT_EQ(b.bound_hardware, "H200-SXM-141GB");
+  EXPECT_EQ(b.reserved_bytes, 100 * kGiB);
+  EXPECT_EQ(b.fragmentation_bytes, 0);
+  EXPECT_EQ(b.peak_bytes, b.allocated_bytes + 287'047'680.0 + 100 * kGiB);
+}
+
 // Every bad entry is a located error at its field.
 TEST(NodeHardware, BadEntriesAreLocatedErrors) {
   const auto error_of = [](const std::string& mix) {

@@ -181,6 +181,35 @@ TEST_P(TunerOnAnalytic, RerankBySimulation) {
   std::printf("%s", format_rerank(r, rr).c_str());
 }
 
+// The tuner's feasibility is the memory model's reserved total (model/memory_reserve.h): with the
+// lazy CUDA context (287,047,680 B) a candidate allocating A needs A + context under expandable
+// segments and A / 0.85 + context under the caching allocator; a capacity one byte above the first
+// admits it only with expandable segments.
+TEST(AnalyticMemoryVerdict, IsJudgedOnTheReservedTotal) {
+  TuneProblem problem = small_problem(8, 8, 16, 60e6);
+  TuneOptions o = search_options();
+  o.rules = PruneRules::none();
+  Evaluator step_only;
+  step_only.step = analytic_evaluator(problem).step;
+  const TuneResult r = tune(problem, o, step_only);
+  ASSERT_FALSE(r.rows.empty());
+  model::ParallelSpec parallel;
+  to_parallel_spec(r.rows.front().candidate, problem, o, parallel);
+  const ConfigView view{.candidate = r.rows.front().candidate,
+                        .parallel = parallel,
+                        .features = to_feature_spec(r.rows.front().candidate.features, problem.base_features)};
+  const double allocated = analytic_memory(problem, view).peak_memory_bytes;  // context 0, no fragmentation
+  problem.hardware.cuda_context_bytes = 287'047'680;
+  problem.hardware.gpu_memory_bytes = allocated + 287'047'680 + 1;
+  const MemoryVerdict expandable = analytic_memory(problem, view);
+  EXPECT_DOUBLE_EQ(expandable.peak_memory_bytes, allocated + 287'047'680);
+  EXPECT_TRUE(expandable.fits);
+  problem.hardware.allocator = model::AllocatorKind::kCaching;
+  const MemoryVerdict caching = analytic_memory(problem, view);
+  EXPECT_DOUBLE_EQ(caching.peak_memory_bytes, allocated / 0.85 + 287'047'680);
+  EXPECT_FALSE(caching.fits);
+}
+
 INSTANTIATE_TEST_SUITE_P(Tiny, TunerOnAnalytic,
                          ::testing::Values(Case{.gpus = 8, .gpus_per_node = 8, .global_batch = 16, .capacity = 60e6},
                                            Case{.gpus = 16, .gpus_per_node = 2, .global_batch = 32, .capacity = 40e6}));

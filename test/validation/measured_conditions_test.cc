@@ -9,9 +9,12 @@
 #include "model/op_table.h"
 #include "sim/analysis/calibrate.h"
 #include "sim/analysis/measured_specs.h"
+#include "test/support/op_lookup.h"
 
 namespace mofasim::analysis {
 namespace {
+
+using test::find_op;
 
 // GPT with h = 1024, a = 16 (d = 64), s = 1024, one micro-batch of b = 1 on one GPU (tp = 1):
 // T = 1024 tokens, E = T*s*a = 1024*1024*16 = 16,777,216 score elements.
@@ -26,22 +29,15 @@ model::ModelSpec gpt(model::AttentionImpl impl, double dropout) {
 const model::ParallelSpec kOneGpu{.tp = 1, .micro_batch = 1, .global_batch = 1};
 constexpr double kE = 1024.0 * 1024 * 16;
 
-const model::OpCost& find(const model::LayerOps& ops, model::OpKind kind) {
-  for (const model::OpCost& op : ops.ops()) {
-    if (op.op == kind) return op;
-  }
-  throw std::logic_error("op not in table");
-}
-
 TEST(MeasuredConditions, UnfusedAttentionCostsTheFullScoreMatrixAndItsHbmPasses) {
   const model::LayerOps ops = model::ops_for_layer(gpt(model::AttentionImpl::kUnfused, 0.1), kOneGpu, 0);
-  const model::OpCost& map = find(ops, model::OpKind::kAttentionMap);
+  const model::OpCost& map = find_op(ops, model::OpKind::kAttentionMap);
   // baddbmm over all s keys (no causal halving): 2*T*s*d*a = 2*1024*1024*64*16 = 2^31 FLOPs.
   EXPECT_DOUBLE_EQ(map.forward.flops, 2147483648.0);
   EXPECT_DOUBLE_EQ(map.backward_input.flops, 2 * 2147483648.0);
   // Reads Q and K (2 B * (T*a*d + s*a*d) = 4,194,304) and writes the fp16 scores (2E).
   EXPECT_DOUBLE_EQ(map.forward.hbm_bytes, 4194304.0 + 2 * kE);
-  const model::OpCost& softmax = find(ops, model::OpKind::kSoftmax);
+  const model::OpCost& softmax = find_op(ops, model::OpKind::kSoftmax);
   // Softmax read + write (4E) and dropout read + write + 1-byte mask (5E); backward 6E + 5E.
   EXPECT_DOUBLE_EQ(softmax.forward.hbm_bytes, 9 * kE);
   EXPECT_DOUBLE_EQ(softmax.backward_input.hbm_bytes, 11 * kE);
@@ -50,23 +46,23 @@ TEST(MeasuredConditions, UnfusedAttentionCostsTheFullScoreMatrixAndItsHbmPasses)
   // selective recompute.
   EXPECT_DOUBLE_EQ(softmax.activation_bytes, 5 * kE);
   EXPECT_DOUBLE_EQ(softmax.selective_dropped_bytes, 5 * kE);
-  const model::OpCost& pv = find(ops, model::OpKind::kAttentionValue);
+  const model::OpCost& pv = find_op(ops, model::OpKind::kAttentionValue);
   EXPECT_DOUBLE_EQ(pv.forward.flops, 2147483648.0);
   EXPECT_DOUBLE_EQ(pv.forward.hbm_bytes, 4194304.0 + 2 * kE);  // V and the output, the probabilities
 
   // Without dropout: the softmax passes only, and only its output is kept (2E).
   const model::LayerOps plain = model::ops_for_layer(gpt(model::AttentionImpl::kUnfused, 0), kOneGpu, 0);
-  EXPECT_DOUBLE_EQ(find(plain, model::OpKind::kSoftmax).forward.hbm_bytes, 4 * kE);
-  EXPECT_DOUBLE_EQ(find(plain, model::OpKind::kSoftmax).backward_input.hbm_bytes, 6 * kE);
-  EXPECT_DOUBLE_EQ(find(plain, model::OpKind::kSoftmax).activation_bytes, 2 * kE);
+  EXPECT_DOUBLE_EQ(find_op(plain, model::OpKind::kSoftmax).forward.hbm_bytes, 4 * kE);
+  EXPECT_DOUBLE_EQ(find_op(plain, model::OpKind::kSoftmax).backward_input.hbm_bytes, 6 * kE);
+  EXPECT_DOUBLE_EQ(find_op(plain, model::OpKind::kSoftmax).activation_bytes, 2 * kE);
 }
 
 TEST(MeasuredConditions, FusedAttentionIsTheDefaultAndIgnoresDropout) {
   const model::LayerOps fused = model::ops_for_layer(gpt(model::AttentionImpl::kFused, 0.1), kOneGpu, 0);
   // Causal-halved flash FLOPs: T*s*d*a = 2^30; the softmax has no HBM work, keeps fp32 LSE (4*T*a).
-  EXPECT_DOUBLE_EQ(find(fused, model::OpKind::kAttentionMap).forward.flops, 1073741824.0);
-  EXPECT_DOUBLE_EQ(find(fused, model::OpKind::kSoftmax).forward.hbm_bytes, 0.0);
-  EXPECT_DOUBLE_EQ(find(fused, model::OpKind::kSoftmax).activation_bytes, 4.0 * 1024 * 16);
+  EXPECT_DOUBLE_EQ(find_op(fused, model::OpKind::kAttentionMap).forward.flops, 1073741824.0);
+  EXPECT_DOUBLE_EQ(find_op(fused, model::OpKind::kSoftmax).forward.hbm_bytes, 0.0);
+  EXPECT_DOUBLE_EQ(find_op(fused, model::OpKind::kSoftmax).activation_bytes, 4.0 * 1024 * 16);
   EXPECT_EQ(model::ModelSpec{}.attention_impl, model::AttentionImpl::kFused);
   EXPECT_THROW((void)model::ops_for_layer(gpt(model::AttentionImpl::kUnfused, 1.0), kOneGpu, 0),
                std::invalid_argument);

@@ -99,10 +99,12 @@ TEST(OpenMapping, TheSourcesStackSetsSequenceParallelismAndVppTheSchedule) {
   EXPECT_EQ(spec_of(map_open_run(row("O-MLL-02"))).model.attention_impl, model::AttentionImpl::kFused);
   EXPECT_FALSE(spec_of(map_open_run(row("O-ILM-17"))).parallel.sequence_parallel);
   // Megatron-Core on Transformer Engine (SimuMax, MLPerf, Megatron-Bridge) runs TE's fused memory-
-  // bound kernels; InternEvo's own layers are priced as MoFa Table 2.
+  // bound kernels; InternEvo's layers run the same dense-layer inventory (flash-attn's fused rotary
+  // kernel and two eager residual adds); Megatron-LLaMA's stay MoFa Table 2.
   EXPECT_EQ(megatron.model.kernel_stack, model::KernelStack::kTransformerEngine);
   EXPECT_EQ(spec_of(map_open_run(row("O-MLP-01"))).model.kernel_stack, model::KernelStack::kTransformerEngine);
-  EXPECT_EQ(spec_of(map_open_run(row("O-ILM-17"))).model.kernel_stack, model::KernelStack::kMofaTable2);
+  EXPECT_EQ(spec_of(map_open_run(row("O-ILM-17"))).model.kernel_stack, model::KernelStack::kTransformerEngine);
+  EXPECT_EQ(spec_of(map_open_run(row("O-MLL-02"))).model.kernel_stack, model::KernelStack::kMofaTable2);
 }
 
 // MLPerf's *_cg configurations say "layer CUDA graphs" / "CUDA graphs" in their notes: their
@@ -116,6 +118,25 @@ TEST(OpenMapping, RowsWhoseNotesSayCudaGraphsRunWithoutEagerLaunches) {
                   .features.cuda_graphs);
   EXPECT_TRUE(spec_of(map_open_run(row("NeMo 25.04; cuda graphs"))).features.cuda_graphs);
   EXPECT_FALSE(spec_of(map_open_run(row("NeMo 25.04; TP-comm overlap"))).features.cuda_graphs);
+}
+
+// MLPerf's rows say "TP-comm overlap" (TE userbuffers): MoFa(20) with tp pieces, TE's ring
+// exchange. O-SMXB's "TP-comm overlap and P2P overlap disabled" and rows without TP are not.
+TEST(OpenMapping, RowsWhoseNotesSayTpCommOverlapOverlapTheTpCollectivesInTpPieces) {
+  const auto row = [](const std::string& tp, const std::string& notes) {
+    return open_row({{"id", "O-MLP-08"}, {"gpus", "8"}, {"tp", tp}, {"pp", "1"}, {"dp", std::to_string(8 / std::stoi(tp))},
+                     {"global_batch", "64"}, {"notes", notes}});
+  };
+  const model::OverlapSpec eight = spec_of(map_open_run(row("8", "sequence parallel; TP-comm overlap; CP=2"))).features.tp_overlap;
+  EXPECT_TRUE(eight.enabled);
+  EXPECT_EQ(eight.chunks, 8);
+  const model::OverlapSpec four = spec_of(map_open_run(row("4", "TP-comm overlap (userbuffers); layer CUDA graphs"))).features.tp_overlap;
+  EXPECT_TRUE(four.enabled);
+  EXPECT_EQ(four.chunks, 4);
+  EXPECT_FALSE(spec_of(map_open_run(row("4", "TP-comm overlap and P2P overlap disabled (non-overlap contract)")))
+                   .features.tp_overlap.enabled);
+  EXPECT_FALSE(spec_of(map_open_run(row("1", "TP-comm overlap"))).features.tp_overlap.enabled);
+  EXPECT_FALSE(spec_of(map_open_run(row("4", "sequence parallel"))).features.tp_overlap.enabled);
 }
 
 // NVLink 5 (B200, GB200): 733.8 GB/s and 6.48 us per ring step, fitted on collectives.csv's 8 x B200
