@@ -18,9 +18,7 @@
 #include "sim/cli/output_files.h"
 #include "sim/cli/ettr_options.h"
 #include "sim/cli/shard_options.h"
-#include "sim/scenario/scenario_specs.h"
-#include "sim/cli/step_time.h"
-#include "sim/scenario/scenario_specs_fail_slow.h"
+#include "sim/cli/sweep_points.h"
 #include "sim/cli/sweep_range.h"
 #include "sim/fault/ettr_sweep.h"
 #include "sim/fault/plot_axes.h"
@@ -107,25 +105,11 @@ int run_sweep(const Args& args) {
   const SweepRange range = parse_sweep_range(param);
   check_outputs("sweep", {{"--out", out + ".csv"}, {"--out", out + ".svg"}}, {path});
 
-  // Load every point up front so a bad value fails before any Monte Carlo work.
-  std::vector<fault::EttrStudyInputs> inputs;
-  std::optional<scenario::LoadedScenario> first;  // locates a budget error met during the trials
-  for (double v : range.values) {
-    std::vector<std::string> sets = common.sets;
-    sets.push_back(range.override_for(v));
-    const scenario::LoadedScenario loaded = load_checked(path, sets, true);
-    const StepTimeChoice step = resolve_step_time(loaded, ettr.step_time);
-    model::FaultSpec spec = to_fault_spec(loaded);
-    static_cast<void>(price_fail_slow(loaded, spec.fail_slow));  // fail-slow's slow steps at this point
-    inputs.push_back({.spec = std::move(spec),
-                      .run = {.step_time_s = step.seconds, .n_steps = scenario::training_steps(loaded.proto)}});
-    try {
-      fault::check_event_budget(inputs.back().spec, inputs.back().run, ettr.trials, ettr.max_events);
-    } catch (const fault::EventBudgetExceeded& e) {
-      throw located_budget_error(loaded, e);
-    }
-    if (!first) first = loaded;
-  }
+  // Load every point up front so a bad value or an over-budget point fails before any pricing or
+  // Monte Carlo work.
+  SweepPoints loaded_points = load_sweep_points(path, common.sets, range, ettr, simulated_fail_slow_pricer());
+  std::vector<fault::EttrStudyInputs>& inputs = loaded_points.inputs;
+  std::optional<scenario::LoadedScenario>& first = loaded_points.first;
   fault::EttrSweep sweep;
   fault::MonteCarloOptions mc = monte_carlo_options(ettr);
   mc.progress = progress::stderr_callback("sweep", "points", ettr.quiet);  // per point, not per trial
