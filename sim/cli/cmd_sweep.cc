@@ -169,22 +169,13 @@ int run_sweep(const Args& args) {
   // End-to-end times as durations; the Monte Carlo interval (mean ± z*se) as its half-width.
   std::cout << "swept " << range.path << " over " << range.values.size() << " values; wrote " << out << ".csv and "
             << out << ".svg\n"
-            << "best (shortest end-to-end time): " << range.path << " = " << format_number("%.10g", best.value) << unit
+            << "best (shortest analytic end-to-end time): " << range.path << " = " << format_number("%.10g", best.value) << unit
             << "\n  E2E  " << format_duration(best.analytic_e2e_s) << " analytic, " << format_duration(best.mc_e2e_mean_s)
             << " Monte Carlo mean (" << format_number("%.0f %% CI: mean ± ", 100 * fault::kCiLevel)
             << format_duration((best.mc_e2e_ci95_s[1] - best.mc_e2e_ci95_s[0]) / 2) << ")\n  ETTR " << format_number("%.4f %%", 100 * best.analytic_ettr)
             << " analytic, " << format_number("%.4f %%", 100 * best.mc_ettr_mean) << " Monte Carlo mean\n  step "
             << format_number("%.6g s", best.step_time_s) << "\n";
-  // Points the Monte Carlo trials cannot tell from the best: the paired (same failures, trial by
-  // trial) 95% CI of their E2E difference contains 0.
-  std::string tied;
-  for (std::size_t i = 0; i < sweep.points.size(); ++i) {
-    const auto& ci = sweep.points[i].mc_e2e_minus_best_ci95_s;
-    if (i != sweep.best && ci[0] <= 0 && ci[1] >= 0) tied += (tied.empty() ? "" : ", ") + format_number("%.10g", sweep.points[i].value);
-  }
-  std::cout << (tied.empty() ? std::string("every other value is slower than the best beyond Monte Carlo noise")
-                             : "within Monte Carlo noise of the best: " + tied)
-            << " (paired 95 % CIs of the E2E difference, common random numbers)\n";
+  std::cout << fault::monte_carlo_verdict(sweep, [](double v) { return format_number("%.10g", v); }) << "\n";
   std::size_t top_ettr = 0;
   for (std::size_t i = 0; i < sweep.points.size(); ++i) {
     if (sweep.points[i].analytic_ettr > sweep.points[top_ettr].analytic_ettr) top_ettr = i;
