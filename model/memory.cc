@@ -260,12 +260,7 @@ MemoryReport report_with_chunks(const ModelSpec& model, const HardwareSpec& hw, 
       st.activation_bytes = n * (layers_stored + extras) + head_part;
     }
     const DeviceReserve device = device_reserve(hw, st.static_bytes.total() + st.activation_bytes);  // MoFa(6)
-    st.allocated_bytes = device.allocated;
-    st.fragmentation_bytes = device.fragmentation;
-    st.cuda_context_bytes = device.cuda_context;
-    st.reserved_bytes = device.other;
-    st.peak_bytes = device.total();
-    st.capacity_bytes = hw.gpu_memory_bytes;
+    assign_device_reserve(device, hw, st);
     st.excess_bytes = std::max(0.0, st.peak_bytes - st.capacity_bytes);
     if (st.peak_bytes > (report.stages.empty() ? -1.0 : report.stages[static_cast<std::size_t>(report.worst_rank)].peak_bytes)) {
       report.worst_rank = rank;

@@ -44,4 +44,16 @@ struct DeviceReserve {
 // Throws std::invalid_argument when the fragmentation is outside [0, 0.9) or the context negative.
 DeviceReserve device_reserve(const HardwareSpec& hw, double allocated_bytes);
 
+// Copies a reserve and the GPU's capacity into a stage's memory record (the memory model's
+// StageMemory and the replay's share these field names).
+template <class Stage>
+void assign_device_reserve(const DeviceReserve& device, const HardwareSpec& hw, Stage& stage) {
+  stage.allocated_bytes = device.allocated;
+  stage.fragmentation_bytes = device.fragmentation;
+  stage.cuda_context_bytes = device.cuda_context;
+  stage.reserved_bytes = device.other;
+  stage.peak_bytes = device.total();
+  stage.capacity_bytes = hw.gpu_memory_bytes;
+}
+
 }  // namespace mofasim::model

@@ -105,12 +105,7 @@ void scale_node_links(const std::vector<perturb::NodeHardware>& entries, const t
 
 void set_device_reserve(const model::HardwareSpec& hw, StageMemory& m) {
   const model::DeviceReserve device = model::device_reserve(hw, m.static_bytes + m.peak_activation_bytes);
-  m.allocated_bytes = device.allocated;
-  m.fragmentation_bytes = device.fragmentation;
-  m.cuda_context_bytes = device.cuda_context;
-  m.reserved_bytes = device.other;
-  m.peak_bytes = device.total();
-  m.capacity_bytes = hw.gpu_memory_bytes;
+  model::assign_device_reserve(device, hw, m);
 }
 
 void bind_stage_memory(const HardwareClasses& classes, const model::HardwareSpec& base, const topology::Placement& placement,
