@@ -36,21 +36,22 @@ struct Slot {
   bool toward_experts;  // dispatch direction: tokens go to the experts
 };
 
-// DeepEP's two hops: toward the experts the node copy crosses the NIC first and is then forwarded
+// DeepEP's two hops over the dispatcher's group (Megatron's tp_ep group, `group` = ep·etp ranks
+// over `nodes` nodes): toward the experts the node copy crosses the NIC first and is then forwarded
 // inside the node; back from them the node's copies are reduced first and then sent home. The
 // second runs at once with the first, pipelined over `chunks` chunks (moe_deepep.h): it names the
 // first by its index (CommOp::pipelined_with), so the pair does not depend on list order.
-void add_flex(LayerOps& ops, const Slot& at, int ep, int nodes, double node_copy_bytes, double expert_copy_bytes,
-              double chunks) {
-  const int per_node = std::max(ep / nodes, 1);
+void add_flex(LayerOps& ops, const Slot& at, LayerGroup on, int group, int nodes, double node_copy_bytes,
+              double expert_copy_bytes, double chunks) {
+  const int per_node = std::max(group / nodes, 1);
   auto scale_out = [&](int with, double pipelined) {
     if (nodes <= 1) return -1;
-    return add_comm_op(ops, CollectiveKind::kAllToAllScaleOut, LayerGroup::kEp, ep, at.phase, at.op, at.before,
+    return add_comm_op(ops, CollectiveKind::kAllToAllScaleOut, on, group, at.phase, at.op, at.before,
                        node_copy_bytes, node_copy_bytes * (nodes - 1) / nodes, 1, with, pipelined);
   };
   auto scale_up = [&](int with, double pipelined) {
     if (per_node <= 1) return -1;
-    return add_comm_op(ops, CollectiveKind::kAllToAllScaleUp, LayerGroup::kEp, ep, at.phase, at.op, at.before,
+    return add_comm_op(ops, CollectiveKind::kAllToAllScaleUp, on, group, at.phase, at.op, at.before,
                        expert_copy_bytes, expert_copy_bytes * (per_node - 1) / per_node, 1, with, pipelined);
   };
   // The second hop pairs with the first only when both run (more than one node, more than one
@@ -72,15 +73,19 @@ double routed_token_factor(const MoeSpec& moe, int ep) {
   return std::min(dropless, moe.expert_capacity_factor);
 }
 
-double dispatch_nodes_per_token(const MoeSpec& moe, int ep, int ep_nodes) {
-  const int nodes = ep_nodes > 0 ? ep_nodes : ep;
-  double reachable = nodes;
+double dispatch_nodes_per_token(const MoeSpec& moe, int ep, int group_nodes) {
+  const int nodes = group_nodes > 0 ? group_nodes : ep;
+  // The group's ep expert slots (each an expert-TP group of etp ranks) over its nodes: a slot
+  // wider than a node spans `span` nodes, and a token routed to it reaches every one of them.
+  const int slot_nodes = std::min(nodes, std::max(ep, 1));
+  const double span = static_cast<double>(nodes) / slot_nodes;
+  double reachable = slot_nodes;
   if (moe.router_num_groups > 0 && moe.router_group_topk > 0) {
-    const double nodes_per_group = std::ceil(static_cast<double>(nodes) / moe.router_num_groups);
+    const double nodes_per_group = std::ceil(static_cast<double>(slot_nodes) / moe.router_num_groups);
     reachable = std::min(reachable, moe.router_group_topk * nodes_per_group);
   }
   // k experts drawn uniformly over the reachable nodes hit R·(1 − (1 − 1/R)^k) distinct ones.
-  return reachable * (1 - std::pow(1 - 1 / reachable, moe.top_k));
+  return span * reachable * (1 - std::pow(1 - 1 / reachable, moe.top_k));
 }
 
 void validate_moe_routing(const MoeSpec& moe) {
@@ -169,22 +174,30 @@ void add_moe_collectives(LayerOps& ops, const ModelSpec& model, const ParallelSp
       return;
     }
     case MoeDispatcher::kFlex: {
+      // Megatron's MoEFlexTokenDispatcher runs DeepEP over the tp_ep group (ep·etp ranks) with the
+      // routing map repeated over expert TP (_initialize_metadata: top_k·etp destinations among
+      // num_experts·etp), so each routed copy goes straight to every expert-TP rank of its expert
+      // and the combine sums their etp partial outputs: no expert-TP gather or reduce-scatter
+      // (NVIDIA/Megatron-LM megatron/core/transformer/moe/token_dispatcher.py, commit 0014f137).
+      const int etp = parallel.etp;
+      const int group = ep * etp;
       const int nodes = parallel.ep_nodes > 0 ? parallel.ep_nodes : ep;
       const double node_copies = tokens_moe * dispatch_nodes_per_token(moe, ep, parallel.ep_nodes) * h * f;
-      const double expert_copies = tokens_moe * moe.top_k * h * f;
-      // Chunks of the dispatcher's group (Megatron's tp_ep group, ep·etp ranks) toward / back from
-      // the experts; the backward moves the combine's gradient the dispatch way and vice versa.
-      const int group = ep * parallel.etp;
+      const double expert_copies = tokens_moe * moe.top_k * etp * h * f;
+      const LayerGroup on = etp > 1 ? LayerGroup::kEtpEp : LayerGroup::kEp;
+      // Chunks of the dispatcher's group toward / back from the experts; the backward moves the
+      // combine's gradient the dispatch way and vice versa.
       const double toward = deepep_pipeline_chunks(tokens_moe, group, /*toward_experts=*/true);
       const double back = deepep_pipeline_chunks(tokens_moe, group, /*toward_experts=*/false);
-      add_flex(ops, dispatch, ep, nodes, node_copies * bd, expert_copies * bd, toward);
-      add_flex(ops, combine, ep, nodes, node_copies * bc, expert_copies * bc, back);
-      add_flex(ops, combine_grad, ep, nodes, node_copies * bc, expert_copies * bc, toward);
-      add_flex(ops, dispatch_grad, ep, nodes, node_copies * bc, expert_copies * bc, back);
-      break;
+      add_flex(ops, dispatch, on, group, nodes, node_copies * bd, expert_copies * bd, toward);
+      add_flex(ops, combine, on, group, nodes, node_copies * bc, expert_copies * bc, back);
+      add_flex(ops, combine_grad, on, group, nodes, node_copies * bc, expert_copies * bc, toward);
+      add_flex(ops, dispatch_grad, on, group, nodes, node_copies * bc, expert_copies * bc, back);
+      return;
     }
   }
-  // Expert TP: gather the dispatched tokens over ETP before fc1, reduce-scatter after fc2.
+  // alltoall: expert TP gathers the dispatched tokens over ETP before fc1 and reduce-scatters
+  // after fc2.
   const double etp_bytes = kAct * routed_tokens * h;
   const int etp = parallel.etp;
   add_uniform(ops, CollectiveKind::kAllGather, LayerGroup::kEtp, etp, Phase::kForward, OpKind::kExpertLinear1, true, etp_bytes);

@@ -4,7 +4,8 @@
 //
 // Notation (op_table.h): T_g tokens each GPU dispatches, k = top_k, h = hidden size, B_d / B_c the
 // dispatch / combine bytes per element, f = routed_token_factor (below), ep the EP group size,
-// N = nodes one EP group spans (ParallelSpec::ep_nodes), g = ep / N EP ranks per node.
+// N = nodes the dispatcher's group spans (ParallelSpec::ep_nodes: the ETP×EP group, which is the
+// EP group when etp = 1), g = ep·etp / N group ranks per node.
 //   alltoall: dispatch and combine are pairwise all-to-alls over EP of S = T_g·k·h·f·B (a copy per
 //     routed expert). Node-limited routing does not change these bytes: it bounds the nodes a
 //     token reaches, not its copies.
@@ -12,23 +13,30 @@
 //     ranks), S = etp·ep·T_g·h·B_d (not scaled by f: the gather moves every token whatever the
 //     routing); the combine reduce-scatters the same buffer in B_c. Every expert-TP rank then holds
 //     its experts' tokens, so no expert-TP gather follows.
-//   flex (DeepEP): two hops. Scale-out: one copy per destination node, S = T_g·D·h·f·B, of which
-//     the NIC carries the (N−1)/N that leaves the node; scale-up: the forward to the experts' GPUs
-//     inside each node, S = T_g·k·h·f·B, (g−1)/g of it over NVLink. D = the expected distinct
-//     destination nodes of a token whose k experts are spread uniformly over the R nodes it may
-//     reach: D = R·(1 − (1 − 1/R)^k), R = N, or with node-limited routing R = min(N, M·⌈N/G⌉)
-//     (G groups, M per token, a group spanning ⌈N/G⌉ nodes): DeepSeek-V3's bound (report §3.2.2,
-//     each token to at most M = 4 nodes). DeepSeek-V3 on 8 nodes: D = 5.25 unlimited, 3.60 at M = 4. The combine runs the hops in reverse. DeepEP's normal
-//     kernels pipeline the two hops in chunks (moe_deepep.h): the second hop's CommOp carries
-//     pipeline_chunks = n and names the first (pipelined_with), and the rank plan prices the pair as max(T1, T2) + min(T1, T2)/n.
+//   flex (DeepEP): two hops over Megatron's tp_ep group (ep·etp ranks; MoEFlexTokenDispatcher
+//     repeats the routing map over expert TP, so a token has k·etp destination ranks). Scale-out:
+//     one copy per destination node, S = T_g·D·h·f·B, of which the NIC carries the (N−1)/N that
+//     leaves the node; scale-up: the forward to the destination GPUs inside each node,
+//     S = T_g·k·etp·h·f·B (each expert-TP rank gets the full hidden vector), (g−1)/g of it over
+//     NVLink. D = the expected distinct destination nodes of a token whose k experts are spread
+//     uniformly over the R nodes it may reach: D = R·(1 − (1 − 1/R)^k), R = N, or with
+//     node-limited routing R = min(N, M·⌈N/G⌉) (G groups, M per token, a group spanning ⌈N/G⌉
+//     nodes): DeepSeek-V3's bound (report §3.2.2, each token to at most M = 4 nodes). DeepSeek-V3
+//     on 8 nodes: D = 5.25 unlimited, 3.60 at M = 4. When the group spans more nodes than it has
+//     expert slots (N > ep: an expert-TP group wider than a node), each slot spans s = N/ep nodes,
+//     R counts slots (ep) and D is s times that. The combine runs the hops in reverse and sums the
+//     etp partial outputs of each expert (fc2 is row-parallel over expert TP) on the way back.
+//     DeepEP's normal kernels pipeline the two hops in chunks (moe_deepep.h): the second hop's
+//     CommOp carries pipeline_chunks = n and names the first (pipelined_with), and the rank plan
+//     prices the pair as max(T1, T2) + min(T1, T2)/n.
 //   The backward mirrors the forward: the combine's gradient goes the dispatch way and the
 //   dispatch's gradient the combine way, both in B_c (bf16 gradients).
-//   Expert TP (etp > 1, alltoall and flex): the dispatched tokens are all-gathered over the ETP
-//   group of the expert layout (topology::GroupKind::kExpertTp) before fc1 and reduce-scattered
-//   after fc2 (backward mirrored), S = 2·(routed tokens)·h, as Megatron's alltoall dispatcher does
-//   (gather_from_sequence_parallel_region over the expert-TP group). Megatron's flex dispatcher
-//   instead sends each copy to every ETP rank of its expert over the ETP×EP group; the same bytes
-//   reach each rank, here in two steps.
+//   Expert TP (etp > 1) with alltoall: the dispatched tokens are all-gathered over the ETP group
+//   of the expert layout (topology::GroupKind::kExpertTp) before fc1 and reduce-scattered after
+//   fc2 (backward mirrored), S = 2·(routed tokens)·h, as Megatron's alltoall dispatcher does
+//   (gather_from_sequence_parallel_region over the expert-TP group). allgather and flex carry no
+//   such step: their group already is ETP×EP. The hops of flex sit on LayerGroup::kEtpEp when
+//   etp > 1 and on kEp when etp = 1 (the same ranks).
 #pragma once
 
 #include "model/op_table.h"
@@ -42,9 +50,9 @@ namespace mofasim::model {
 //   padded to capacity: C, every expert computes exactly its capacity.
 double routed_token_factor(const MoeSpec& moe, int ep);
 
-// D above: the expected nodes a token's copies reach under the flex dispatcher, for an EP group
-// spanning ep_nodes nodes (<= 0: unknown, each EP rank its own node).
-double dispatch_nodes_per_token(const MoeSpec& moe, int ep, int ep_nodes);
+// D above: the expected nodes a token's copies reach under the flex dispatcher, for a dispatcher
+// group (ETP×EP) spanning group_nodes nodes (<= 0: unknown, each EP rank's slot its own node).
+double dispatch_nodes_per_token(const MoeSpec& moe, int ep, int group_nodes);
 
 // Throws std::invalid_argument for a routing or capacity setting that cannot run (one line,
 // naming the field): router groups not dividing num_experts, group_topk outside [1, groups] or

@@ -92,7 +92,7 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
   std::optional<RankZeroGroups> groups;
   LayerGroups layer_groups{};
   CommCostCache cost;
-  ParallelSpec with_ep_nodes;  // par with ep_nodes, the nodes an EP group spans, when priced (MoE)
+  ParallelSpec with_ep_nodes;  // par with ep_nodes, the nodes an ETP x EP group spans, when priced (MoE)
   const ParallelSpec* layer_par = &par;
   if (plan.priced) {
     groups.emplace(*in.topology,
@@ -103,7 +103,7 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
     // Only a MoE layer's dispatch reads ep_nodes (model/moe_dispatch.h).
     if (model.is_moe() && par.ep_nodes <= 0) {
       with_ep_nodes = par;
-      with_ep_nodes.ep_nodes = topology::nodes_spanned(groups->sizes(), in.rank_order, GroupKind::kEp,
+      with_ep_nodes.ep_nodes = topology::nodes_spanned(groups->sizes(), in.rank_order, GroupKind::kExpertTpEp,
                                                        in.topology->gpus_per_node);
       layer_par = &with_ep_nodes;
     }

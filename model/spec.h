@@ -230,8 +230,9 @@ struct ParallelSpec {
   int ep = 1;         // expert parallel, carved out of dp*cp (Megatron convention)
   int etp = 1;        // expert tensor parallel; ep*etp divides tp*cp*dp (MoE parallel folding:
                       // the expert data-parallel size is tp*cp*dp / (ep*etp))
-  // Nodes one EP group spans. Derived, not a scenario field: build_rank_plan sets it from the
-  // placement and the topology; 0 = unknown (each EP rank counted as a node of its own).
+  // Nodes one ETP x EP group (the flex dispatcher's group; the EP group when etp = 1) spans.
+  // Derived, not a scenario field: build_rank_plan sets it from the placement and the topology;
+  // 0 = unknown (each EP rank counted as a node of its own).
   int ep_nodes = 0;
   int micro_batch = 1;    // b
   int global_batch = 1;   // B

@@ -232,10 +232,11 @@ StepResult simulate_plan(const PlanSimulation& in, const SimulateOptions& option
 
 PreparedStep prepare_step(const SimulationInput& in) {
   model::ParallelSpec par = in.parallel;
-  if (in.model.is_moe() && par.ep_nodes <= 0) {  // the DeepEP dispatch's node copies (model/moe_dispatch.h)
+  // The DeepEP dispatch's node copies (model/moe_dispatch.h): the nodes its ETP x EP group spans.
+  if (in.model.is_moe() && par.ep_nodes <= 0) {
     par.ep_nodes = topology::nodes_spanned({.tp = par.tp, .cp = par.cp, .ep = par.ep, .dp = par.dp, .pp = par.pp,
                                             .etp = par.etp},
-                                           topology::RankOrder::parse(in.rank_order), topology::GroupKind::kEp,
+                                           topology::RankOrder::parse(in.rank_order), topology::GroupKind::kExpertTpEp,
                                            in.topology.gpus_per_node);
   }
   if (!model::batch_divides(par.global_batch, par.micro_batch, par.dp)) {

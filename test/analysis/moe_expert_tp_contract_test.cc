@@ -42,6 +42,8 @@ Steps steps(const std::string& parallel, const std::string& moe_extra,
 // and the allgather dispatcher over the ETP x EP group.
 constexpr const char* kEtpBelowTp = "tp: 4, dp: 4, ep: 4, etp: 2";
 constexpr const char* kEtpAboveTp = "tp: 2, dp: 8, ep: 2, etp: 4";
+// ep·etp = 16: the flex dispatcher's group spans both nodes (the two layouts above fit in one).
+constexpr const char* kEtpEpTwoNodes = "tp: 4, dp: 4, ep: 4, etp: 4";
 
 TEST(MoeExpertTpContract, AnalyticEqualsSimulated) {
   for (const char* par : {kEtpBelowTp, kEtpAboveTp}) {
@@ -52,6 +54,14 @@ TEST(MoeExpertTpContract, AnalyticEqualsSimulated) {
       EXPECT_NEAR(s.simulated / s.analytic - 1, 0, 1e-6) << par << extra;
     }
   }
+}
+
+TEST(MoeExpertTpContract, FlexOverTwoNodesAnalyticEqualsSimulated) {
+  const Steps s = steps(kEtpEpTwoNodes, ", token_dispatcher_type: flex");
+  EXPECT_GT(s.ep_analytic, 0);
+  EXPECT_NEAR(s.simulated / s.analytic - 1, 0, 1e-6);
+  EXPECT_NEAR(steps(kEtpEpTwoNodes, ", token_dispatcher_type: flex", executor::Fidelity::kFull).simulated,
+              s.simulated, 1e-9);
 }
 
 TEST(MoeExpertTpContract, FoldedReplayEqualsFullReplay) {
@@ -69,6 +79,21 @@ TEST(MoeExpertTpContract, FoldedReplayEqualsFullReplay) {
 // reduce-scatter, and their gradients), 3 MoE layers, m = 16/(1·4) = 4 micro-batches: 48 transfers.
 TEST(MoeExpertTpContract, AllGatherOverEtpTimesEpIsTheHandWorkedTime) {
   EXPECT_NEAR(steps(kEtpBelowTp, ", token_dispatcher_type: allgather").ep_analytic, 48 * 0.229376e-3, 1e-9);
+}
+
+// Exposed EP of flex with etp 4 by hand (Megatron's flex dispatcher over the tp_ep group, ranks
+// 0-15 on both nodes; model/moe_dispatch.h): T_g = 256 tokens per GPU, k = 2, h = 256, bf16.
+//   scale-out: D = 2·(1 − 1/2²) = 1.5 node copies, S = 256·1.5·256·2 = 196,608 B, half of it
+//     through each GPU's 0.5 GB/s NIC: 0.196608 ms;
+//   scale-up: every copy to each of the 4 expert-TP ranks, S = 256·2·4·256·2 = 1,048,576 B, 7/8
+//     over 4 GB/s NVLink: 0.229376 ms.
+//   DeepEP pipelines them (16 ranks: 20 tokens per RDMA chunk toward the experts, 12 back, on 10
+//   channels): toward 0.229376 + 0.196608·200/256 = 0.382976 ms, back 0.229376 + 0.196608·120/256
+//   = 0.321536 ms. Dispatch and the combine's gradient go toward, the other two back: 1.409024 ms
+//   per MoE layer and micro-batch; 3 MoE layers, m = 4: 12 of them. No expert-TP collective.
+TEST(MoeExpertTpContract, FlexOverEtpTimesEpIsTheHandWorkedTime) {
+  const Steps s = steps(kEtpEpTwoNodes, ", token_dispatcher_type: flex");
+  EXPECT_NEAR(s.ep_analytic, 12 * 1.409024e-3, 1e-9);
 }
 
 }  // namespace

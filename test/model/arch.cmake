@@ -6,6 +6,7 @@ mofasim_add_test(model_arch_test
     ${CMAKE_CURRENT_SOURCE_DIR}/op_table_test.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/moe_dispatch_test.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/moe_expert_tp_test.cc
+    ${CMAKE_CURRENT_SOURCE_DIR}/moe_flex_expert_tp_test.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/moe_deepep_test.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/compute_time_test.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/fp8_precision_test.cc
