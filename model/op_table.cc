@@ -299,7 +299,7 @@ void add_attention(LayerOps& ops, const Ctx& c) {
   const double d_v = mla ? m.mla.v_head_dim : head_dim(m);
   const double T = c.tokens;
 
-  ops.add(elementwise_op(OpKind::kInputNorm, c.tokens_sp * c.h, c.tokens_sp * c.h, kAct * c.tokens_sp * c.h));
+  ops.add(norm_kernel(OpKind::kInputNorm, m.kernel_stack, c.tokens_sp * c.h, true, false));
 
   if (mla) {
     // Down/up projections as one op; width N is the per-GPU weight count over h.
@@ -340,7 +340,7 @@ void add_attention(LayerOps& ops, const Ctx& c) {
   if (stack_kernels) {
     ops.add(residual_kernel(OpKind::kAttentionResidual, m.kernel_stack, c.tokens_sp * c.h, m.linear_bias));
   }
-  ops.add(elementwise_op(OpKind::kPostAttentionNorm, c.tokens_sp * c.h, c.tokens_sp * c.h, kAct * c.tokens_sp * c.h));
+  ops.add(norm_kernel(OpKind::kPostAttentionNorm, m.kernel_stack, c.tokens_sp * c.h, true, true));
 
   const double s_bytes = kAct * T * c.h;
   add_tp_pair(ops, c, OpKind::kQkvProjection, OpKind::kOutputProjection, LayerGroup::kTp, c.parallel.tp, s_bytes);
@@ -388,7 +388,7 @@ void add_ffn(LayerOps& ops, const Ctx& c, double f, OpKind l1, OpKind act, OpKin
   const double ft = f / c.t;
   const double T = c.tokens;
   ops.add(gemm_op(l1, T, (c_ffn - 1) * ft, c.h, 1, stores_input ? kAct * c.tokens_sp * c.h : 0));
-  ops.add(elementwise_op(act, (c_ffn - 1) * T * ft, T * ft, kAct * (c_ffn - 1) * T * ft));
+  ops.add(activation_kernel(act, c.model.kernel_stack, c.model.mlp == MlpKind::kSwiglu, T * ft, c.tokens_sp * c.h));
   ops.add(gemm_op(l2, T, c.h, ft, 1, kAct * T * ft));
   add_tp_pair(ops, c, l1, l2, LayerGroup::kTp, c.parallel.tp, kAct * T * c.h);
 }
@@ -543,7 +543,7 @@ LayerOps ops_for_head(const ModelSpec& model, const ParallelSpec& parallel) {
   const double T = c.tokens;
   const double vt = static_cast<double>(model.vocab_size) / c.t;
   ops.set_input_bytes(kAct * c.tokens_sp * c.h);
-  OpCost norm = elementwise_op(OpKind::kFinalNorm, c.tokens_sp * c.h, c.tokens_sp * c.h, kAct * c.tokens_sp * c.h);
+  OpCost norm = norm_kernel(OpKind::kFinalNorm, model.kernel_stack, c.tokens_sp * c.h, false, false);
   norm.model_flops = false;
   ops.add(norm);
   ops.add(gemm_op(OpKind::kHead, T, vt, c.h, 1, kAct * c.tokens_sp * c.h));

@@ -33,7 +33,11 @@ enum class AttentionImpl { kFused, kUnfused, kFlash1 };
 // kUnfused: the same kernels as an older eager stack runs them, one PyTorch op per step (RoPE as
 //   rotate/multiply/add passes, separate bias and residual adds, an unfused vocab-parallel
 //   cross-entropy), so they move more HBM bytes.
-enum class KernelStack { kMofaTable2, kTransformerEngine, kUnfused };
+// kInternLm: InternLM's 2023 training stack (InternLM/InternLM, the 7B configs of July 2023): the
+//   Transformer Engine set's RoPE and residual adds (flash-attn's rotary kernel, eager adds), each
+//   RMSNorm on an fp32 copy of the residual and recomputed in the backward, and an eager SwiGLU
+//   (stack_kernels.h: fp32_norm_kernel, eager_swiglu_kernel).
+enum class KernelStack { kMofaTable2, kTransformerEngine, kUnfused, kInternLm };
 using GpuFamily = kernels::GpuFamily;
 // Transformer Engine's FP8 scaling recipes (Megatron --fp8-recipe); see FeatureSpec::fp8.
 enum class Fp8Recipe { kDelayed, kCurrent, kBlockwise, kMxfp8 };

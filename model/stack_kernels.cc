@@ -31,6 +31,38 @@ OpCost residual_kernel(OpKind kind, KernelStack stack, double elements, bool lin
   return memory_op(kind, forward, backward);
 }
 
+OpCost norm_kernel(OpKind kind, KernelStack stack, double elements, bool recomputed, bool recomputes_add) {
+  constexpr double kFp32 = 4;
+  if (stack != KernelStack::kInternLm) {
+    OpCost op = memory_op(kind, 2 * kAct * elements, 3 * kAct * elements);
+    op.activation_bytes = kAct * elements;
+    op.model_flops = true;
+    return op;
+  }
+  const double cast = (kAct + kFp32) * elements;  // bf16 -> fp32, or back
+  const double norm_forward = (kFp32 + kAct) * elements;
+  double backward = (kAct + 2 * kFp32) * elements + cast;
+  if (recomputed) backward += cast + norm_forward + (recomputes_add ? 3 * kAct * elements : 0);
+  OpCost op = memory_op(kind, cast + norm_forward, backward);
+  op.activation_bytes = (recomputed ? kAct : kFp32) * elements;
+  op.model_flops = true;
+  return op;
+}
+
+OpCost activation_kernel(OpKind kind, KernelStack stack, bool gated, double elements, double input_elements) {
+  OpCost op;
+  if (stack == KernelStack::kInternLm && gated) {
+    op = memory_op(kind, 5 * kAct * elements, 9 * kAct * elements + 3 * kAct * input_elements);
+    op.activation_bytes = 3 * kAct * elements;
+  } else {
+    const double in = (gated ? 2 : 1) * elements;
+    op = memory_op(kind, kAct * (in + elements), kAct * (2 * in + elements));
+    op.activation_bytes = kAct * in;
+  }
+  op.model_flops = true;
+  return op;
+}
+
 OpCost moe_permute_kernel(double tokens, double routed, double hidden) {
   const double sort = 2 * 2 * kIndex * routed;
   const double gather = kAct * (tokens + routed) * hidden;

@@ -2,7 +2,8 @@
 // their HBM bytes per phase as Transformer Engine's fused kernels move them, or as an older eager
 // stack's separate PyTorch ops move them. All carry no FLOPs (Megatron's model FLOPs do not count
 // them) and are priced as memory-bound kernels by every compute model. Element counts are per GPU
-// and micro-batch; activations are bf16 (2 bytes).
+// and micro-batch; activations are bf16 (2 bytes). The norms and activations of MoFa Table 2 take the
+// stack's form here too (norm_kernel, activation_kernel).
 #pragma once
 
 #include "model/op_table.h"
@@ -23,6 +24,32 @@ OpCost rope_kernel(KernelStack stack, double elements);
 //   style runs use 0); the residual's own gradient is the incoming gradient (no kernel).
 //   unfused: a separate bias add (read + write, 4 B/element) before the residual add (6).
 OpCost residual_kernel(OpKind kind, KernelStack stack, double elements, bool linear_bias);
+
+// A layer's RMSNorm over `elements` = tokens_sp * hidden, as a stack runs it.
+//   kInternLm (InternLM/InternLM@0047876, internlm/model/modeling_internlm.py, PackedFlashBaseLayer1D
+//   ._forward): norm1(residual.float()), i.e. a bf16 -> fp32 cast (read 2, write 4 B/element) and
+//   apex's MixedFusedRMSNorm on the fp32 copy (read 4, write the bf16 output 2): 12 B/element
+//   forward. Backward: the norm reads the bf16 output gradient and the fp32 input and writes an
+//   fp32 input gradient (2 + 4 + 4), the cast's backward turns it back into bf16 (4 + 2): 16.
+//   `recomputed`: the layer's dropout_selective_checkpoint (default True, not changed by the 7B
+//   configs) wraps the dropout (p = 0: no kernel), the residual add and the norm in an activation
+//   checkpoint, so the backward first re-runs the cast and the norm (+12) and, for the norm after
+//   the attention (`recomputes_add`), the residual add dropped2 + residual1 (+6). The checkpoint
+//   keeps its bf16 input (2 B/element); the final norm (not checkpointed) keeps the fp32 copy (4).
+//   Any other stack: MoFa Table 2's norm, read and write 2 B/element forward (4), read input and
+//   output gradient and write the input gradient backward (6), keeping the bf16 input (2).
+OpCost norm_kernel(OpKind kind, KernelStack stack, double elements, bool recomputed, bool recomputes_add);
+
+// The activation of an FFN with `gated` GLU (gate and up inputs) writing `elements` = tokens * f/t.
+//   kInternLm with a gated FFN (internlm/model/linear.py, FeedForward.forward:
+//   w3(F.silu(w1(x)) * w2(x))): w1 and w2 are separate GEMMs and the gating runs eagerly: silu
+//   (read 2, write 2) then the multiply (read 4, write 2): 10 B/element forward; backward the
+//   multiply's two gradients (6 + 6) and silu's (read gradient and input, write: 6): 18. It keeps
+//   the w1 and w2 outputs and silu's output (6 B/element). x feeds both GEMMs, so autograd sums
+//   their two input gradients: one more add over `input_elements` = tokens_sp * hidden (read 4,
+//   write 2 B/element), charged here as the GEMMs carry no memory-bound work of their own.
+//   Any other stack (or a plain FFN): MoFa Table 2's fused activation over (gated ? 2 : 1) inputs.
+OpCost activation_kernel(OpKind kind, KernelStack stack, bool gated, double elements, double input_elements);
 
 // MoE token permutation before dispatch (Megatron-Core moe_utils.permute): sort the `routed`
 // = tokens * top_k (token, expert) pairs by expert (int64 keys and indices, a radix sort taken as

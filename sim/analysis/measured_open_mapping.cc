@@ -342,13 +342,15 @@ Stack stack_of(const std::string& group) {
   // Its attention is flash-attn 1.0.5: InternLM doc/en/install.md ("Flash-Attention == v1.0.5",
   // InternLM/InternLM@0f5ee05), the stack of the July 2023 measurements (FlashAttention-2 was
   // released on 2023-07-17).
-  // Its layer's memory-bound kernels are those of the transformer-engine inventory for a dense
-  // model: RoPE by flash-attn's rotary CUDA kernel, in place on q and k (internlm/model/embedding.py,
-  // ApplyRotaryEmbQKV_: rotary_emb.apply_rotary), and two eager residual adds per layer
+  // Its layer's kernels are the internlm set (model/spec.h KernelStack::kInternLm), read from the
+  // code of the rows' config commit (configs/7B_sft.py @ 0047876; docs/validation-measured.md):
+  // RoPE by flash-attn's rotary CUDA kernel, in place on q and k (internlm/model/embedding.py,
+  // ApplyRotaryEmbQKV_: rotary_emb.apply_rotary), two eager residual adds per layer
   // (modeling_internlm.py, PackedFlashBaseLayer1D._forward: dropped2 + residual1, hidden_states +
-  // residual2). Its fp32 casts before each RMSNorm (norm1(residual1.float())) are not priced.
+  // residual2), each RMSNorm on an fp32 copy (norm1(residual1.float())) inside the default
+  // dropout_selective_checkpoint, and w3(F.silu(w1(x)) * w2(x)) with separate w1 / w2 GEMMs.
   if (group == "O-ILM") {
-    return {.dp_overlap = true, .kernels = model::KernelStack::kTransformerEngine, .flash_attention_1 = true};
+    return {.dp_overlap = true, .kernels = model::KernelStack::kInternLm, .flash_attention_1 = true};
   }
   // O-FA: PyTorch Lightning DDP, which overlaps bucketed all-reduces with the backward; the
   // table is of November 2022, FlashAttention v1 (the rows' notes; FlashAttention-2 came in 2023).

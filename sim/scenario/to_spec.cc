@@ -62,6 +62,7 @@ model::KernelStack kernel_stack(proto::KernelStack k) {
   switch (k) {
     case proto::TRANSFORMER_ENGINE: return model::KernelStack::kTransformerEngine;
     case proto::UNFUSED_STACK: return model::KernelStack::kUnfused;
+    case proto::INTERNLM: return model::KernelStack::kInternLm;
     case proto::MOFA_TABLE2:
     case proto::KERNEL_STACK_UNSPECIFIED: break;
   }

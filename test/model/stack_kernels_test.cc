@@ -129,5 +129,58 @@ TEST(KernelShapes, AttentionPhasesCarryTheFlashCallAndUnfusedBatchedGemms) {
   }
 }
 
+
+TEST(StackKernels, InternLmNormAndActivationOnHandWorkedCounts) {
+  // InternLM's norm over 1000 elements: cast bf16 -> fp32 (2 + 4) and the norm on fp32 (4 + 2)
+  // forward; norm backward (2 + 4 + 4) and the cast back (4 + 2); the checkpoint re-runs the cast
+  // and the norm (12), and after the attention also the residual add (6).
+  const OpCost input = norm_kernel(OpKind::kInputNorm, KernelStack::kInternLm, 1000, true, false);
+  EXPECT_EQ(input.forward.hbm_bytes, 12000);
+  EXPECT_EQ(input.backward_input.hbm_bytes, 28000);
+  EXPECT_EQ(input.activation_bytes, 2000);
+  EXPECT_EQ(norm_kernel(OpKind::kPostAttentionNorm, KernelStack::kInternLm, 1000, true, true).backward_input.hbm_bytes,
+            34000);
+  const OpCost final_norm = norm_kernel(OpKind::kFinalNorm, KernelStack::kInternLm, 1000, false, false);
+  EXPECT_EQ(final_norm.forward.hbm_bytes, 12000);
+  EXPECT_EQ(final_norm.backward_input.hbm_bytes, 16000);
+  EXPECT_EQ(final_norm.activation_bytes, 4000);  // the fp32 copy
+  // Any other stack: MoFa Table 2's bf16 norm (4 B forward, 6 B backward per element).
+  const OpCost te_norm = norm_kernel(OpKind::kInputNorm, KernelStack::kTransformerEngine, 1000, true, true);
+  EXPECT_EQ(te_norm.forward.hbm_bytes, 4000);
+  EXPECT_EQ(te_norm.backward_input.hbm_bytes, 6000);
+  EXPECT_EQ(te_norm.activation_bytes, 2000);
+  // Eager SwiGLU writing 1000 elements: silu (2 + 2) and the multiply (4 + 2) forward; the
+  // multiply's two gradients (6 + 6) and silu's (6) backward, plus the sum of w1's and w2's input
+  // gradients over 100 elements (6 B each); keeps w1's, w2's and silu's outputs.
+  const OpCost eager = activation_kernel(OpKind::kMlpActivation, KernelStack::kInternLm, true, 1000, 100);
+  EXPECT_EQ(eager.forward.hbm_bytes, 10000);
+  EXPECT_EQ(eager.backward_input.hbm_bytes, 18600);
+  EXPECT_EQ(eager.activation_bytes, 6000);
+  // Fused (any other stack): read gate and up, write one (6 B); backward 10 B; keeps both inputs.
+  const OpCost fused = activation_kernel(OpKind::kMlpActivation, KernelStack::kTransformerEngine, true, 1000, 100);
+  EXPECT_EQ(fused.forward.hbm_bytes, 6000);
+  EXPECT_EQ(fused.backward_input.hbm_bytes, 10000);
+  EXPECT_EQ(fused.activation_bytes, 4000);
+  // A plain (non-gated) FFN keeps MoFa Table 2's activation under the InternLM stack too.
+  EXPECT_EQ(activation_kernel(OpKind::kMlpActivation, KernelStack::kInternLm, false, 1000, 100).forward.hbm_bytes, 4000);
+}
+
+TEST(StackKernels, InternLmLayerMovesTheFp32NormAndEagerSwigluBytes) {
+  // LLaMA-2-70B at tp 8: E = 4096 tokens x 8192 = 33,554,432; F = 4096 x 28672/8 = 14,680,064.
+  const ParallelSpec par = tp(8);
+  const LayerOps te = ops_for_layer(with_stack(llama2_70b(), KernelStack::kTransformerEngine), par, 0);
+  const LayerOps ilm = ops_for_layer(with_stack(llama2_70b(), KernelStack::kInternLm), par, 0);
+  EXPECT_EQ(ilm.ops().size(), te.ops().size());
+  EXPECT_EQ(ilm.totals().model_flops, te.totals().model_flops);
+  // Forward: two norms 8 B/element more each (16 E), the eager gating 4 B more per F.
+  EXPECT_EQ(ilm.totals().forward.hbm_bytes - te.totals().forward.hbm_bytes, 16.0 * 33'554'432 + 4.0 * 14'680'064);
+  // Backward: norms +22 E and +28 E, gating +8 F and the sum of the two input gradients 6 E.
+  EXPECT_EQ(ilm.totals().backward_input.hbm_bytes - te.totals().backward_input.hbm_bytes,
+            56.0 * 33'554'432 + 8.0 * 14'680'064);  // 1,996,488,704
+  EXPECT_EQ(ilm.totals().backward_weight.hbm_bytes, te.totals().backward_weight.hbm_bytes);
+  // Stored: silu's output on top (2 B per F).
+  EXPECT_EQ(ilm.totals().activation_bytes - te.totals().activation_bytes, 2.0 * 14'680'064);
+}
+
 }  // namespace
 }  // namespace mofasim::model

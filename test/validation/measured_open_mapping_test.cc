@@ -102,11 +102,12 @@ TEST(OpenMapping, TheSourcesStackSetsSequenceParallelismAndVppTheSchedule) {
   EXPECT_EQ(spec_of(map_open_run(row("O-MLL-02"))).model.attention_impl, model::AttentionImpl::kFused);
   EXPECT_FALSE(spec_of(map_open_run(row("O-ILM-17"))).parallel.sequence_parallel);
   // Megatron-Core on Transformer Engine (SimuMax, MLPerf, Megatron-Bridge) runs TE's fused memory-
-  // bound kernels; InternEvo's layers run the same dense-layer inventory (flash-attn's fused rotary
-  // kernel and two eager residual adds); Megatron-LLaMA's stay MoFa Table 2.
+  // bound kernels; InternEvo's layers run InternLM's own set (flash-attn's fused rotary kernel, two
+  // eager residual adds, fp32-input norms recomputed in the backward, eager SwiGLU); Megatron-LLaMA's
+  // stay MoFa Table 2.
   EXPECT_EQ(megatron.model.kernel_stack, model::KernelStack::kTransformerEngine);
   EXPECT_EQ(spec_of(map_open_run(row("O-MLP-01"))).model.kernel_stack, model::KernelStack::kTransformerEngine);
-  EXPECT_EQ(spec_of(map_open_run(row("O-ILM-17"))).model.kernel_stack, model::KernelStack::kTransformerEngine);
+  EXPECT_EQ(spec_of(map_open_run(row("O-ILM-17"))).model.kernel_stack, model::KernelStack::kInternLm);
   EXPECT_EQ(spec_of(map_open_run(row("O-MLL-02"))).model.kernel_stack, model::KernelStack::kMofaTable2);
 }
 

@@ -40,14 +40,22 @@ struct Bound {
 // dense layer, read from its modeling code) lowered the fit rows from 14.02 / 11.43 (analytic MAPE
 // 11.70 -> 11.60, but its median ROSE 8.32 -> 9.16: the closed form already priced the multi-node
 // rows slow, bias -0.34 -> +1.03 %).
-constexpr Bound kSimulated[] = {{"fit", 46, 12.55, 9.82}, {"test", 9, 21.20, 12.89}};
+// Then InternLM's own kernel set (KernelStack::kInternLm, read from the code of the rows' config
+// commit: each RMSNorm on an fp32 copy and recomputed in the backward, the eager SwiGLU) lowered
+// them from 12.55 / 9.82 (single-node rows 13.06 -> 8.49 % MAPE).
+constexpr Bound kSimulated[] = {{"fit", 46, 9.44, 6.04}, {"test", 9, 21.20, 12.89}};
 // The closed form stopped paying the DP ring's latency once per ceil(bytes / dp_bucket_bytes)
 // piece of the gradient and pays it per bucket of whole layers, as the step simulation does
 // (model::GradientBuckets). That excess latency (5.6 s at InternLM-7B on 1,024 A100s) had offset
 // the model's too-fast compute on these rows, so the analytic bounds rose with that fix (from fit
 // 15.13 / 14.33, test 22.20 / 19.99 just before it). Then FlashAttention-1 for O-ILM and O-FA with
 // the 50 us eager launch cost: fit 14.10 / 11.46 -> 11.70 / 8.32, test 29.97 / 25.34 -> 18.60 / 12.33.
-constexpr Bound kAnalytic[] = {{"fit", 46, 11.60, 9.16}, {"test", 9, 18.60, 12.33}};
+// The InternLM kernel set RAISED the analytic fit rows from 11.60 / 9.16: its five single-node rows
+// improve (11.01 -> 6.59 % MAPE) but the closed form already priced the 41 multi-node rows slow
+// (O-ILM-11..16, 27..40 were -7 to -13 %), and the added norm and gating bytes move them further
+// (multi-node 11.68 -> 12.43 %). The same kernels lower the simulated fit rows (above); the
+// closed form's multi-node excess is its own error (docs/validation-measured.md).
+constexpr Bound kAnalytic[] = {{"fit", 46, 11.80, 10.57}, {"test", 9, 18.60, 12.33}};
 // The 45 B200 rows (44 single-node O-SMXB and one FP8 MLPerf row, all in the fit split), with the b200 preset's GEMM ceiling
 // and grouped fraction fitted on gemm.csv's even-numbered B200 rows (not on these runs). Lowered from
 // 15.37 / 14.51 when that fit became one of summed time (1173 -> 1121.8 TFLOPS), NVLink 5 took the
