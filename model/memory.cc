@@ -27,14 +27,16 @@ struct LayerMemory {
   double kept = 0;     // left by an input-gradient pass until the weight-gradient pass
 };
 
-LayerMemory layer_memory(const LayerTotals& x, double weight_grad, const FeatureSpec& f, int memfine_chunks) {
+LayerMemory layer_memory(const LayerTotals& x, const WeightGradInputs& weight_grad, const FeatureSpec& f,
+                         int memfine_chunks) {
   // MemFine: expert intermediates are recomputed chunk by chunk; only the dispatched inputs stay.
-  const double chunked = memfine_chunks > 0 ? x.routed_activation_bytes - x.routed_input_bytes : 0;
-  const double chunk_working = memfine_chunks > 0 ? chunked / memfine_chunks : 0;
+  const bool memfine = memfine_chunks > 0;
+  const double chunked = memfine ? x.routed_activation_bytes - x.routed_input_bytes : 0;
+  const double chunk_working = memfine ? chunked / memfine_chunks : 0;
   LayerMemory m;
-  // The weight-gradient inputs (the rebuilt ones too under recompute), less MemFine's chunks,
-  // which its input-gradient pass frees chunk by chunk.
-  m.kept = std::min(std::max(0.0, weight_grad - chunked), x.activation_bytes - chunked);
+  // The weight-gradient inputs (the rebuilt ones too under recompute), but those MemFine rebuilds
+  // chunk by chunk, which its input-gradient pass frees (weight_grad_inputs).
+  m.kept = weight_grad.kept(memfine);
   switch (f.recompute) {
     case RecomputeKind::kNone:  // MoFa(5)
       m.stored = x.activation_bytes - chunked;
@@ -65,22 +67,6 @@ double unsharded_bytes(const ModelSpec& model, const ParallelSpec& parallel, con
                                     p.routed_experts / (parallel.ep * parallel.etp));
   }
   return largest * (2 * b.weight + b.grad);
-}
-
-// The TP-sharded weights on `rank` no FP8 GEMM reads: the vocab-parallel embedding (a lookup) with
-// chunk 0, and with the last chunk the output head unless fp8_output_layer (as stage_gpu_params
-// places them: DualPipe's mirror copy holds both on ranks 0 and p - 1).
-double bf16_gemm_params(const ModelSpec& model, const ParallelSpec& parallel, const FeatureSpec& features, int rank) {
-  const double vocab_h = static_cast<double>(model.vocab_size) * model.hidden_size / parallel.tp;
-  const int last_chunk = parallel.pp * parallel.vpp - 1;
-  bool embedding = false;
-  bool head = false;
-  for (const ChunkLayers& c : parameter_chunks(model, parallel, rank)) {
-    embedding = embedding || c.chunk == 0;
-    head = head || c.chunk == last_chunk;
-  }
-  const bool head_weight = head && !features.fp8.output_layer && (model.untie_embeddings || parallel.pp > 1);
-  return (embedding ? vocab_h : 0) + (head_weight ? vocab_h : 0);
 }
 
 void validate_inflight(const ParallelSpec& parallel, std::span<const double> inflight) {
@@ -146,14 +132,14 @@ MemoryReport report_with_chunks(const ModelSpec& model, const HardwareSpec& hw, 
   // the last chunk one unit for the head, the loss and the MTP modules (each a layer of the last
   // layer's kind, its projection and its own head), which the backward releases first.
   const int last_chunk = parallel.pp * parallel.vpp - 1;
-  auto kept_of = [](double weight_grad, double stored) { return std::min(weight_grad, stored); };
+  const bool memfine = memfine_chunks > 0;
   const double mtp_depth = model.mtp_depth;
-  const double head_kept = kept_of(totals.head_weight_grad, head);
+  const double head_kept = totals.head_weight_grad.kept(memfine);
   const UnitMemory head_unit{
       .stored = head + mtp_depth * (mtp_layer.stored + mtp_projection + head),
       .working = mtp_depth > 0 ? mtp_layer.working : 0,
       .kept_for_weight_grad =
-          head_kept + mtp_depth * (mtp_layer.kept + kept_of(totals.mtp_projection_weight_grad, mtp_projection) + head_kept)};
+          head_kept + mtp_depth * (mtp_layer.kept + totals.mtp_projection_weight_grad.kept(memfine) + head_kept)};
   // Into `units`, reused from rank to rank so the walk allocates nothing once warm.
   auto chunk_units = [&](const ChunkLayers& c, std::vector<UnitMemory>& units) {
     units.clear();
@@ -203,8 +189,8 @@ MemoryReport report_with_chunks(const ModelSpec& model, const HardwareSpec& hw, 
     }
     st.static_bytes = static_memory(st.params, features, shards);
     if (features.fp8.enabled) {  // no FP8 copies of the embedding and the BF16 head on this rank
-      st.static_bytes.fp8_weights -=
-          bf16_gemm_params(model, parallel, features, rank) * fp8_weight_bytes_per_param(features.fp8.recipe);
+      const double bf16_gemm_params = st.params.embedding_sharded + (features.fp8.output_layer ? 0 : st.params.head_sharded);
+      st.static_bytes.fp8_weights -= bf16_gemm_params * fp8_weight_bytes_per_param(features.fp8.recipe);
     }
     st.static_bytes.unsharded = unsharded;
     st.static_bytes.deepep_buffers = deepep;
@@ -421,12 +407,16 @@ MemoryOpTotals memory_op_totals(const ModelSpec& model, const ParallelSpec& para
   return memory_op_totals(model, parallel, FeatureSpec{});
 }
 
-double weight_grad_activation_bytes(const LayerOps& ops) {
-  double bytes = 0;
+WeightGradInputs weight_grad_inputs(const LayerOps& ops) {
+  WeightGradInputs w;
   for (const OpCost& op : ops.ops()) {
-    if (op.backward_weight.flops > 0) bytes += op.activation_bytes;
+    if (!(op.backward_weight.flops > 0)) continue;
+    w.all += op.activation_bytes;
+    // MemFine keeps the dispatched tokens (fc1's input, LayerTotals::routed_input_bytes) and
+    // rebuilds the rest of the routed experts' activations chunk by chunk (layer_memory).
+    if (op.routed_expert && op.op != OpKind::kExpertLinear1) w.memfine_rebuilt += op.activation_bytes;
   }
-  return bytes;
+  return w;
 }
 
 MemoryOpTotals memory_op_totals(const ModelSpec& model, const ParallelSpec& parallel, const FeatureSpec& features) {
@@ -435,21 +425,21 @@ MemoryOpTotals memory_op_totals(const ModelSpec& model, const ParallelSpec& para
   if (!(model.is_moe() && model.moe.first_k_dense_layers == 0)) {
     const LayerOps ops = stored(ops_for_layer(model, parallel, 0));
     t.dense = ops.totals();
-    t.dense_weight_grad = weight_grad_activation_bytes(ops);
+    t.dense_weight_grad = weight_grad_inputs(ops);
   }
   if (model.is_moe()) {
     const LayerOps ops = stored(ops_for_layer(model, parallel, model.num_layers - 1));
     t.moe = ops.totals();
-    t.moe_weight_grad = weight_grad_activation_bytes(ops);
+    t.moe_weight_grad = weight_grad_inputs(ops);
   }
   t.embedding = ops_for_embedding(model, parallel).totals();
   const LayerOps head = stored(ops_for_head(model, parallel));
   t.head = head.totals();
-  t.head_weight_grad = weight_grad_activation_bytes(head);
+  t.head_weight_grad = weight_grad_inputs(head);
   if (model.mtp_depth > 0) {
     const LayerOps projection = stored(ops_for_mtp_projection(model, parallel));
     t.mtp_projection = projection.totals();
-    t.mtp_projection_weight_grad = weight_grad_activation_bytes(projection);
+    t.mtp_projection_weight_grad = weight_grad_inputs(projection);
   }
   return t;
 }

@@ -165,6 +165,19 @@ double head_microbatches_in_flight(ScheduleKind schedule, double stage_inflight)
 // min(p - k, m) for rank k. The schedules module supplies these for other schedules.
 std::vector<double> one_f_one_b_inflight(const ParallelSpec& parallel);
 
+// The stored activation only a weight gradient reads: the inputs of the ops with weight-gradient
+// FLOPs (`all`), and of them the part MemFine rebuilds chunk by chunk in the backward
+// (`memfine_rebuilt`: the routed-expert ops' inputs but fc1's, which are the dispatched tokens
+// MemFine keeps). An input-gradient pass leaves kept(memfine) live until the weight-gradient pass:
+// the memory walk (kept_for_weight_grad) and the step simulation (which frees them at the
+// weight-gradient pass, the rest at the input-gradient one) both count it with this one rule.
+struct WeightGradInputs {
+  double all = 0;
+  double memfine_rebuilt = 0;
+  [[nodiscard]] double kept(bool memfine) const { return memfine ? all - memfine_rebuilt : all; }
+};
+WeightGradInputs weight_grad_inputs(const LayerOps& ops);
+
 // The op-table totals a report is built from, for a caller that holds the tables already (the
 // analytic model): dense / moe are any dense / the last layer's ops_for_layer totals (layer tables
 // differ only by is_moe_layer), then ops_for_embedding, ops_for_head and, with mtp_depth > 0,
@@ -175,16 +188,13 @@ struct MemoryOpTotals {
   LayerTotals embedding;
   LayerTotals head;
   LayerTotals mtp_projection;  // unused when mtp_depth == 0
-  // weight_grad_activation_bytes of each table: what a split backward (ZB-H1's and DualPipe's
+  // weight_grad_inputs of each table: what a split backward (ZB-H1's and DualPipe's
   // input-gradient pass) leaves live until the weight-gradient pass.
-  double dense_weight_grad = 0;
-  double moe_weight_grad = 0;
-  double head_weight_grad = 0;
-  double mtp_projection_weight_grad = 0;
+  WeightGradInputs dense_weight_grad;
+  WeightGradInputs moe_weight_grad;
+  WeightGradInputs head_weight_grad;
+  WeightGradInputs mtp_projection_weight_grad;
 };
-// The stored activation only a weight gradient reads: the inputs of the ops with weight-gradient
-// FLOPs. The step simulation frees them at the weight-gradient pass, the rest at the input-gradient one.
-double weight_grad_activation_bytes(const LayerOps& ops);
 
 // A rank's passes in the order its pipeline schedule runs them (schedules::rank_orders builds
 // them): `chunks` are the model chunks the rank runs (chunk_layers entries: the one with .chunk 0

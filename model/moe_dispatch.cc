@@ -38,29 +38,28 @@ struct Slot {
 
 // DeepEP's two hops: toward the experts the node copy crosses the NIC first and is then forwarded
 // inside the node; back from them the node's copies are reduced first and then sent home. The
-// second runs at once with the first, pipelined over `chunks` chunks (moe_deepep.h).
+// second runs at once with the first, pipelined over `chunks` chunks (moe_deepep.h): it names the
+// first by its index (CommOp::pipelined_with), so the pair does not depend on list order.
 void add_flex(LayerOps& ops, const Slot& at, int ep, int nodes, double node_copy_bytes, double expert_copy_bytes,
               double chunks) {
   const int per_node = std::max(ep / nodes, 1);
-  const bool both = nodes > 1 && per_node > 1;
-  auto scale_out = [&](double pipelined) {
-    if (nodes > 1) {
-      add_comm_op(ops, CollectiveKind::kAllToAllScaleOut, LayerGroup::kEp, ep, at.phase, at.op, at.before,
-                  node_copy_bytes, node_copy_bytes * (nodes - 1) / nodes, 1, pipelined);
-    }
+  auto scale_out = [&](int with, double pipelined) {
+    if (nodes <= 1) return -1;
+    return add_comm_op(ops, CollectiveKind::kAllToAllScaleOut, LayerGroup::kEp, ep, at.phase, at.op, at.before,
+                       node_copy_bytes, node_copy_bytes * (nodes - 1) / nodes, 1, with, pipelined);
   };
-  auto scale_up = [&](double pipelined) {
-    if (per_node > 1) {
-      add_comm_op(ops, CollectiveKind::kAllToAllScaleUp, LayerGroup::kEp, ep, at.phase, at.op, at.before,
-                  expert_copy_bytes, expert_copy_bytes * (per_node - 1) / per_node, 1, pipelined);
-    }
+  auto scale_up = [&](int with, double pipelined) {
+    if (per_node <= 1) return -1;
+    return add_comm_op(ops, CollectiveKind::kAllToAllScaleUp, LayerGroup::kEp, ep, at.phase, at.op, at.before,
+                       expert_copy_bytes, expert_copy_bytes * (per_node - 1) / per_node, 1, with, pipelined);
   };
+  // The second hop pairs with the first only when both run (more than one node, more than one
+  // member per node).
+  auto second = [&](int first, auto&& hop) { (void)hop(first, first >= 0 ? chunks : 0); };
   if (at.toward_experts) {
-    scale_out(0);
-    scale_up(both ? chunks : 0);
+    second(scale_out(-1, 0), scale_up);
   } else {
-    scale_up(0);
-    scale_out(both ? chunks : 0);
+    second(scale_up(-1, 0), scale_out);
   }
 }
 

@@ -20,7 +20,7 @@
 //     (G groups, M per token, a group spanning ⌈N/G⌉ nodes): DeepSeek-V3's bound (report §3.2.2,
 //     each token to at most M = 4 nodes). DeepSeek-V3 on 8 nodes: D = 5.25 unlimited, 3.60 at M = 4. The combine runs the hops in reverse. DeepEP's normal
 //     kernels pipeline the two hops in chunks (moe_deepep.h): the second hop's CommOp carries
-//     pipeline_chunks = n, and the rank plan prices the pair as max(T1, T2) + min(T1, T2)/n.
+//     pipeline_chunks = n and names the first (pipelined_with), and the rank plan prices the pair as max(T1, T2) + min(T1, T2)/n.
 //   The backward mirrors the forward: the combine's gradient goes the dispatch way and the
 //   dispatch's gradient the combine way, both in B_c (bf16 gradients).
 //   Expert TP (etp > 1, alltoall and flex): the dispatched tokens are all-gathered over the ETP

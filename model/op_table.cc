@@ -441,9 +441,9 @@ void add_moe(LayerOps& ops, const Ctx& c) {
 
 }  // namespace
 
-void add_comm_op(LayerOps& ops, CollectiveKind kind, LayerGroup group, int n, Phase phase, OpKind op, bool before,
-                 double bytes, double wire, int count, double pipeline_chunks) {
-  if (n <= 1 || count <= 0 || bytes <= 0) return;
+int add_comm_op(LayerOps& ops, CollectiveKind kind, LayerGroup group, int n, Phase phase, OpKind op, bool before,
+                double bytes, double wire, int count, int pipelined_with, double pipeline_chunks) {
+  if (n <= 1 || count <= 0 || bytes <= 0) return -1;
   ops.add(CommOp{.collective = kind,
                  .group = group,
                  .group_size = n,
@@ -453,7 +453,9 @@ void add_comm_op(LayerOps& ops, CollectiveKind kind, LayerGroup group, int n, Ph
                  .bytes = bytes,
                  .wire_bytes = wire,
                  .count = count,
+                 .pipelined_with = pipelined_with,
                  .pipeline_chunks = pipeline_chunks});
+  return static_cast<int>(ops.comms().size()) - 1;
 }
 
 void LayerOps::add(const OpCost& op) {
@@ -478,6 +480,11 @@ void LayerOps::add(const OpCost& op) {
 
 void LayerOps::add(const CommOp& comm) {
   MOFASIM_CHECK(num_comms_ < kMaxComms, "LayerOps: more than kMaxComms collectives");
+  // A pipelined pair is two comms: the second names an earlier one that names none itself.
+  MOFASIM_CHECK((comm.pipelined_with < 0) == (comm.pipeline_chunks <= 0), "a pipelined hop carries its chunk count");
+  MOFASIM_CHECK(comm.pipelined_with < num_comms_ &&
+                    (comm.pipelined_with < 0 || comms_[static_cast<std::size_t>(comm.pipelined_with)].pipelined_with < 0),
+                "a hop is pipelined with an earlier comm of its layer that is paired with none");
   comms_[static_cast<std::size_t>(num_comms_++)] = comm;
   totals_.comm_wire_bytes += comm.wire_bytes * comm.count;
 }

@@ -181,8 +181,10 @@ struct CommOp {
   double bytes = 0;       // payload S per rank per call, nccl-tests convention (whole AG/RS buffer)
   double wire_bytes = 0;  // bytes this rank sends per call: AR 2(n-1)/n*S, AG/RS/A2A (n-1)/n*S, P2P S
   int count = 1;          // calls (CP ring: c-1 steps)
-  // > 0: runs at once with the comm listed just before it (DeepEP's two hops), the pair pipelined
-  // over this many chunks (model/moe_deepep.h); the rank plan hides the shorter of the two.
+  // DeepEP's two hops run at once, pipelined over chunks (model/moe_deepep.h): the second hop names
+  // the first by its index in LayerOps::comms() and carries the chunk count (> 0); the rank plan
+  // hides the shorter of the two. -1 and 0 for every other comm, the first hop included.
+  int pipelined_with = -1;
   double pipeline_chunks = 0;
 };
 
@@ -224,9 +226,11 @@ class LayerOps {
 };
 
 // Appends one collective: payload S = bytes (nccl-tests convention), `wire` bytes this rank sends
-// per call, `count` calls. Nothing for a group of one, no calls or an empty payload.
-void add_comm_op(LayerOps& ops, CollectiveKind kind, LayerGroup group, int n, Phase phase, OpKind op, bool before,
-                 double bytes, double wire, int count = 1, double pipeline_chunks = 0);
+// per call, `count` calls, pipelined with comm `pipelined_with` over `pipeline_chunks` chunks
+// (CommOp). Nothing for a group of one, no calls or an empty payload. Returns the comm's index in
+// ops.comms(), or -1 when nothing was appended.
+int add_comm_op(LayerOps& ops, CollectiveKind kind, LayerGroup group, int n, Phase phase, OpKind op, bool before,
+                double bytes, double wire, int count = 1, int pipelined_with = -1, double pipeline_chunks = 0);
 
 // Transformer layer `layer` (dense or MoE by ModelSpec::is_moe_layer). MTP modules use the layer
 // type of the last layer: ops_for_layer(model, parallel, model.num_layers - 1).

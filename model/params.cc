@@ -121,12 +121,16 @@ GpuParams stage_gpu_params(const ModelSpec& model, const ParallelSpec& parallel,
   const double h = model.hidden_size;
   const double vocab_h = static_cast<double>(model.vocab_size) * h;
   if (embedding) {
-    g.dense_sharded += vocab_h / t;  // vocab-parallel embedding
+    g.embedding_sharded = vocab_h / t;  // vocab-parallel embedding
+    g.dense_sharded += g.embedding_sharded;
     if (model.position == PositionKind::kLearned) g.replicated += static_cast<double>(model.seq_length) * h;
   }
   if (head) {
     // The head: its own weights when untied; with tied weights a synced copy unless rank 0 is this rank.
-    if (model.untie_embeddings || parallel.pp > 1) g.dense_sharded += vocab_h / t;
+    if (model.untie_embeddings || parallel.pp > 1) {
+      g.head_sharded = vocab_h / t;
+      g.dense_sharded += g.head_sharded;
+    }
     g.replicated += h * norm_vectors(model.norm);
     if (model.mtp_depth > 0) {
       const MtpParams mp = mtp_params(model);

@@ -76,6 +76,12 @@ struct GpuParams {
   double dense_sharded = 0;  // TP-sharded dense weights on this GPU (already divided by t)
   double replicated = 0;     // norms, router (not divided by t)
   double expert = 0;         // routed-expert weights on this GPU (already divided by EP*ETP)
+  // The vocab matrices inside dense_sharded, where stage_gpu_params places them: the
+  // vocab-parallel embedding (V*h/t, with chunk 0) and the output head's own copy (V*h/t, with the
+  // last chunk when untied or pp > 1). No FP8 GEMM reads the embedding (a lookup), nor the head
+  // unless fp8_output_layer: the memory model keeps no FP8 copy of them.
+  double embedding_sharded = 0;
+  double head_sharded = 0;
 
   [[nodiscard]] double dense() const { return dense_sharded + replicated; }
   [[nodiscard]] double total() const { return dense_sharded + replicated + expert; }

@@ -235,10 +235,10 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
                                  .embedding = plan.embedding.ops.totals(),
                                  .head = plan.head.ops.totals(),
                                  .mtp_projection = plan.mtp_projection.ops.totals(),
-                                 .dense_weight_grad = plan.dense.present ? weight_grad_activation_bytes(plan.dense.ops) : 0,
-                                 .moe_weight_grad = weight_grad_activation_bytes(last_moe ? plan.moe.ops : plan.dense.ops),
-                                 .head_weight_grad = weight_grad_activation_bytes(plan.head.ops),
-                                 .mtp_projection_weight_grad = weight_grad_activation_bytes(plan.mtp_projection.ops)};
+                                 .dense_weight_grad = plan.dense.present ? weight_grad_inputs(plan.dense.ops) : WeightGradInputs{},
+                                 .moe_weight_grad = weight_grad_inputs(last_moe ? plan.moe.ops : plan.dense.ops),
+                                 .head_weight_grad = weight_grad_inputs(plan.head.ops),
+                                 .mtp_projection_weight_grad = weight_grad_inputs(plan.mtp_projection.ops)};
   plan.memory = memory_report(model, *in.hardware, par, feat, inflight, op_totals, *orders);
 
   // DP reduction and optimizer per rank (MoFa(13) MoFa(24) MoFa(25) MoFa(26) MoFa(27) MoFa(28)).

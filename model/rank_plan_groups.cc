@@ -152,10 +152,12 @@ void price_block(PlanBlock& block, const LayerGroups& g, int etp, CommCostCache&
   }
   // DeepEP's two hops run at once in n chunks (moe_deepep.h): max(T1, T2) + min(T1, T2)/n. The
   // longer hop keeps its price; the shorter is priced for its last chunk only, the rest hidden.
-  for (std::size_t j = 1; j < comms.size(); ++j) {
+  // The second hop names the first (CommOp::pipelined_with).
+  for (std::size_t j = 0; j < comms.size(); ++j) {
+    if (comms[j].pipelined_with < 0) continue;
+    const auto first = static_cast<std::size_t>(comms[j].pipelined_with);
     const double n = comms[j].pipeline_chunks;
-    if (n <= 0) continue;
-    const std::size_t shorter = comm_seconds(block.comm[j], 1) < comm_seconds(block.comm[j - 1], 1) ? j : j - 1;
+    const std::size_t shorter = comm_seconds(block.comm[j], 1) < comm_seconds(block.comm[first], 1) ? j : first;
     const CommOp& c = comms[shorter];
     block.comm_hidden[shorter] = 1 - 1 / n;
     block.comm[shorter] = cost(on(g.ep), c.collective, c.bytes / n);

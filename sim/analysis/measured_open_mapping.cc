@@ -523,15 +523,11 @@ OpenCase map_open_run(const OpenRun& run) {
   // A layout whose chunks do not divide the layers: the split the source's framework uses, when
   // its rule is known (measured_open_split.h); otherwise the schema's refusal below lists the row.
   const int chunks = run.pp * run.vpp;
-  if (chunks > 1 && run.layers % chunks != 0) {
-    if (auto split = open_source_stage_layers(run.source_group(), run.layers, chunks)) {
-      c.parallel.stage_layers = std::move(*split);
-    }
-  }
+  if (chunks > 1 && run.layers % chunks != 0) (void)apply_open_source_split(run.source_group(), run.layers, c.parallel);
   try {
     model::validate_model(c.model);
     model::validate_parallel(c.model, c.parallel);
-    (void)model::chunk_layers(c.model, c.parallel);  // an uneven split needs the run's stage_layers
+    (void)model::chunk_layers(c.model, c.parallel);  // an uneven split needs the source's rule
     c.topology.validate();
   } catch (const std::invalid_argument& e) {
     why.push_back(std::string("the schema rejects the layout: ") + e.what());

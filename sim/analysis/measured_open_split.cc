@@ -3,16 +3,6 @@
 
 namespace mofasim::analysis {
 
-std::optional<std::vector<int>> megatron_embedding_loss_split(int layers, int chunks) {
-  if (layers < 1 || chunks < 2 || (layers + 2) % chunks != 0) return std::nullopt;
-  const int per_chunk = (layers + 2) / chunks;
-  if (per_chunk < 2) return std::nullopt;  // the first or last chunk would hold no layer
-  std::vector<int> split(static_cast<std::size_t>(chunks), per_chunk);
-  split.front() -= 1;  // the embedding counts as one layer
-  split.back() -= 1;   // the loss counts as one layer
-  return split;
-}
-
 std::optional<std::vector<int>> automodel_split(int layers, int chunks) {
   if (chunks < 1 || chunks > layers) return std::nullopt;
   std::vector<int> split(static_cast<std::size_t>(chunks), layers / chunks);
@@ -20,10 +10,19 @@ std::optional<std::vector<int>> automodel_split(int layers, int chunks) {
   return split;
 }
 
-std::optional<std::vector<int>> open_source_stage_layers(const std::string& source_group, int layers, int chunks) {
-  if (source_group == "O-MLP") return megatron_embedding_loss_split(layers, chunks);
-  if (source_group == "O-AM") return automodel_split(layers, chunks);
-  return std::nullopt;
+bool apply_open_source_split(const std::string& source_group, int layers, model::ParallelSpec& parallel) {
+  if (source_group == "O-MLP") {
+    parallel.account_for_embedding = true;
+    parallel.account_for_loss = true;
+    return true;
+  }
+  if (source_group == "O-AM") {
+    std::optional<std::vector<int>> split = automodel_split(layers, parallel.pp * parallel.vpp);
+    if (!split) return false;
+    parallel.stage_layers = std::move(*split);
+    return true;
+  }
+  return false;
 }
 
 }  // namespace mofasim::analysis

@@ -64,11 +64,20 @@ int run_ettr(const Args& args) {
   std::optional<CheckpointIoResult> io_result;  // shown when the checkpoint times were simulated
   if (loaded.proto.fault_tolerance().checkpoint().has_storage()) io_result = simulate_checkpoint(loaded);
   model::FaultSpec spec = io_result ? to_fault_spec(loaded, *io_result) : to_fault_spec(loaded);
-  const FailSlowPricing fail_slow = price_fail_slow(loaded, spec.fail_slow);  // the slow steps, simulated
   const fault::CheckpointIoTimes* io = io_result ? &io_result->idle : nullptr;
   const executor::DrainUnderTraining* drain = io_result && io_result->drain ? &*io_result->drain : nullptr;
   const model::RunSpec run{.step_time_s = step.seconds, .n_steps = scenario::training_steps(loaded.proto),
                            .tokens_per_step = static_cast<double>(loaded.parallel.global_batch) * loaded.model.seq_length};
+  // A run over its event budget is refused before fail-slow's pricing simulates a step per stage
+  // (the budget needs only the episode rate); a merge runs no trials and is not checked.
+  if (sharding.merge.empty()) {
+    try {
+      fault::check_event_budget(spec, run, ettr.trials, ettr.max_events);
+    } catch (const fault::EventBudgetExceeded& e) {
+      throw located_budget_error(loaded, e);
+    }
+  }
+  const FailSlowPricing fail_slow = price_fail_slow(loaded, spec.fail_slow);  // the slow steps, simulated
   const fault::MonteCarloOptions mc_options = monte_carlo_options(ettr);
   // A shard names its run, so a merge of shards of another scenario or step time is refused.
   const nlohmann::json run_id = {{"scenario", loaded.proto.name()}, {"step_time_s", run.step_time_s},

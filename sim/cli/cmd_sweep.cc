@@ -18,9 +18,7 @@
 #include "sim/cli/output_files.h"
 #include "sim/cli/ettr_options.h"
 #include "sim/cli/shard_options.h"
-#include "sim/scenario/scenario_specs.h"
-#include "sim/cli/step_time.h"
-#include "sim/scenario/scenario_specs_fail_slow.h"
+#include "sim/cli/sweep_points.h"
 #include "sim/cli/sweep_range.h"
 #include "sim/fault/ettr_sweep.h"
 #include "sim/fault/plot_axes.h"
@@ -107,25 +105,11 @@ int run_sweep(const Args& args) {
   const SweepRange range = parse_sweep_range(param);
   check_outputs("sweep", {{"--out", out + ".csv"}, {"--out", out + ".svg"}}, {path});
 
-  // Load every point up front so a bad value fails before any Monte Carlo work.
-  std::vector<fault::EttrStudyInputs> inputs;
-  std::optional<scenario::LoadedScenario> first;  // locates a budget error met during the trials
-  for (double v : range.values) {
-    std::vector<std::string> sets = common.sets;
-    sets.push_back(range.override_for(v));
-    const scenario::LoadedScenario loaded = load_checked(path, sets, true);
-    const StepTimeChoice step = resolve_step_time(loaded, ettr.step_time);
-    model::FaultSpec spec = to_fault_spec(loaded);
-    static_cast<void>(price_fail_slow(loaded, spec.fail_slow));  // fail-slow's slow steps at this point
-    inputs.push_back({.spec = std::move(spec),
-                      .run = {.step_time_s = step.seconds, .n_steps = scenario::training_steps(loaded.proto)}});
-    try {
-      fault::check_event_budget(inputs.back().spec, inputs.back().run, ettr.trials, ettr.max_events);
-    } catch (const fault::EventBudgetExceeded& e) {
-      throw located_budget_error(loaded, e);
-    }
-    if (!first) first = loaded;
-  }
+  // Load every point up front so a bad value or an over-budget point fails before any pricing or
+  // Monte Carlo work.
+  SweepPoints loaded_points = load_sweep_points(path, common.sets, range, ettr, simulated_fail_slow_pricer());
+  std::vector<fault::EttrStudyInputs>& inputs = loaded_points.inputs;
+  std::optional<scenario::LoadedScenario>& first = loaded_points.first;
   fault::EttrSweep sweep;
   fault::MonteCarloOptions mc = monte_carlo_options(ettr);
   mc.progress = progress::stderr_callback("sweep", "points", ettr.quiet);  // per point, not per trial
@@ -185,22 +169,13 @@ int run_sweep(const Args& args) {
   // End-to-end times as durations; the Monte Carlo interval (mean ± z*se) as its half-width.
   std::cout << "swept " << range.path << " over " << range.values.size() << " values; wrote " << out << ".csv and "
             << out << ".svg\n"
-            << "best (shortest end-to-end time): " << range.path << " = " << format_number("%.10g", best.value) << unit
+            << "best (shortest analytic end-to-end time): " << range.path << " = " << format_number("%.10g", best.value) << unit
             << "\n  E2E  " << format_duration(best.analytic_e2e_s) << " analytic, " << format_duration(best.mc_e2e_mean_s)
             << " Monte Carlo mean (" << format_number("%.0f %% CI: mean ± ", 100 * fault::kCiLevel)
             << format_duration((best.mc_e2e_ci95_s[1] - best.mc_e2e_ci95_s[0]) / 2) << ")\n  ETTR " << format_number("%.4f %%", 100 * best.analytic_ettr)
             << " analytic, " << format_number("%.4f %%", 100 * best.mc_ettr_mean) << " Monte Carlo mean\n  step "
             << format_number("%.6g s", best.step_time_s) << "\n";
-  // Points the Monte Carlo trials cannot tell from the best: the paired (same failures, trial by
-  // trial) 95% CI of their E2E difference contains 0.
-  std::string tied;
-  for (std::size_t i = 0; i < sweep.points.size(); ++i) {
-    const auto& ci = sweep.points[i].mc_e2e_minus_best_ci95_s;
-    if (i != sweep.best && ci[0] <= 0 && ci[1] >= 0) tied += (tied.empty() ? "" : ", ") + format_number("%.10g", sweep.points[i].value);
-  }
-  std::cout << (tied.empty() ? std::string("every other value is slower than the best beyond Monte Carlo noise")
-                             : "within Monte Carlo noise of the best: " + tied)
-            << " (paired 95 % CIs of the E2E difference, common random numbers)\n";
+  std::cout << fault::monte_carlo_verdict(sweep, [](double v) { return format_number("%.10g", v); }) << "\n";
   std::size_t top_ettr = 0;
   for (std::size_t i = 0; i < sweep.points.size(); ++i) {
     if (sweep.points[i].analytic_ettr > sweep.points[top_ettr].analytic_ettr) top_ettr = i;

@@ -278,11 +278,7 @@ bool Generator::offloads(const LayerPlan& lp) const {
 
 bool Generator::memfine_applies(const LayerPlan& lp) const { return f_.memfine && lp.expert_activation_bytes > 0; }
 
-double Generator::weight_grad_bytes(const LayerPlan& lp) const {
-  double b = lp.weight_grad_activation_bytes;
-  if (memfine_applies(lp)) b = std::max(0.0, b - lp.expert_activation_bytes);
-  return std::min(b, lp.activation_bytes - (memfine_applies(lp) ? lp.expert_activation_bytes : 0.0));
-}
+double Generator::weight_grad_bytes(const LayerPlan& lp) const { return lp.weight_grad_inputs.kept(memfine_applies(lp)); }
 
 double Generator::expert_forward_seconds(const LayerPlan& lp) {
   double s = 0;

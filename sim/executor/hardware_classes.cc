@@ -1,13 +1,56 @@
 // Heterogeneous GPUs in the step simulation (see hardware_classes.h).
 #include "sim/executor/hardware_classes.h"
 
+#include <cstdio>
 #include <limits>
 #include <stdexcept>
+#include <string>
 
 #include "model/memory_reserve.h"
 #include "sim/executor/trace_labels.h"
 
 namespace mofasim::executor {
+namespace {
+
+std::string number(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.17g", x);
+  return buffer;
+}
+
+// What of task t differs between the class's workload and the base one, "" when nothing that must
+// match does. Only the time of compute and host tasks is the class's own (the replay takes it from
+// HardwareClasses::work); everything else runs from the base workload, so it must be the same:
+// the task's place in the step (kind, stream, stage, micro-batch, layer, op), the op's shape (its
+// FLOPs), the bytes a collective, P2P or copy moves (every member of a group moves one size), and
+// the memory the task allocates and frees (the memory check reads the base workload).
+std::string task_mismatch(const Workload& w, const Workload& base, TaskId t) {
+  if (w.kind(t) != base.kind(t)) return "task kind";
+  if (w.category(t) != base.category(t) || w.stream(t) != base.stream(t) || w.scope(t) != base.scope(t) ||
+      w.phase(t) != base.phase(t) || w.collective(t) != base.collective(t) || w.stage(t) != base.stage(t) ||
+      w.peer_stage(t) != base.peer_stage(t) || w.chunk(t) != base.chunk(t) || w.microbatch(t) != base.microbatch(t) ||
+      w.layer(t) != base.layer(t) || w.op_name(w.op(t)) != base.op_name(base.op(t))) {
+    return "place in the step (" + w.describe(t) + ")";
+  }
+  if (w.flops(t) != base.flops(t)) return "FLOPs (op shape) " + number(w.flops(t)) + " vs " + number(base.flops(t));
+  const bool own_time = w.kind(t) == TaskKind::kCompute || w.kind(t) == TaskKind::kHost;
+  if (!own_time && w.work(t) != base.work(t)) return "bytes " + number(w.work(t)) + " vs " + number(base.work(t));
+  if (w.alloc_bytes(t) != base.alloc_bytes(t) || w.free_bytes(t) != base.free_bytes(t)) {
+    return "memory allocated or freed " + number(w.alloc_bytes(t)) + "/" + number(w.free_bytes(t)) + " vs " +
+           number(base.alloc_bytes(t)) + "/" + number(base.free_bytes(t));
+  }
+  return "";
+}
+
+bool same_edges(const Workload& w, const Workload& base) {
+  if (w.edges() != base.edges()) return false;
+  for (std::size_t e = 0; e < w.edges(); ++e) {
+    if (w.edge_sources()[e] != base.edge_sources()[e] || w.edge_targets()[e] != base.edge_targets()[e]) return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 HardwareClasses price_hardware_classes(const std::vector<perturb::NodeHardware>& entries,
                                        std::span<const StepPlan* const> plans, const GenerateInput& base,
@@ -20,13 +63,21 @@ HardwareClasses price_hardware_classes(const std::vector<perturb::NodeHardware>&
     GenerateInput in = base;
     in.plan = plans[i];
     const Workload w = generate_workload(in);
-    bool same = w.size() == base_workload.size();
-    for (TaskId t = 0; same && t < w.size(); ++t) same = w.kind(t) == base_workload.kind(t);
-    if (!same) {
-      throw std::invalid_argument("topology.node_hardware[" + std::to_string(i) +
-                                  "].hardware: its step has other tasks than the hardware section's (" +
+    const std::string entry = "topology.node_hardware[" + std::to_string(i) + "].hardware: ";
+    if (w.size() != base_workload.size() || !same_edges(w, base_workload)) {
+      throw std::invalid_argument(entry + "its step has other tasks than the hardware section's (" +
                                   std::to_string(w.size()) + " vs " + std::to_string(base_workload.size()) +
-                                  "), so the two cannot run one step together");
+                                  " tasks, " + std::to_string(w.edges()) + " vs " +
+                                  std::to_string(base_workload.edges()) +
+                                  " dependencies), so the two cannot run one step together");
+    }
+    for (TaskId t = 0; t < w.size(); ++t) {
+      const std::string what = task_mismatch(w, base_workload, t);
+      if (!what.empty()) {
+        throw std::invalid_argument(entry + "its step differs from the hardware section's at " +
+                                    base_workload.describe(t) + " in its " + what +
+                                    ", so the two cannot run one step together");
+      }
     }
     std::vector<double> work(w.size());
     for (TaskId t = 0; t < w.size(); ++t) work[t] = w.work(t);

@@ -28,8 +28,11 @@ struct HardwareClasses {
 };
 
 // Generates the workload of every class plan (plans[i] priced on entries[i].hardware) with the
-// base generation input and keeps each task's work. Throws std::invalid_argument naming the entry
-// when a class's plan yields another task structure (it cannot, for one model and layout).
+// base generation input and keeps the work (time) of each compute and host task. Everything else
+// runs from the base workload, so it must match: the tasks and their dependencies, each task's
+// place in the step, FLOPs (op shape), bytes moved and memory allocated and freed. Throws
+// std::invalid_argument naming the entry, and the first task that differs and how, when it does
+// not (it cannot today: one model and layout, priced on two GPUs, differ only in time).
 HardwareClasses price_hardware_classes(const std::vector<perturb::NodeHardware>& entries,
                                        std::span<const StepPlan* const> plans, const GenerateInput& base,
                                        const Workload& base_workload, const topology::TopologySpec& topology);

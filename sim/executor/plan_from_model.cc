@@ -115,7 +115,7 @@ LayerPlan layer(const model::PlanBlock& block, double grad_bytes_per_param, cons
   lp.activation_bytes = t.activation_bytes;
   lp.activation_bytes_selective = t.activation_bytes - t.selective_dropped_bytes;
   lp.activation_bytes_full = t.input_bytes;
-  lp.weight_grad_activation_bytes = model::weight_grad_activation_bytes(block.ops);
+  lp.weight_grad_inputs = model::weight_grad_inputs(block.ops);
   lp.expert_activation_bytes = std::max(0.0, t.routed_activation_bytes - t.routed_input_bytes);
   lp.dense_grad_bytes = block.dense_params * grad_bytes_per_param;
   lp.expert_grad_bytes = block.expert_params * grad_bytes_per_param;
@@ -200,7 +200,9 @@ StepPlan plan_from_model(const PlanInput& input) {
   // The head block's memory is the memory model's head unit: the head and loss, and the MTP
   // modules' activations (their compute is not in the DAG), so the replay's live peak counts them.
   plan.post->activation_bytes = rp.memory.head_unit.stored;
-  plan.post->weight_grad_activation_bytes = rp.memory.head_unit.kept_for_weight_grad;
+  // The head unit's kept bytes are already the memory model's count (MemFine included); the head
+  // block holds no routed experts, so the replay takes them whole.
+  plan.post->weight_grad_inputs = model::WeightGradInputs{.all = rp.memory.head_unit.kept_for_weight_grad, .memfine_rebuilt = 0};
   plan.post->backward_working_bytes = rp.memory.head_unit.working;
   plan.pp_bytes = rp.pp_bytes;
   // Static memory and the in-flight activation the memory model expects (MoFa(4) MoFa(5) MoFa(6)).

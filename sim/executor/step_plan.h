@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "model/memory.h"
 #include "sim/executor/task.h"
 
 namespace mofasim::executor {
@@ -58,8 +59,9 @@ struct LayerPlan {
   bool full_recompute = true;  // full recompute rebuilds this layer (false: recompute_method block leaves it out)
   double activation_bytes_selective = 0;
   double activation_bytes_full = 0;
-  // Part of the stored activation that only the weight gradient reads (GEMM inputs): kept until W.
-  double weight_grad_activation_bytes = 0;
+  // Part of the stored activation that only the weight gradient reads (GEMM inputs): kept until W,
+  // kept(memfine) of them (model::weight_grad_inputs, the memory model's rule).
+  model::WeightGradInputs weight_grad_inputs{};
   // Live in addition during the backward of the head block (the MTP modules' rebuilt working set;
   // model::MemoryReport::head_unit); 0 for transformer layers, whose recompute allocates its own.
   double backward_working_bytes = 0;

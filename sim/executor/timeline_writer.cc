@@ -98,6 +98,9 @@ void fill_summary(const StepResult& r, proto::StepSummary& out) {
     pm.set_peak_bytes(m.peak_bytes);
     pm.set_capacity_bytes(m.capacity_bytes);
     pm.set_fits(m.fits());
+    pm.set_allocated_bytes(m.allocated_bytes);
+    pm.set_fragmentation_bytes(m.fragmentation_bytes);
+    pm.set_cuda_context_bytes(m.cuda_context_bytes);
   }
   out.set_events(r.events);
   out.set_tasks(r.tasks);

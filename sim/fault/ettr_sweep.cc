@@ -225,4 +225,22 @@ void write_sweep_svg(std::ostream& out, const EttrSweep& sweep) {
       << text(kLeft + 272, kLegendY, "start", "Monte Carlo mean, 95 % CI") << "</svg>\n";
 }
 
+std::string monte_carlo_verdict(const EttrSweep& sweep, const std::function<std::string(double)>& format_value) {
+  std::string shorter;
+  std::string tied;
+  for (std::size_t i = 0; i < sweep.points.size(); ++i) {
+    if (i == sweep.best) continue;
+    const auto& ci = sweep.points[i].mc_e2e_minus_best_ci95_s;
+    const bool is_shorter = ci[1] < 0;
+    if (!is_shorter && ci[0] > 0) continue;  // slower beyond the noise
+    std::string& list = is_shorter ? shorter : tied;
+    list += (list.empty() ? "" : ", ") + format_value(sweep.points[i].value);
+  }
+  std::string verdict;
+  if (!shorter.empty()) verdict = "the Monte Carlo trials find shorter runs than the analytic best at: " + shorter;
+  if (!tied.empty()) verdict += (verdict.empty() ? "" : "; ") + std::string("within Monte Carlo noise of the best: ") + tied;
+  if (verdict.empty()) verdict = "every other value is slower than the best beyond Monte Carlo noise";
+  return verdict + " (paired 95 % CIs of the E2E difference, common random numbers)";
+}
+
 }  // namespace mofasim::fault

@@ -71,6 +71,14 @@ EttrSweep analytic_sweep(const std::string& parameter, std::span<const double> v
 void add_monte_carlo(EttrSweep& sweep, const std::function<MonteCarloResult(std::size_t)>& trials_of,
                      const std::function<void(std::int64_t, std::int64_t)>& progress);
 
+// What the paired Monte Carlo differences say about the analytic best, one line without a newline:
+// the values whose paired 95% CI lies wholly below 0 (the trials find them shorter than the
+// analytic best), then those whose CI contains 0 (cannot be told apart), or, when there are
+// neither, that every other value is slower beyond the noise. The analytic best is MoFa's; the
+// trials also see what MoFa leaves out (fail-slow, checkpoint stalls), so they may rank otherwise.
+// format_value prints a swept value.
+std::string monte_carlo_verdict(const EttrSweep& sweep, const std::function<std::string(double)>& format_value);
+
 // Columns: <parameter>, step_time_s, analytic_ettr, analytic_e2e_s, renewal_ettr, mc_ettr_mean,
 // mc_ettr_std_error, mc_ettr_ci95_lo, mc_ettr_ci95_hi, mc_ettr_pooled, mc_e2e_mean_s,
 // mc_e2e_ci95_lo_s, mc_e2e_ci95_hi_s, mc_e2e_p90_s, mc_e2e_minus_best_s,

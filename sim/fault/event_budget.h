@@ -6,6 +6,8 @@
 // sees no failure, e^{-cS} per attempt, so it meets e^{cS} - 1 failures on average), and runs
 // whose estimate exceeds a budget of failure events are refused up front; the trials also stop
 // with the same error if they pass the budget anyway (a heavy-tailed process, a random recovery).
+// Fail-slow episodes (model::FailSlowSpec) are events of the same budget: each costs the trial a
+// few loop iterations like a failure, and a high onset rate makes a trial walk millions of them.
 #pragma once
 
 #include <cstdint>
@@ -34,8 +36,14 @@ class EventBudgetExceeded : public std::runtime_error {
 // and a fixed downtime; the mean rate is used for other processes. Spec and run must be valid.
 double expected_failures_per_trial(const model::FaultSpec& spec, const model::RunSpec& run);
 
+// Expected fail-slow onsets in one trial: the job's onset rate (rate_per_unit_per_day * units per
+// day) over the run's useful time n_steps * step_time_s, a lower bound of its wall time (episodes
+// only lengthen it), so the up-front refusal never refuses a run that fits; the trials count the
+// episodes they meet against the same budget. 0 when fail-slow is off.
+double expected_fail_slow_episodes_per_trial(const model::FaultSpec& spec, const model::RunSpec& run);
+
 // EventBudgetExceeded, with the estimate and what to change, when trials times the expected
-// failures per trial exceed max_events.
+// failures and fail-slow episodes per trial exceed max_events.
 void check_event_budget(const model::FaultSpec& spec, const model::RunSpec& run, std::int64_t trials,
                         std::int64_t max_events);
 

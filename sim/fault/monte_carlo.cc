@@ -21,6 +21,10 @@ constexpr std::int64_t kChunk = 256;  // trials claimed at a time; small enough 
 // Trial i's fail-slow draws come from Rng(seed ^ kFailSlowStream, i): a stream apart from its
 // fail-stop draws, which therefore stay the same whether fail-slow is on or off.
 constexpr std::uint64_t kFailSlowStream = 0xFA11'5107'0000'0017ULL;
+// The restart policy's own draws (each restart's class and recovery time) come from
+// Rng(seed ^ kRestartStream, i): kept off the episode stream, so that they never shift the
+// episodes that follow (every policy meets the same episodes) nor repeat an episode's draws.
+constexpr std::uint64_t kRestartStream = 0x2E57'A27D'0000'0029ULL;
 
 }  // namespace
 
@@ -106,7 +110,7 @@ MonteCarloResult run_monte_carlo(const model::FaultSpec& spec, const model::RunS
 
   std::atomic<std::int64_t> next{first};
   std::atomic<std::int64_t> done{0};
-  // Failures of the finished trials. A trial may use what is left of the budget; past it, the
+  // Failures and fail-slow episodes of the finished trials. A trial may use what is left of the budget; past it, the
   // total over all trials is over the budget whatever the order of the trials, so the error does
   // not depend on the thread count.
   std::atomic<std::int64_t> events{0};
@@ -123,15 +127,17 @@ MonteCarloResult run_monte_carlo(const model::FaultSpec& spec, const model::RunS
           const auto slot = static_cast<std::size_t>(i - first);
           Rng rng(options.seed, static_cast<std::uint64_t>(i));
           Rng slow_rng(options.seed ^ kFailSlowStream, static_cast<std::uint64_t>(i));
+          Rng restart_rng(options.seed ^ kRestartStream, static_cast<std::uint64_t>(i));
           std::span<std::int64_t> counts(result.failures_by_class.data() + slot * classes, classes);
           const std::int64_t left = options.max_events - events.load();
           try {
-            result.trials[slot] = simulate_trial(spec, run, sampler, rng, counts, left, &slow_rng);
+            result.trials[slot] = simulate_trial(spec, run, sampler, rng, counts, left, &slow_rng, &restart_rng);
           } catch (const EventBudgetExceeded&) {
             throw_budget_passed(options.max_events);
           }
-          const std::int64_t failures = result.trials[slot].failures;
-          if (events.fetch_add(failures) + failures > options.max_events) throw_budget_passed(options.max_events);
+          // Fail-slow episodes are events of the same budget as failures (event_budget.h).
+          const std::int64_t met = result.trials[slot].failures + result.trials[slot].episodes;
+          if (events.fetch_add(met) + met > options.max_events) throw_budget_passed(options.max_events);
         }
         const std::int64_t now_done = done.fetch_add(end - begin) + (end - begin);
         if (report && options.progress) options.progress(now_done, count);

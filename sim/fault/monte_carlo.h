@@ -28,8 +28,9 @@ struct MonteCarloOptions {
   std::int64_t trials = 10000;  // in [1, kMaxMonteCarloTrials]
   std::uint64_t seed = 1;
   int threads = 1;  // in [1, kMaxMonteCarloThreads]; the calling thread is one of them
-  // Failure events over all trials at most (sim/fault/event_budget.h): refused up front when the
-  // expected count exceeds it, stopped with the same error when the trials pass it.
+  // Failure events (fail-slow episodes included) over all trials at most (sim/fault/event_budget.h):
+  // refused up front when the expected count exceeds it, stopped with the same error when the
+  // trials pass it.
   std::int64_t max_events = kDefaultMaxEvents;
   // A shard: run only trials [first_trial, end_trial) of the `trials` (end_trial -1 = trials).
   // Trial i still draws from Rng(seed, i), so the shards of a run hold exactly its trials.

@@ -17,7 +17,7 @@ namespace {
 class TrialSimulator {
  public:
   TrialSimulator(const model::FaultSpec& spec, const model::RunSpec& run, const FailureSampler& sampler, Rng& rng,
-                 std::span<std::int64_t> counts, std::int64_t max_failures, Rng* slow_rng)
+                 std::span<std::int64_t> counts, std::int64_t max_events, Rng* slow_rng, Rng* restart_rng)
       : spec_(spec),
         sampler_(sampler),
         rng_(rng),
@@ -29,10 +29,12 @@ class TrialSimulator {
         snap_s_(model::checkpoint_stall_s(spec.checkpoint)),  // async: snapshot + drain slowdown
         save_exposed_(spec.failures_during_save),
         recovery_exposed_(spec.failures_during_recovery),
-        max_failures_(max_failures),
-        slow_rng_(slow_rng) {
+        max_events_(max_events),
+        restart_rng_(restart_rng) {
     if (spec.fail_slow.on()) {
       MOFASIM_CHECK(slow_rng != nullptr, "fail-slow needs the trial's fail-slow stream");
+      MOFASIM_CHECK(spec.fail_slow.policy != model::FailSlowPolicy::kRestart || restart_rng != nullptr,
+                    "the restart policy needs the trial's restart stream");
       slow_.emplace(spec.fail_slow, *slow_rng);
     }
   }
@@ -128,10 +130,18 @@ class TrialSimulator {
       elapsed += to_event;
       if (exposed) gap_ -= to_event;
       left = std::max(0.0, left - to_event * pace);
-      slow_->to_next_event();
-      if (slow_->episodes() > max_failures_) {
-        throw EventBudgetExceeded("trial: more than " + std::to_string(max_failures_) + " fail-slow episodes");
-      }
+      next_slow_event();
+    }
+  }
+
+  // Failures and fail-slow episodes so far: the events of the trial's budget (event_budget.h).
+  [[nodiscard]] std::int64_t events() const { return r_.failures + (slow_ ? slow_->episodes() : 0); }
+
+  // Applies the next fail-slow event; an onset past the budget stops the trial.
+  void next_slow_event() {
+    slow_->to_next_event();
+    if (events() > max_events_) {
+      throw EventBudgetExceeded("trial: more than " + std::to_string(max_events_) + " failures and fail-slow episodes");
     }
   }
 
@@ -143,7 +153,7 @@ class TrialSimulator {
       const double until = slow_->until_event();
       if (until > seconds) break;
       seconds -= until;
-      slow_->to_next_event();
+      next_slow_event();
     }
     slow_->pass(seconds);
   }
@@ -169,12 +179,20 @@ class TrialSimulator {
     const model::FailSlowSpec& f = spec_.fail_slow;
     const double recovery = (f.policy == model::FailSlowPolicy::kHotSpare
                                  ? f.action_time_s
-                                 : sampler_.draw_recovery_s(sampler_.draw_class(*slow_rng_), *slow_rng_)) +
+                                 : sampler_.draw_recovery_s(sampler_.draw_class(*restart_rng_), *restart_rng_)) +
                             spec_.checkpoint.restore_time_s;
     double elapsed = 0;
     const bool ok = advance(recovery, recovery_exposed_, elapsed);
     r_.mitigation_s += elapsed;
     return ok;
+  }
+
+  // A fail-stop recovery has completed: the job restarted from the checkpoint and any part the
+  // policy detected slow meanwhile was left out of that restart, so a rollback the policy ordered
+  // during it (or during the stall the failure cut) is that recovery, not a second one. (A part
+  // detected during the policy's own restart or swap of another part needs its own action.)
+  void absorb_rollback() {
+    if (slow_) static_cast<void>(slow_->take_rollback());
   }
 
   // A failure has struck at wall_ (or the policy rolled back: rollback_): count it, draw the next
@@ -183,8 +201,8 @@ class TrialSimulator {
   void fail_and_recover() {
     if (rollback_ && recover_from_rollback()) return;
     for (;;) {
-      if (r_.failures >= max_failures_) {
-        throw EventBudgetExceeded("trial: more than " + std::to_string(max_failures_) + " failures");
+      if (events() >= max_events_) {
+        throw EventBudgetExceeded("trial: more than " + std::to_string(max_events_) + " failures and fail-slow episodes");
       }
       const int cls = sampler_.draw_class(rng_);
       ++counts_[static_cast<std::size_t>(cls)];
@@ -195,7 +213,10 @@ class TrialSimulator {
       const double recovery = sampler_.draw_recovery_s(cls, rng_) + spec_.checkpoint.restore_time_s;
       const bool ok = advance(recovery, recovery_exposed_, elapsed);
       r_.downtime_s += elapsed;
-      if (ok) return;
+      if (ok) {
+        absorb_rollback();
+        return;
+      }
     }
   }
 
@@ -324,8 +345,8 @@ class TrialSimulator {
   const double snap_s_;
   const bool save_exposed_;
   const bool recovery_exposed_;
-  const std::int64_t max_failures_;
-  Rng* slow_rng_;
+  const std::int64_t max_events_;  // failures and fail-slow episodes together
+  Rng* restart_rng_;  // the restart policy's draws, apart from the episode stream
   std::optional<FailSlowTimeline> slow_{};
   bool rollback_ = false;  // the period that just ended was cut by the policy's rollback
 
@@ -338,11 +359,11 @@ class TrialSimulator {
 }  // namespace
 
 TrialResult simulate_trial(const model::FaultSpec& spec, const model::RunSpec& run, const FailureSampler& sampler,
-                           Rng& rng, std::span<std::int64_t> failures_by_class, std::int64_t max_failures,
-                           Rng* fail_slow_rng) {
+                           Rng& rng, std::span<std::int64_t> failures_by_class, std::int64_t max_events,
+                           Rng* fail_slow_rng, Rng* restart_rng) {
   MOFASIM_CHECK(failures_by_class.size() == static_cast<std::size_t>(sampler.num_classes()),
                 "failures_by_class must have one slot per failure class");
-  return TrialSimulator(spec, run, sampler, rng, failures_by_class, max_failures, fail_slow_rng).run();
+  return TrialSimulator(spec, run, sampler, rng, failures_by_class, max_events, fail_slow_rng, restart_rng).run();
 }
 
 }  // namespace mofasim::fault

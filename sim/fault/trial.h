@@ -25,7 +25,8 @@
 //    stalls and recoveries. Work advances at the timeline's pace, so a step in an episode takes
 //    longer and is exposed to failures for longer. A policy rollback (restart, hot spare) is due at
 //    detection; it interrupts work like a failure (rolling back to the last checkpoint) and waits
-//    for the end of a stall that is under way. Cordon stalls are paid when the next work period
+//    for the end of a stall that is under way. One due when a fail-stop recovery completes is that
+//    recovery: the job restarted anyway, without the slow part, and is charged once. Cordon stalls are paid when the next work period
 //    starts (or at once inside one) and are failure-free.
 #pragma once
 
@@ -62,12 +63,16 @@ struct TrialResult {
 
 // Simulates one run. `failures_by_class` (size sampler.num_classes(), zeroed by the caller) gets
 // the failure counts. Preconditions: spec and run validated, sampler built from spec.
-// A trial that would meet more than `max_failures` failures (or fail-slow episodes) stops with
-// EventBudgetExceeded (sim/fault/event_budget.h), so a trial always ends. `fail_slow_rng` is the
-// trial's fail-slow stream, required when spec.fail_slow.on() and unused otherwise.
+// A trial that would meet more than `max_events` failures and fail-slow episodes together stops
+// with EventBudgetExceeded (sim/fault/event_budget.h), so a trial always ends. `fail_slow_rng` is the
+// trial's fail-slow episode stream (onsets, durations, position classes), required when
+// spec.fail_slow.on() and unused otherwise; `restart_rng` the stream of the restart policy's own
+// draws (the class and recovery time of each restart), required when that policy is on. Apart, a
+// restart's draws never move the episodes: every policy meets the same episodes (common random
+// numbers), and no episode length is a recovery time's sample.
 TrialResult simulate_trial(const model::FaultSpec& spec, const model::RunSpec& run, const FailureSampler& sampler,
                            Rng& rng, std::span<std::int64_t> failures_by_class,
-                           std::int64_t max_failures = std::numeric_limits<std::int64_t>::max(),
-                           Rng* fail_slow_rng = nullptr);
+                           std::int64_t max_events = std::numeric_limits<std::int64_t>::max(),
+                           Rng* fail_slow_rng = nullptr, Rng* restart_rng = nullptr);
 
 }  // namespace mofasim::fault

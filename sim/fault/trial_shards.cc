@@ -106,7 +106,9 @@ MonteCarloResult merge_checked(const std::vector<nlohmann::json>& shards, const 
                                                        std::to_string(p.first - 1) + " are in no shard");
     }
     for (const nlohmann::json& row : *p.rows) {
-      if (!row.is_array() || row.size() != kFixedColumns + classes + kFailSlowColumns) {
+      // Shards written before fail-slow have no fail-slow columns: runs without it, zeros.
+      const bool has_fail_slow = row.is_array() && row.size() == kFixedColumns + classes + kFailSlowColumns;
+      if (!row.is_array() || (!has_fail_slow && row.size() != kFixedColumns + classes)) {
         throw std::invalid_argument("trial " + std::to_string(out.trials.size()) + " has the wrong columns");
       }
       out.trials.push_back({.wall_s = row[0].get<double>(),
@@ -116,11 +118,13 @@ MonteCarloResult merge_checked(const std::vector<nlohmann::json>& shards, const 
                             .downtime_s = row[4].get<double>(),
                             .init_s = row[5].get<double>(),
                             .failures = row[6].get<std::int64_t>()});
-      const std::size_t f = kFixedColumns + classes;
-      out.trials.back().slow_s = row[f].get<double>();
-      out.trials.back().mitigation_s = row[f + 1].get<double>();
-      out.trials.back().episodes = row[f + 2].get<std::int64_t>();
-      out.trials.back().mitigations = row[f + 3].get<std::int64_t>();
+      if (has_fail_slow) {
+        const std::size_t f = kFixedColumns + classes;
+        out.trials.back().slow_s = row[f].get<double>();
+        out.trials.back().mitigation_s = row[f + 1].get<double>();
+        out.trials.back().episodes = row[f + 2].get<std::int64_t>();
+        out.trials.back().mitigations = row[f + 3].get<std::int64_t>();
+      }
       for (std::size_t c = 0; c < classes; ++c) out.failures_by_class.push_back(row[kFixedColumns + c].get<std::int64_t>());
     }
   }

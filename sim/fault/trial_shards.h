@@ -22,7 +22,9 @@ std::pair<std::int64_t, std::int64_t> shard_range(std::int64_t items, int index,
 
 // The shard document: {"kind": "mofasim.monte_carlo_shard", trials, seed, first_trial,
 // class_names, "rows": [[wall_s, ettr, lost_work_s, checkpoint_s, downtime_s, init_s, failures,
-// failures by class...], ...]}. `shard` is a run with options.first_trial = first_trial.
+// failures by class..., slow_s, mitigation_s, episodes, mitigations], ...]}. `shard` is a run with
+// options.first_trial = first_trial. Rows written before fail-slow end at the failures by class;
+// the merge reads them as trials without fail-slow (those four columns 0).
 nlohmann::json trial_shard_json(const MonteCarloResult& shard, std::int64_t first_trial, std::int64_t trials,
                                 std::uint64_t seed);
 
@@ -33,7 +35,8 @@ nlohmann::json run_trial_shard(const model::FaultSpec& spec, const model::RunSpe
 
 // Rebuilds the whole run from its shard documents (any order), with the statistics recomputed by
 // summarize_trials. Throws std::invalid_argument naming the problem: not a shard document, shards
-// of different runs (trials, seed, failure classes), overlapping shards or missing trials.
+// of different runs (trials, seed, failure classes), overlapping shards, missing trials or a row
+// of neither column count.
 MonteCarloResult merge_trial_shards(const std::vector<nlohmann::json>& shards, const model::RunSpec& run);
 
 }  // namespace mofasim::fault

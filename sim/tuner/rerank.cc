@@ -21,7 +21,7 @@ RerankResult rerank(const TuneResult& result, const TuneProblem& problem, const 
   for (std::size_t k = 0; k < n; ++k) {
     const Row& row = result.ranked(k);
     to_parallel_spec(row.candidate, problem, options, parallel);
-    const model::FeatureSpec features = to_feature_spec(row.candidate.features, problem.base_features, row.candidate.layout);
+    const model::FeatureSpec features = to_feature_spec(row.candidate.features, problem.base_features, parallel);
     RerankEntry e;
     e.row = result.ranking[k];
     e.analytic_rank = static_cast<int>(k) + 1;

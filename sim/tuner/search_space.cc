@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 
+#include "model/memory.h"
 #include "sim/units/check.h"
 
 namespace mofasim::tuner {
@@ -149,14 +150,14 @@ model::FeatureSpec to_feature_spec(const FeatureChoice& f, const model::FeatureS
   return out;
 }
 
-model::FeatureSpec to_feature_spec(const FeatureChoice& f, const model::FeatureSpec& base, const Layout& layout) {
+model::FeatureSpec to_feature_spec(const FeatureChoice& f, const model::FeatureSpec& base,
+                                   const model::ParallelSpec& parallel) {
   model::FeatureSpec out = to_feature_spec(f, base);
   const int n = out.dist_opt_instances;
-  const int dpcp = layout.dp * layout.cp;
-  const bool sharded = out.distributed_optimizer || out.dp_sharding != model::DpSharding::kNone;
-  if (n > 1 && (!sharded || dpcp % n != 0 || layout.ep < 1 || dpcp % layout.ep != 0 || (dpcp / layout.ep) % n != 0)) {
-    out.dist_opt_instances = 1;
-  }
+  if (n <= 1) return out;
+  const bool sharded = model::dp_sharding(out) != model::DpSharding::kNone;
+  const model::ShardGroups whole = model::optimizer_shard_groups(parallel);  // enumerated layouts fold
+  if (!sharded || whole.dense_dp % n != 0 || whole.expert_dp % n != 0) out.dist_opt_instances = 1;
   return out;
 }
 

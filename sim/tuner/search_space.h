@@ -223,10 +223,13 @@ std::vector<int> stage_layers(int num_layers, int pp, int vpp, LayerSplit split)
 void to_parallel_spec(const Candidate& c, const TuneProblem& problem, const TuneOptions& options,
                       model::ParallelSpec& out);
 model::FeatureSpec to_feature_spec(const FeatureChoice& f, const model::FeatureSpec& base);
-// The same for one layout. The scenario's HSDP instance count (FeatureSpec::dist_opt_instances) is kept for a layout whose
-// dp*cp and expert-DP size it divides, with a sharded optimizer; elsewhere the candidate shards
-// over its whole DP group (N = 1), since the count is a property of the scenario's DP size.
-model::FeatureSpec to_feature_spec(const FeatureChoice& f, const model::FeatureSpec& base, const Layout& layout);
+// The same for one layout, `parallel` its specs (to_parallel_spec). The scenario's HSDP instance
+// count (FeatureSpec::dist_opt_instances) is kept for a layout whose dp*cp and expert-DP size
+// tp*cp*dp/(ep*etp) it divides (model::optimizer_shard_groups, the sizes the memory model and the
+// placement shard over), with a sharded optimizer; elsewhere the candidate shards over its whole
+// DP group (N = 1), since the count is a property of the scenario's DP size.
+model::FeatureSpec to_feature_spec(const FeatureChoice& f, const model::FeatureSpec& base,
+                                   const model::ParallelSpec& parallel);
 
 // Throws std::invalid_argument naming the field when the problem or the options are unusable
 // (non-positive sizes, an axis value < 1, shard index out of range, an empty feature list).

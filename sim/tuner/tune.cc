@@ -87,7 +87,7 @@ class Worker {
       // Memory does not depend on the overlaps: ask with the key's first overlap variant.
       Candidate probe = cand;
       probe.features = decoded_[static_cast<std::size_t>(key * overlap_variants_)];
-      const model::FeatureSpec features = to_feature_spec(probe.features, problem_.base_features, probe.layout);
+      const model::FeatureSpec features = to_feature_spec(probe.features, problem_.base_features, parallel_);
       slot = evaluator_.memory(ConfigView{.candidate = probe, .parallel = parallel_, .features = features});
       result_.stats.memory_checks += 1;
     }
@@ -111,7 +111,7 @@ class Worker {
   }
 
   void evaluate(const Candidate& cand) {
-    const model::FeatureSpec features = to_feature_spec(cand.features, problem_.base_features, cand.layout);
+    const model::FeatureSpec features = to_feature_spec(cand.features, problem_.base_features, parallel_);
     Row row{.candidate = cand,
             .step = evaluator_.step(ConfigView{.candidate = cand, .parallel = parallel_, .features = features}),
             .e2e = std::nullopt};

@@ -47,7 +47,7 @@ TEST(CliStats, SweepRanksByEndToEndTimeAndLabelsItsAxes) {
   fs::remove(prefix + ".csv");
   fs::remove(prefix + ".svg");
   // MoFa(44) puts the optimum at 107.9 steps; among 60..160 by 20 the shortest run is at 100.
-  EXPECT_THAT(run.out, HasSubstr("best (shortest end-to-end time): fault_tolerance.checkpoint.interval_steps = 100\n"));
+  EXPECT_THAT(run.out, HasSubstr("best (shortest analytic end-to-end time): fault_tolerance.checkpoint.interval_steps = 100\n"));
   EXPECT_THAT(run.out, HasSubstr("within Monte Carlo noise of the best"));
   EXPECT_THAT(csv, HasSubstr("\n100,27.83,"));
   EXPECT_THAT(svg, HasSubstr(">checkpoint interval (steps)</text>"));

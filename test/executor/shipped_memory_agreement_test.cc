@@ -131,6 +131,17 @@ TEST(ShippedMemoryAgreement, ScheduleAndRecomputeGridIsExact) {
   block.push_back("optimizations.recompute_method=block");
   block.push_back("optimizations.recompute_num_layers=1");
   EXPECT_LE(expect_agreement(small, block), kExact);
+  // MemFine with a split backward: the input-gradient pass keeps the weight-gradient inputs MemFine
+  // does not rebuild (model::weight_grad_inputs), in the walk and in the replay alike.
+  for (const std::string schedule : {"zb-h1", "dualpipe"}) {
+    SCOPED_TRACE("memfine / " + schedule);
+    std::vector<std::string> memfine = grid_sets(schedule, "none");
+    for (const char* set : {"model.moe.num_experts=4", "model.moe.top_k=2", "model.moe.expert_ffn_hidden_size=256",
+                            "optimizations.memfine.enabled=true", "optimizations.memfine.chunks=2"}) {
+      memfine.emplace_back(set);
+    }
+    EXPECT_LE(expect_agreement(small, memfine), kExact);
+  }
 }
 
 }  // namespace

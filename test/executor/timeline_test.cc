@@ -128,6 +128,9 @@ void expect_summary_equals(const proto::StepSummary& s, const StepResult& r) {
     EXPECT_EQ(m.static_bytes(), r.memory[i].static_bytes);
     EXPECT_EQ(m.peak_activation_bytes(), r.memory[i].peak_activation_bytes);
     EXPECT_EQ(m.model_activation_bytes(), r.memory[i].model_activation_bytes);
+    EXPECT_EQ(m.allocated_bytes(), r.memory[i].allocated_bytes);
+    EXPECT_EQ(m.fragmentation_bytes(), r.memory[i].fragmentation_bytes);
+    EXPECT_EQ(m.cuda_context_bytes(), r.memory[i].cuda_context_bytes);
     EXPECT_EQ(m.reserved_bytes(), r.memory[i].reserved_bytes);
     EXPECT_EQ(m.peak_bytes(), r.memory[i].peak_bytes);
     EXPECT_EQ(m.capacity_bytes(), r.memory[i].capacity_bytes);

@@ -101,6 +101,75 @@ TEST(EventBudget, StopsInTheRunTheSameForAnyThreadCount) {
   }
 }
 
+// Fail-slow only (no failures): onsets at 864 per unit per day on one unit, one every 100 s of
+// wall time, lasting a fixed `episode_s` at `factor`. Built member by member (GCC 12 warns falsely on
+// designated initialisers that skip a vector).
+FaultSpec fail_slow_spec(double episode_s, double factor) {
+  FaultSpec spec{.node_failure_rate_per_day = 0, .failure_units = 1, .fixed_downtime_s = 0.0,
+                 .checkpoint = {.interval_steps = 1000, .save_time_s = 0}, .init_time_s = 0};
+  spec.fail_slow.rate_per_unit_per_day = 864;
+  spec.fail_slow.units = 1;
+  spec.fail_slow.duration.kind = model::RecoveryKind::kFixed;
+  spec.fail_slow.duration.mean_s = episode_s;
+  spec.fail_slow.slow_step_factor = {factor};
+  return spec;
+}
+
+TEST(EventBudget, FailSlowEpisodesCountUpFront) {
+  // 1000 s of useful time at one onset per 100 s: at least 10 episodes a trial, no failures; 100
+  // trials need 1000 events. Episodes used to be outside the budget (an estimate of 0).
+  const FaultSpec spec = fail_slow_spec(10, 2);
+  const RunSpec run{.step_time_s = 1, .n_steps = 1000};
+  EXPECT_DOUBLE_EQ(expected_fail_slow_episodes_per_trial(spec, run), 10.0);
+  EXPECT_EQ(expected_fail_slow_episodes_per_trial(ln2_spec(), run), 0);  // fail-slow off
+  EXPECT_NO_THROW(check_event_budget(spec, run, 100, 1000));
+  try {
+    check_event_budget(spec, run, 100, 999);
+    FAIL() << "expected EventBudgetExceeded";
+  } catch (const EventBudgetExceeded& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "monte carlo: a trial is expected to meet 0 failures and at least 10 fail-slow episodes, so 100 trials "
+              "need 1e+03 events, over the budget of 999; shorten fault_tolerance.checkpoint.interval_steps or the "
+              "run, lower the failure rate or fault_tolerance.fail_slow.rate_per_day, or use fewer --trials or a "
+              "larger --max-events");
+  }
+  // Failures and episodes add up: 10 + 10 a trial with the ln 2 failure rate.
+  FaultSpec both = spec;
+  both.node_failure_rate_per_day = kLn2Per100sPerDay;
+  both.checkpoint.interval_steps = 100;
+  both.fixed_downtime_s = 10.0;
+  EXPECT_NO_THROW(check_event_budget(both, run, 100, 2000));
+  EXPECT_THROW(check_event_budget(both, run, 100, 1999), EventBudgetExceeded);
+}
+
+TEST(EventBudget, FailSlowEpisodesStopTheRun) {
+  // Episodes of 1000 s at 10x: the job is slow nearly all the time, so a trial's 1000 s of work
+  // takes about 10,000 s of wall time and meets about 100 onsets, 10x the up-front lower bound.
+  // 20 trials: 200 events estimated, about 2000 met; a budget of 1000 passes the estimate and is
+  // passed during the run (each trial alone stays under it, so only the shared count stops it).
+  const FaultSpec spec = fail_slow_spec(1000, 10);
+  const RunSpec run{.step_time_s = 1, .n_steps = 1000};
+  const MonteCarloResult full = run_monte_carlo(spec, run, {.trials = 20, .seed = 5, .threads = 1});
+  std::int64_t total = 0;
+  for (const TrialResult& t : full.trials) {
+    EXPECT_LT(t.episodes, 1000);
+    total += t.episodes;
+  }
+  ASSERT_GT(total, 1500);
+  for (int threads : {1, 2}) {
+    try {
+      (void)run_monte_carlo(spec, run, {.trials = 20, .seed = 5, .threads = threads, .max_events = 1000});
+      FAIL() << "expected EventBudgetExceeded with " << threads << " threads";
+    } catch (const EventBudgetExceeded& e) {
+      EXPECT_EQ(std::string(e.what()).substr(0, 70),
+                "monte carlo: the trials met more than their budget of 1000 failure eve")
+          << threads;
+    }
+  }
+  // A budget of exactly the events met completes.
+  EXPECT_NO_THROW(run_monte_carlo(spec, run, {.trials = 20, .seed = 5, .threads = 2, .max_events = total}));
+}
+
 TEST(EventBudget, ThreadCountIsCapped) {
   const RunSpec run{.step_time_s = 1, .n_steps = 1000};
   try {

@@ -11,7 +11,10 @@
 #include <gtest/gtest.h>
 
 #include "model/fault_spec.h"
+#include "sim/fault/failure_sampler.h"
 #include "sim/fault/monte_carlo.h"
+#include "sim/fault/rng.h"
+#include "sim/fault/trial.h"
 #include "sim/fault/statistics.h"
 
 namespace mofasim::fault {
@@ -273,6 +276,119 @@ TEST(FailSlowAccounting, IdentityHoldsWithFailuresCheckpointsAndEveryPolicy) {
       EXPECT_GT(mc.summary.mean_episodes, 10);
     }
   }
+}
+
+// One failure class whose recovery is Exp(mean_s): what a policy restart draws.
+std::vector<model::FailureClass> one_class(double mean_s) {
+  model::FailureClass c;
+  c.name = "restart";
+  c.weight = 1;
+  c.recovery = lasting(RecoveryKind::kExponential, mean_s);
+  return {c};
+}
+
+TEST(FailSlowStreams, EveryPolicyMeetsTheSameEpisodes) {
+  // Episodes that slow nothing (factor 1), restarted at onset (detection 0) with recoveries of
+  // Exp(1 us) and a checkpoint after every 10 ms step: a restart costs under 10 ms of wall time, so
+  // policy none and restart run the same wall clock and must meet the same onsets. The restarts'
+  // draws used to come from the episode stream and shift every onset after the first restart.
+  FaultSpec spec{.node_failure_rate_per_day = 0, .failure_units = 1, .classes = one_class(1e-6),
+                 .checkpoint = {.interval_steps = 1, .save_time_s = 0}};
+  spec.fail_slow = episodes(86400.0 / 500, 1, lasting(RecoveryKind::kExponential, 60), {1});
+  const RunSpec run{.step_time_s = 0.01, .n_steps = 1'000'000};  // 10,000 s: about 20 onsets a trial
+  const MonteCarloOptions options{.trials = 100, .seed = 21, .threads = 2};
+  const MonteCarloResult none = run_monte_carlo(spec, run, options);
+  spec.fail_slow.policy = FailSlowPolicy::kRestart;
+  const MonteCarloResult restart = run_monte_carlo(spec, run, options);
+  for (std::size_t i = 0; i < none.trials.size(); ++i) {
+    ASSERT_EQ(restart.trials[i].episodes, none.trials[i].episodes) << "trial " << i;
+    EXPECT_EQ(restart.trials[i].mitigations, restart.trials[i].episodes) << "trial " << i;  // each restarted
+    EXPECT_LT(restart.trials[i].mitigation_s, 0.01 * static_cast<double>(restart.trials[i].episodes) + 1e-3);
+  }
+  EXPECT_GT(none.summary.mean_episodes, 15);
+}
+
+TEST(FailSlowStreams, AnEpisodesLengthIsNotItsRestartsRecoveryTime) {
+  // Episode lengths and restart recoveries both Exp(mean 600 s), one episode expected per trial.
+  // Per seed: policy none with factor 2 reveals the episode's length d as 2 x slow_s (work at half
+  // pace for d seconds; shorter only if it outlives the run), restart at onset reveals the recovery
+  // r as mitigation_s (plus at most the 1 s step it rolled back). Drawn from one sample they would
+  // agree within 1 s; drawn apart they differ and do not correlate.
+  FaultSpec spec{.node_failure_rate_per_day = 0, .failure_units = 1, .classes = one_class(600),
+                 .checkpoint = {.interval_steps = 1, .save_time_s = 0}};
+  spec.fail_slow = episodes(86400.0 / 20000, 1, lasting(RecoveryKind::kExponential, 600), {2});
+  const RunSpec run{.step_time_s = 1, .n_steps = 20000};
+  std::vector<double> d;
+  std::vector<double> r;
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    spec.fail_slow.policy = FailSlowPolicy::kNone;
+    const TrialResult none = run_monte_carlo(spec, run, {.trials = 1, .seed = seed}).trials[0];
+    spec.fail_slow.policy = FailSlowPolicy::kRestart;
+    const TrialResult restart = run_monte_carlo(spec, run, {.trials = 1, .seed = seed}).trials[0];
+    if (none.episodes != 1 || restart.episodes != 1) continue;
+    d.push_back(2 * none.slow_s);
+    r.push_back(restart.mitigation_s);
+    EXPECT_GT(std::abs(d.back() - r.back()), 1.0) << "seed " << seed;
+  }
+  ASSERT_GE(d.size(), 40U);
+  const auto n = static_cast<double>(d.size());
+  double md = 0;
+  double mr = 0;
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    md += d[i] / n;
+    mr += r[i] / n;
+  }
+  double sdr = 0;
+  double sdd = 0;
+  double srr = 0;
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    sdr += (d[i] - md) * (r[i] - mr);
+    sdd += (d[i] - md) * (d[i] - md);
+    srr += (r[i] - mr) * (r[i] - mr);
+  }
+  // Independent: the sample correlation is within about 3 / sqrt(n) of 0 (n >= 40: 0.47 at most).
+  EXPECT_LT(std::abs(sdr / std::sqrt(sdd * srr)), 3 / std::sqrt(n)) << d.size() << " seeds";
+  EXPECT_NEAR(mr, 600, 4 * 600 / std::sqrt(n));  // the recoveries are the class's Exp(600 s)
+}
+
+TEST(FailSlowPolicy, ARestartDueDuringAFailStopRecoveryIsThatRecovery) {
+  // One segment of W s of work (checkpointed at its end), a failure after G exposed s, recoveries
+  // of 200 s, and one episode (x2, 10,000 s) restarted 100 s after its onset t0. The onset comes
+  // from the episode stream: read off a copy of it. With G = t0 + 50 and W = t0 + 40:
+  //   [0, t0)            work at pace 1: t0 s of W done
+  //   [t0, t0 + 50)      work at pace 1/2 (t0 + 25 s done, W not reached); the failure at t0 + 50
+  //                      throws the t0 + 50 s of the attempt away (lost work)
+  //   [t0 + 50, t0 + 250) the fail-stop recovery; the detection at t0 + 100 falls inside it
+  //   [t0 + 250, 2 t0 + 290) the segment again at pace 1, done before the next failure (G s away)
+  // The job restarted from the checkpoint anyway and came back without the slow part: the restart
+  // the policy ordered is that recovery, charged once. It used to be charged again as a second
+  // recovery of 200 s after the first (wall 2 t0 + 490, mitigation 200).
+  Rng probe(5, 0);
+  const double onset_scale = 1000;  // mean seconds between onsets: 86.4 per unit per day
+  const double t0 = onset_scale * probe.exponential();
+  static_cast<void>(probe.uniform());  // the episode's position class
+  const double second_onset = t0 + onset_scale * probe.exponential();
+  ASSERT_GT(second_onset, 2 * t0 + 490);  // one episode in the run, whichever way it is charged
+  FaultSpec spec{.node_failure_rate_per_day = 1, .failure_units = 1, .fixed_downtime_s = 200.0,
+                 .checkpoint = {.interval_steps = 1, .save_time_s = 0}, .process = every(t0 + 50)};
+  spec.fail_slow = episodes(86.4, 1, lasting(RecoveryKind::kFixed, 10000), {2}, FailSlowPolicy::kRestart);
+  spec.fail_slow.detection_time_s = 100;
+  const RunSpec run{.step_time_s = t0 + 40, .n_steps = 1};
+  const FailureSampler sampler(spec);
+  Rng rng(1, 0);
+  Rng slow(5, 0);
+  Rng restarts(6, 0);
+  std::vector<std::int64_t> counts(1, 0);
+  const TrialResult t = simulate_trial(spec, run, sampler, rng, counts, 1000, &slow, &restarts);
+  EXPECT_EQ(t.failures, 1);
+  EXPECT_EQ(t.episodes, 1);
+  EXPECT_EQ(t.mitigations, 1);
+  EXPECT_NEAR(t.lost_work_s, t0 + 50, 1e-9 * t0);
+  EXPECT_EQ(t.downtime_s, 200);
+  EXPECT_EQ(t.mitigation_s, 0);
+  EXPECT_EQ(t.slow_s, 0);  // the slow work was all thrown away
+  EXPECT_NEAR(t.wall_s, 2 * t0 + 290, 1e-9 * t0);
+  EXPECT_NEAR(t0, 245.854067, 1e-6);  // this stream's first onset: the timeline above at t0 = 245.85 s
 }
 
 TEST(FailSlowSpec, BadFieldsAreNamed) {

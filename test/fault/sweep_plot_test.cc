@@ -26,6 +26,27 @@ EttrStudyInputs base(double step_time_s, std::int64_t interval, double rate_per_
           .run = {.step_time_s = step_time_s, .n_steps = 100000}};
 }
 
+// The verdict reads the paired CIs of each point's E2E minus the analytic best's: wholly below 0 is
+// shorter (the trials see fail-slow and stalls MoFa leaves out), containing 0 is a tie, above 0 slower.
+TEST(SweepVerdict, NamesPointsTheTrialsFindShorterThanTheAnalyticBest) {
+  EttrSweep sweep{.parameter = "fault_tolerance.checkpoint.interval_steps", .best = 1};
+  const auto point = [](double value, double lo, double hi) {
+    SweepPoint p{.value = value};
+    p.mc_e2e_minus_best_ci95_s = {lo, hi};
+    return p;
+  };
+  sweep.points = {point(35, -468, -168), point(40, 0, 0), point(45, -30, 40), point(50, 200, 500)};
+  const auto fmt = [](double v) { return std::to_string(static_cast<int>(v)); };
+  EXPECT_EQ(monte_carlo_verdict(sweep, fmt),
+            "the Monte Carlo trials find shorter runs than the analytic best at: 35; "
+            "within Monte Carlo noise of the best: 45 (paired 95 % CIs of the E2E difference, common random numbers)");
+  sweep.points[0] = point(35, 10, 90);
+  sweep.points[2] = point(45, 1, 40);
+  EXPECT_EQ(monte_carlo_verdict(sweep, fmt),
+            "every other value is slower than the best beyond Monte Carlo noise "
+            "(paired 95 % CIs of the E2E difference, common random numbers)");
+}
+
 TEST(SweepCommonRandomNumbers, EqualPointsAreEqualTrialByTrial) {
   // Three values that build the same inputs: with one seed for every point they must agree
   // exactly, and each equals the Monte Carlo run of that seed trial by trial.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/op_table.h"
+#include "model/params.h"
 #include "test/model/model_presets_for_test.h"
 
 namespace mofasim::model {
@@ -285,6 +286,87 @@ TEST(MemFine, PicksTheSmallestChunkCountThatFits) {
   // Below peak(infinity) nothing fits.
   hw.gpu_memory_bytes = peak1 - 1.01 * w;
   EXPECT_EQ(memfine_min_chunks(m, hw, par, f, inflight), std::nullopt);
+}
+
+// A small MoE model with one MTP module: 2 layers, h 64, 4 heads, SwiGLU, 4 routed experts of
+// f_e 32, top 2; seq 32, micro-batch 1, no parallelism.
+ModelSpec small_moe() {
+  ModelSpec m = testing::tiny_gpt();
+  m.hidden_size = 64;
+  m.num_attention_heads = 4;
+  m.num_kv_heads = 4;
+  m.ffn_hidden_size = 256;
+  m.vocab_size = 100;
+  m.seq_length = 32;
+  m.mlp = MlpKind::kSwiglu;
+  m.norm = NormKind::kRmsNorm;
+  m.position = PositionKind::kRope;
+  m.linear_bias = false;
+  m.moe.num_experts = 4;
+  m.moe.top_k = 2;
+  m.moe.expert_ffn_hidden_size = 32;
+  m.mtp_depth = 1;
+  return m;
+}
+
+// What MemFine's input-gradient pass leaves for the weight gradient, by hand on small_moe's MoE
+// layer. T = 32 tokens, each to k = 2 of 4 experts: 16 tokens per expert, 64 routed copies.
+//   fc1 input (the dispatched tokens, kept):   2 B x 64 copies x h 64      = 8,192 B
+//   SwiGLU input (no weight gradient reads it): 2 B x 64 copies x 2 x f_e 32 = 8,192 B
+//   fc2 input (rebuilt chunk by chunk):         2 B x 64 copies x f_e 32    = 4,096 B
+// So MemFine keeps all the weight-gradient inputs but fc2's: 4,096 B fewer. The formula used before
+// took all routed intermediates (12,288 B) off the weight-gradient inputs, 8,192 B too many.
+TEST(MemFine, InputGradientPassKeepsTheWeightGradientInputsItDoesNotRebuild) {
+  const ModelSpec m = small_moe();
+  const ParallelSpec par = parallel_spec({.micro_batch = 1, .global_batch = 1});
+  const LayerOps ops = ops_for_layer(m, par, 1);
+  EXPECT_EQ(ops.totals().routed_input_bytes, 8192.0);
+  EXPECT_EQ(ops.totals().routed_activation_bytes - ops.totals().routed_input_bytes, 8192.0 + 4096.0);
+  const WeightGradInputs w = weight_grad_inputs(ops);
+  EXPECT_EQ(w.memfine_rebuilt, 4096.0);
+  EXPECT_EQ(w.kept(false) - w.kept(true), 4096.0);
+  // The memory model counts it so: the MTP module's MoE layer sits in the head unit, whose kept
+  // bytes drop by exactly fc2's input under MemFine.
+  HardwareSpec hw = testing::round_gpu();
+  FeatureSpec f;
+  const std::vector<double> inflight = one_f_one_b_inflight(par);
+  const double off = memory_report(m, hw, par, f, inflight).head_unit.kept_for_weight_grad;
+  f.memfine = true;
+  f.memfine_chunks = 2;
+  const double on = memory_report(m, hw, par, f, inflight).head_unit.kept_for_weight_grad;
+  EXPECT_EQ(off - on, 4096.0);
+}
+
+// FP8 keeps a copy of each GEMM weight (2 B per parameter with delayed scaling) but the embedding
+// and, unless fp8_output_layer, the head, where the one placement (stage_gpu_params) puts them. On
+// small_moe made dense, V*h = 100 x 64 = 6,400 parameters per vocab matrix; pp 2 with tied
+// embeddings keeps a head copy on the last stage. DualPipe's rank 0 holds chunk 0 and, mirrored,
+// chunk 1: the embedding and the head, 12,800 parameters with no FP8 copy.
+TEST(Fp8Weights, EmbeddingAndHeadAreLeftOutWhereThePlacementPutsThem) {
+  ModelSpec m = small_moe();
+  m.moe = {};
+  m.mtp_depth = 0;
+  ParallelSpec par = parallel_spec({.pp = 2, .micro_batch = 1, .global_batch = 2});
+  par.schedule = ScheduleKind::kDualPipe;
+  const GpuParams held = stage_gpu_params(m, par, 0);
+  EXPECT_EQ(held.embedding_sharded, 6400.0);
+  EXPECT_EQ(held.head_sharded, 6400.0);
+  FeatureSpec f;
+  f.fp8.enabled = true;
+  HardwareSpec hw = testing::round_gpu();
+  const std::vector<double> inflight = one_f_one_b_inflight(par);
+  const MemoryReport r = memory_report(m, hw, par, f, inflight);
+  EXPECT_EQ(r.stages[0].static_bytes.fp8_weights, 2 * (held.dense_sharded - 12800));
+  f.fp8.output_layer = true;  // the head runs in FP8 too: only the embedding has no copy
+  EXPECT_EQ(memory_report(m, hw, par, f, inflight).stages[0].static_bytes.fp8_weights,
+            2 * (held.dense_sharded - 6400));
+  // 1F1B: rank 0 holds the embedding only, rank 1 the head only.
+  par.schedule = ScheduleKind::k1F1B;
+  f.fp8.output_layer = false;
+  const MemoryReport one = memory_report(m, hw, par, f, inflight);
+  EXPECT_EQ(one.stages[0].static_bytes.fp8_weights, 2 * (stage_gpu_params(m, par, 0).dense_sharded - 6400));
+  EXPECT_EQ(one.stages[1].static_bytes.fp8_weights, 2 * (stage_gpu_params(m, par, 1).dense_sharded - 6400));
+  EXPECT_EQ(stage_gpu_params(m, par, 1).embedding_sharded, 0.0);
 }
 
 }  // namespace

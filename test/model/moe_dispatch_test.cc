@@ -70,6 +70,38 @@ TEST(MoeDispatch, FlexSendsOneCopyPerDestinationNodeThenForwardsOverNvlink) {
   EXPECT_EQ(d[1].group_size, 64);
 }
 
+// Each of the four transfers (dispatch, combine and their gradients) pairs its NVLink hop with its
+// own NIC hop by index: the second hop names the first, same phase, op and side, the other link.
+// DeepSeek-V3 at EP 64: 4096 tokens in chunks of 8 tokens on 10 channels, n = 51.2 each way.
+TEST(MoeDispatch, FlexSecondHopNamesItsOwnFirstHop) {
+  const LayerOps ops = ops_for_layer(dsv3(MoeDispatcher::kFlex), layout(1, 64, 64, 1, 8), 3);
+  const auto comms = ops.comms();
+  int pairs = 0;
+  for (std::size_t j = 0; j < comms.size(); ++j) {
+    const CommOp& second = comms[j];
+    if (second.pipelined_with < 0) {
+      EXPECT_EQ(second.pipeline_chunks, 0.0);
+      continue;
+    }
+    ++pairs;
+    ASSERT_LT(static_cast<std::size_t>(second.pipelined_with), j);
+    const CommOp& first = comms[static_cast<std::size_t>(second.pipelined_with)];
+    EXPECT_EQ(first.pipelined_with, -1);
+    EXPECT_EQ(first.phase, second.phase);
+    EXPECT_EQ(first.op, second.op);
+    EXPECT_EQ(first.before_op, second.before_op);
+    EXPECT_NE(first.collective, second.collective);
+    EXPECT_TRUE(first.collective == CollectiveKind::kAllToAllScaleOut || first.collective == CollectiveKind::kAllToAllScaleUp);
+    EXPECT_TRUE(second.collective == CollectiveKind::kAllToAllScaleOut || second.collective == CollectiveKind::kAllToAllScaleUp);
+    EXPECT_DOUBLE_EQ(second.pipeline_chunks, 51.2);
+  }
+  EXPECT_EQ(pairs, 4);
+  // On one node there is one hop per transfer: nothing to pair.
+  for (const CommOp& c : ops_for_layer(dsv3(MoeDispatcher::kFlex), layout(1, 8, 8, 1, 1), 3).comms()) {
+    EXPECT_EQ(c.pipelined_with, -1);
+  }
+}
+
 TEST(MoeDispatch, NodeLimitedRoutingCutsTheNicBytes) {
   // DeepSeek-V3: 8 groups (one per node), at most 4 per token: 4 (1 - (3/4)^8) = 3.5995 nodes,
   // S = 4096 * 7168 * 4 * 58,975 / 65,536 = 105,683,200 B; the NIC carries 7/8 of it, against

@@ -6,6 +6,8 @@
 
 #include <vector>
 
+#include "sim/units/check.h"
+
 namespace mofasim::model {
 namespace {
 
@@ -82,6 +84,42 @@ TEST(CommCostCache, AnswersWhatCommCostAnswersAcrossEvictions) {
             cache(on_node, CollectiveKind::kAllReduce, 1e8).bandwidth);
   EXPECT_DOUBLE_EQ(cache(on_node, CollectiveKind::kAllReduce, 1e8).bandwidth,
                    2 * cache(on_node, CollectiveKind::kAllGather, 1e8).bandwidth);
+}
+
+// DeepEP's two hops pair by CommOp::pipelined_with, not by their place in the list: with another EP
+// all-to-all between them, the NVLink hop (the shorter: 8 MB at 300 GB/s against 80 MB at 50 GB/s
+// over the NIC) hides under the NIC hop for all but its last of n = 4 chunks, and the comm between
+// them keeps its whole price.
+TEST(PriceBlock, DeepEpHopsPairByTheirNamedPartnerNotByListPosition) {
+  const topology::TopologySpec spec = cluster(16, 8, 0, 8);
+  std::vector<int> members(16);
+  for (int i = 0; i < 16; ++i) members[static_cast<std::size_t>(i)] = i;
+  const CompactGroup ep(spec, members);
+  const topology::CommGroup group(ep.topology(), ep.gpus());
+  PlanBlock block;
+  const int nic = add_comm_op(block.ops, CollectiveKind::kAllToAllScaleOut, LayerGroup::kEp, 16, Phase::kForward,
+                              OpKind::kExpertLinear1, true, 80e6, 40e6);
+  const int other = add_comm_op(block.ops, CollectiveKind::kAllToAll, LayerGroup::kEp, 16, Phase::kForward,
+                                OpKind::kExpertLinear2, false, 50e6, 50e6 * 15 / 16);
+  const int nvlink = add_comm_op(block.ops, CollectiveKind::kAllToAllScaleUp, LayerGroup::kEp, 16, Phase::kForward,
+                                 OpKind::kExpertLinear1, true, 8e6, 7e6, 1, nic, 4);
+  ASSERT_EQ(nic, 0);
+  ASSERT_EQ(other, 1);
+  ASSERT_EQ(nvlink, 2);
+  CommCostCache cost;
+  price_block(block, LayerGroups{.ep = &group}, 1, cost);
+  const auto& c = block.comm;
+  EXPECT_EQ(block.comm_hidden[0], 0.0);
+  EXPECT_EQ(block.comm_hidden[1], 0.0);
+  EXPECT_EQ(block.comm_hidden[2], 0.75);
+  EXPECT_EQ(c[0].bandwidth, comm_cost(group, CollectiveKind::kAllToAllScaleOut, 80e6).bandwidth);
+  EXPECT_EQ(c[1].bandwidth, comm_cost(group, CollectiveKind::kAllToAll, 50e6).bandwidth);
+  EXPECT_EQ(c[2].bandwidth, comm_cost(group, CollectiveKind::kAllToAllScaleUp, 8e6 / 4).bandwidth);
+  EXPECT_GT(c[0].bandwidth, comm_cost(group, CollectiveKind::kAllToAllScaleUp, 8e6).bandwidth);
+  // A hop may name only an earlier comm that is paired with none.
+  EXPECT_THROW(add_comm_op(block.ops, CollectiveKind::kAllToAllScaleUp, LayerGroup::kEp, 16, Phase::kForward,
+                           OpKind::kExpertLinear1, true, 8e6, 7e6, 1, nvlink, 4),
+               InternalError);
 }
 
 }  // namespace

@@ -296,6 +296,11 @@ inline std::vector<BadInput> bad_inputs() {
       {"MoeRouterGroupsNotDividingExperts", base_with("model", moe_model()),
        {"model.moe.router_num_groups=3", "model.moe.router_group_topk=1"}, "ettr",
        "--set:1:29: model.moe.router_num_groups: 3 does not divide num_experts = 8"},
+      // DeepEP: a dispatcher group of 12 ranks is neither one node (<= 8) nor whole nodes of 8.
+      {"MoeDeepEpGroupNotWholeNodes", base_with("model", moe_model()),
+       {"topology.gpus=24", "parallelism.tp=1", "parallelism.pp=1", "parallelism.dp=24", "parallelism.global_batch=24",
+        "model.moe.num_experts=12", "model.moe.token_dispatcher_type=flex", "parallelism.ep=12"}, "simulate",
+       "--set:8:16: parallelism.ep: token_dispatcher_type flex (DeepEP) needs the dispatcher group ep*etp = 12*1 = 12 to be at most 8 ranks (one node) or a multiple of 8 (whole nodes of 8 NVLink peers)"},
       {"HsdpInstancesNotDividingDp", base(), {"optimizations.optimizer.distributed=true", "optimizations.optimizer.num_distributed_optimizer_instances=4"}, "ettr",
        "--set:2:61: optimizations.optimizer.num_distributed_optimizer_instances: 4 does not divide dp*cp = 2"},
       {"HsdpWithoutSharding", base(), {"optimizations.optimizer.num_distributed_optimizer_instances=2"}, "simulate",

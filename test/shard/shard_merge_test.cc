@@ -93,5 +93,45 @@ TEST(TrialShards, BadMergesNameTheProblem) {
   EXPECT_EQ(merge_error({}), "no shards given");
 }
 
+TEST(TrialShards, ShardsWrittenBeforeFailSlowAreRunsWithoutIt) {
+  // The format before fail-slow: rows end at the failures by class (one class here), with no
+  // slow_s, mitigation_s, episodes, mitigations. Two trials of 100 steps of 9 s (900 s useful):
+  // 900 + 50 lost + 40 checkpoints + 10 downtime = 1000 s, and 900 + 100 + 50 + 50 = 1100 s.
+  const auto old = nlohmann::json::parse(
+      R"({"kind": "mofasim.monte_carlo_shard", "trials": 2, "seed": 7, "first_trial": 0, "class_names": ["node"],
+          "rows": [[1000.0, 0.9, 50.0, 40.0, 10.0, 0.0, 1, 1],
+                   [1100.0, 0.8181818181818182, 100.0, 50.0, 50.0, 0.0, 2, 2]]})");
+  const model::RunSpec run{.step_time_s = 9, .n_steps = 100};
+  const MonteCarloResult merged = merge_trial_shards({old}, run);
+  ASSERT_EQ(merged.trials.size(), 2U);
+  EXPECT_EQ(merged.trials[1].wall_s, 1100);
+  EXPECT_EQ(merged.trials[1].lost_work_s, 100);
+  EXPECT_EQ(merged.trials[1].failures, 2);
+  EXPECT_EQ(merged.failures_by_class, (std::vector<std::int64_t>{1, 2}));
+  for (const TrialResult& t : merged.trials) {
+    EXPECT_EQ(t.slow_s, 0);
+    EXPECT_EQ(t.mitigation_s, 0);
+    EXPECT_EQ(t.episodes, 0);
+    EXPECT_EQ(t.mitigations, 0);
+  }
+  EXPECT_EQ(merged.summary.e2e_s.mean, 1050);
+  EXPECT_DOUBLE_EQ(merged.summary.ettr_pooled, 900.0 / 1050);
+  EXPECT_EQ(merged.summary.mean_failures, 1.5);
+  EXPECT_EQ(merged.summary.mean_episodes, 0);
+  // An old shard merges with a new one of the same run (trial 1 written with the four columns).
+  auto first = old;
+  first["rows"].erase(1);
+  auto second = old;
+  second["first_trial"] = 1;
+  second["rows"].erase(0);
+  for (const double x : {0.0, 0.0, 0.0, 0.0}) second["rows"][0].push_back(x);
+  const MonteCarloResult mixed = merge_trial_shards({second, first}, run);
+  EXPECT_EQ(mixed.summary.e2e_s.mean, 1050);
+  // A row of neither length is still refused.
+  auto short_row = old;
+  short_row["rows"][0].erase(7);
+  EXPECT_EQ(merge_error({short_row}), "trial 0 has the wrong columns");
+}
+
 }  // namespace
 }  // namespace mofasim::fault

@@ -169,7 +169,7 @@ class ShardedRuns(unittest.TestCase):
                 single = self.sweep_outputs("single", *common, *output)
                 merged = self.sweep_outputs("merged", *common, *output, "--merge", *reversed(parts))
                 self.assertEqual(merged, single)
-                self.assertIn("best (shortest end-to-end time)" if not output else '"best_index"', single[0])
+                self.assertIn("best (shortest analytic end-to-end time)" if not output else '"best_index"', single[0])
 
     def test_sweep_merge_refuses_missing_and_foreign_shards(self):
         common = ["sweep", SMALL, "--param", "fault_tolerance.checkpoint.interval_steps=100:300:100", "--trials", "100",

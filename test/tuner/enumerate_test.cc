@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include "model/memory.h"
 #include "sim/tuner/tune.h"
+#include "topology/placement.h"
 #include "test/tuner/tuner_test_support.h"
 
 namespace mofasim::tuner {
@@ -50,6 +52,42 @@ TEST(TunerFeatureDecoding, MixedRadixOptimizerOutermostDpInnermost) {
   EXPECT_TRUE(decode_features(0, fs).tp_overlap);
   EXPECT_FALSE(decode_features(1, fs).dp_overlap);
   EXPECT_TRUE(decode_features(1, fs).pp_overlap);
+}
+
+// HSDP on a folded MoE layout. The tuner places experts with etp = 1, so a candidate t4 d2 e2 has
+// the expert-DP group tp*cp*dp/(ep*etp) = 4*1*2/(2*1) = 4 (the placement's edp), not
+// dp*cp/ep = 1. Two optimizer instances divide dp*cp = 2 and edp = 4: the tuner keeps them, and
+// the memory model's shard groups are then 1 dense and 2 expert ranks. t1 d2 e2 has edp = 1, which
+// 2 does not divide: that candidate shards over its whole DP group (1 instance).
+TEST(TunerHsdp, ExpertDpSizeIsThePlacementsWithTheTunersEtp) {
+  const TuneProblem problem = tiny_problem(8, 8, 8);
+  const TuneOptions options;
+  FeatureChoice distributed;
+  distributed.optimizer = OptimizerMode::kDistributed;
+  model::FeatureSpec base;
+  base.dist_opt_instances = 2;
+  const auto candidate = [](int tp, int ep, int dp) {
+    Candidate c;
+    c.layout.tp = tp;
+    c.layout.ep = ep;
+    c.layout.dp = dp;
+    return c;
+  };
+  model::ParallelSpec parallel;
+  to_parallel_spec(candidate(4, 2, 2), problem, options, parallel);
+  EXPECT_EQ(parallel.etp, 1);
+  const topology::ParallelSizes placed{.tp = 4, .cp = 1, .ep = 2, .dp = 2, .pp = 1, .etp = parallel.etp, .dist_opt_instances = 1};
+  EXPECT_EQ(placed.expert_dp(), 4);
+  const model::FeatureSpec kept = to_feature_spec(distributed, base, parallel);
+  EXPECT_EQ(kept.dist_opt_instances, 2);
+  const model::ShardGroups shards = model::hsdp_shard_groups(parallel, kept);
+  EXPECT_EQ(shards.dense_dp, 1);
+  EXPECT_EQ(shards.expert_dp, 2);
+  to_parallel_spec(candidate(1, 2, 2), problem, options, parallel);
+  EXPECT_EQ(to_feature_spec(distributed, base, parallel).dist_opt_instances, 1);
+  // Without a sharded optimizer there is nothing to cut into instances.
+  to_parallel_spec(candidate(4, 2, 2), problem, options, parallel);
+  EXPECT_EQ(to_feature_spec(FeatureChoice{}, base, parallel).dist_opt_instances, 1);
 }
 
 TEST(TunerAxes, DefaultsAreDivisors) {

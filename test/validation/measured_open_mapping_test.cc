@@ -1,11 +1,14 @@
 // Row -> scenario mapping of the open set on small CSV rows: the preset, link and feature each
 // text column becomes, and the reasons a row the schema cannot express is listed with.
 #include "sim/analysis/measured_open_mapping.h"
-#include "sim/analysis/measured_open_split.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <vector>
+
+#include "model/stage_layout.h"
+#include "sim/analysis/measured_open_split.h"
 #include "test/validation/open_rows_for_test.h"
 
 namespace mofasim::analysis {
@@ -312,17 +315,6 @@ TEST(OpenMapping, GptOssAlternatesA128TokenWindowWithFullAttention) {
 }
 
 TEST(OpenMapping, UnevenLayoutsTakeTheSplitTheirFrameworkUses) {
-  // Megatron with the embedding and the loss counted as layers (MLPerf llama31_405b, ASYM_PP_*):
-  // 126 + 2 = 128 over 64 chunks is 2 each, the first and the last chunk one fewer.
-  const auto megatron = megatron_embedding_loss_split(126, 64);
-  ASSERT_TRUE(megatron.has_value());
-  EXPECT_EQ(megatron->size(), 64U);
-  EXPECT_EQ(megatron->front(), 1);
-  EXPECT_EQ(megatron->back(), 1);
-  EXPECT_EQ((*megatron)[1], 2);
-  EXPECT_EQ((*megatron)[62], 2);
-  EXPECT_FALSE(megatron_embedding_loss_split(125, 64));  // 127 is not a multiple of 64: Megatron refuses
-  EXPECT_FALSE(megatron_embedding_loss_split(2, 4));     // one layer per chunk would leave the ends empty
   // AutoModel: 61 layers over 32 stages, 1 each and the first 61 % 32 = 29 one more.
   const auto automodel = automodel_split(61, 32);
   ASSERT_TRUE(automodel.has_value());
@@ -331,14 +323,34 @@ TEST(OpenMapping, UnevenLayoutsTakeTheSplitTheirFrameworkUses) {
   EXPECT_EQ((*automodel)[29], 1);
   EXPECT_EQ((*automodel)[31], 1);
   EXPECT_FALSE(automodel_split(3, 4));
-  EXPECT_FALSE(open_source_stage_layers("O-SMXB", 126, 64));  // no known rule: the row stays listed
+  model::ParallelSpec untouched;
+  untouched.pp = 8;
+  untouched.vpp = 8;
+  EXPECT_FALSE(apply_open_source_split("O-SMXB", 126, untouched));  // no known rule: the row stays listed
+  EXPECT_TRUE(untouched.stage_layers.empty());
+  EXPECT_FALSE(untouched.account_for_embedding || untouched.account_for_loss);
 
-  // The MLPerf 405B layout on 64 H100s of 8: pp 8 x vpp 8, the split lands in parallel.stage_layers.
+  // The MLPerf 405B layout on 64 H100s of 8, pp 8 x vpp 8: Megatron with the embedding and the loss
+  // counted as layers (llama31_405b, ASYM_PP_*) sets the schema's two flags, and the model's split
+  // gives 126 + 2 = 128 over 64 chunks, 2 each, the first and the last chunk one fewer.
   const MeasuredCase mlperf = spec_of(map_open_run(open_row(
       {{"id", "O-MLP-08"}, {"gpu", "H100-SXM5-80GB"}, {"gpus", "64"}, {"layers", "126"}, {"hidden", "4096"},
        {"heads", "32"}, {"kv_heads", "8"}, {"ffn_hidden", "14336"}, {"pp", "8"}, {"vpp", "8"}, {"dp", "8"},
        {"micro_batch", "1"}, {"global_batch", "64"}})));
-  EXPECT_EQ(mlperf.parallel.stage_layers, *megatron);
+  EXPECT_TRUE(mlperf.parallel.account_for_embedding);
+  EXPECT_TRUE(mlperf.parallel.account_for_loss);
+  EXPECT_TRUE(mlperf.parallel.stage_layers.empty());
+  const std::vector<model::ChunkLayers> chunks = model::chunk_layers(mlperf.model, mlperf.parallel);
+  ASSERT_EQ(chunks.size(), 64U);
+  EXPECT_EQ(chunks.front().num_layers, 1);
+  EXPECT_EQ(chunks[1].num_layers, 2);
+  EXPECT_EQ(chunks[62].num_layers, 2);
+  EXPECT_EQ(chunks.back().num_layers, 1);
+  // 125 + 2 = 127 is not a multiple of 64: Megatron refuses it, and so does the mapping.
+  const OpenCase odd = map_open_run(open_row(
+      {{"id", "O-MLP-90"}, {"gpu", "H100-SXM5-80GB"}, {"gpus", "64"}, {"layers", "125"}, {"pp", "8"}, {"vpp", "8"},
+       {"dp", "8"}, {"micro_batch", "1"}, {"global_batch", "64"}}));
+  EXPECT_THAT(odd.reasons, ElementsAre(HasSubstr("125 layers + 2 (embedding / loss) = 127")));
   // The same row under a source without a known rule is listed with the schema's reason.
   const OpenCase other = map_open_run(open_row(
       {{"id", "O-SMXB-90"}, {"gpus", "64"}, {"layers", "126"}, {"pp", "8"}, {"vpp", "8"}, {"dp", "8"},
