@@ -15,9 +15,11 @@
 //                     The efficiency classes are not used.
 // P is the dense peak of the compute dtype (bf16/fp16, fp8, fp32). Elementwise ops carry no FLOPs
 // and are memory-bound under every model: t = bytes / (eta_m * BW). An op phase with work takes at
-// least HardwareSpec::op_dispatch_seconds (the host issuing it: t = max(t, t_dispatch)), then adds
-// HardwareSpec::kernel_launch_seconds once, unless FeatureSpec::cuda_graphs (a graph replay issues
-// no launches). The kernel presets set it to an eager cost fitted on the open set (their yaml).
+// least HardwareSpec::op_dispatch_seconds (the host issuing it: t = max(t, t_dispatch)), unless
+// FeatureSpec::cuda_graphs, then adds HardwareSpec::kernel_launch_seconds once, graphs or not.
+// FeatureSpec::cuda_graphs removes the host's charges only (the kernels.host_launch and op_dispatch
+// floors); the kernel presets set kernel_launch to a fixed cost per op phase fitted on the open set
+// (their yaml), which graphs do not remove (docs/validation-measured.md, "What CUDA graphs remove").
 #pragma once
 
 #include "model/op_table.h"

@@ -196,10 +196,11 @@ struct HardwareSpec {
   double cpu_optimizer_params_per_second = 0;  // CPU Adam throughput (parameters/s per GPU's share)
   double disk_read_bandwidth = 0;   // bytes/s
   double disk_write_bandwidth = 0;  // bytes/s
-  double kernel_launch_seconds = 0; // fixed cost per op phase (eager launch); 0 under FeatureSpec::cuda_graphs
+  double kernel_launch_seconds = 0; // fixed cost added per op phase, under FeatureSpec::cuda_graphs too
   // Host time to issue one op phase (framework + launches of its kernels). Eager frameworks launch
   // asynchronously, so this is hidden behind longer device work but bounds short ops from below:
   // an op phase takes max(device time, op_dispatch_seconds). 0 = the device is never host-bound.
+  // FeatureSpec::cuda_graphs removes it (a graph replay issues nothing from the host).
   double op_dispatch_seconds = 0;
   ComputeModelKind compute_model = ComputeModelKind::kFixedEfficiency;
   EfficiencySpec efficiency{};
@@ -330,7 +331,8 @@ struct FeatureSpec {
   double offload_alpha_backward = 1.0;
   double offload_beta_backward = 1.0;
   double dp_bucket_bytes = 40e6;    // DP gradient bucket size
-  bool cuda_graphs = false;         // kernels replayed from CUDA graphs: no per-kernel host launch floor
+  bool cuda_graphs = false;         // kernels replayed from CUDA graphs: no host floors (kernels.host_launch,
+                                    // op_dispatch); HardwareSpec::kernel_launch_seconds stays
   // Overlapped communication slows compute by model::overlap_interference_alpha (the replay applies
   // it wherever compute and communication run at once on a rank; every overlap's alpha is at least it).
   bool overlap_interference = true;

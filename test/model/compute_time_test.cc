@@ -59,6 +59,22 @@ TEST(ComputeTime, RooflineTakesTheSlowerOfComputeAndMemoryPlusLaunch) {
   EXPECT_EQ(phase_seconds({0, 0}, OpClass::kGemm, hw, FeatureSpec{}), 0.0);
 }
 
+TEST(ComputeTime, OpDispatchFloorsEagerPhasesOnlyAndTheLaunchCostStaysUnderGraphs) {
+  HardwareSpec hw = round_gpu();
+  hw.compute_model = ComputeModelKind::kRoofline;
+  hw.kernel_launch_seconds = 5e-6;
+  hw.op_dispatch_seconds = 97.88e-6;  // the vTrain campaign's fitted floor
+  FeatureSpec graphs;
+  graphs.cuda_graphs = true;
+  // 3.2e7 B at 0.8 * 4e12 B/s = 10 us of device time: eager, the host's 97.88 us floor binds, then
+  // the 5 us launch cost: 102.88 us; from a graph, 10 + 5 = 15 us.
+  EXPECT_NEAR(phase_seconds({0, 3.2e7}, OpClass::kElementwise, hw, FeatureSpec{}), 102.88e-6, 1e-15);
+  EXPECT_NEAR(phase_seconds({0, 3.2e7}, OpClass::kElementwise, hw, graphs), 15e-6, 1e-15);
+  // 2 ms of device time hides the floor: 2.005 ms either way.
+  EXPECT_DOUBLE_EQ(phase_seconds({0, 6.4e9}, OpClass::kElementwise, hw, FeatureSpec{}), 2e-3 + 5e-6);
+  EXPECT_DOUBLE_EQ(phase_seconds({0, 6.4e9}, OpClass::kElementwise, hw, graphs), 2e-3 + 5e-6);
+}
+
 TEST(ComputeTime, OptimizerStepStreamsAtItsOwnEfficiencyWhenSet) {
   HardwareSpec hw{.name = "t", .peak_flops_bf16 = 312e12, .hbm_bandwidth = 2e12};
   hw.compute_model = ComputeModelKind::kRoofline;

@@ -194,20 +194,29 @@ TEST(KernelComputeModel, MemoryBoundKernelsAndTheHostLaunchFloor) {
   EXPECT_THROW(phase_seconds({0, 1e8}, OpClass::kElementwise, hw, FeatureSpec{}), std::invalid_argument);
 }
 
-TEST(KernelComputeModel, EagerLaunchCostIsAddedPerOpPhaseAndGraphsRemoveIt) {
+// CUDA graphs remove the host's launch charges (the kernels.host_launch floor per kernel, the
+// op_dispatch floor per op phase), not the fixed cost per op phase fitted on the open set.
+TEST(KernelComputeModel, GraphsRemoveTheHostFloorsButNotTheFittedCostPerOpPhase) {
   HardwareSpec hw = kernel_gpu();
   hw.kernels.host_launch_seconds = 5e-6;
-  hw.kernel_launch_seconds = 50e-6;  // the presets' fitted eager cost
+  hw.kernel_launch_seconds = 50e-6;  // the presets' fitted cost per op phase
   FeatureSpec graphs;
   graphs.cuda_graphs = true;
-  // A 2 us kernel: the 5 us launch floor, then 50 us of eager cost: 55 us; a graph replay: 2 us.
+  // A 2 us kernel (1e6 B at 0.5 TB/s): eager, the 5 us launch floor then 50 us: 55 us; replayed from
+  // a graph, its own 2 us then the same 50 us: 52 us.
   EXPECT_DOUBLE_EQ(phase_seconds({0, 1e6}, OpClass::kElementwise, hw, FeatureSpec{}), 55e-6);
-  EXPECT_DOUBLE_EQ(phase_seconds({0, 1e6}, OpClass::kElementwise, hw, graphs), 2e-6);
-  // A 200 us kernel hides the floor but not the eager cost: 250 us; under graphs 200 us.
+  EXPECT_DOUBLE_EQ(phase_seconds({0, 1e6}, OpClass::kElementwise, hw, graphs), 52e-6);
+  // A 200 us kernel hides the floor, so graphs change nothing: 250 us either way.
   EXPECT_DOUBLE_EQ(phase_seconds({0, 1e8}, OpClass::kElementwise, hw, FeatureSpec{}), 250e-6);
-  EXPECT_DOUBLE_EQ(phase_seconds({0, 1e8}, OpClass::kElementwise, hw, graphs), 200e-6);
+  EXPECT_DOUBLE_EQ(phase_seconds({0, 1e8}, OpClass::kElementwise, hw, graphs), 250e-6);
+  // A 20 us op_dispatch floor (host time per op phase) binds the 2 us kernel eagerly: 20 + 50 = 70 us;
+  // a graph replay issues nothing from the host: 52 us again.
+  hw.op_dispatch_seconds = 20e-6;
+  EXPECT_DOUBLE_EQ(phase_seconds({0, 1e6}, OpClass::kElementwise, hw, FeatureSpec{}), 70e-6);
+  EXPECT_DOUBLE_EQ(phase_seconds({0, 1e6}, OpClass::kElementwise, hw, graphs), 52e-6);
   // A phase with no work launches nothing.
   EXPECT_EQ(phase_seconds({0, 0}, OpClass::kElementwise, hw, FeatureSpec{}), 0.0);
+  EXPECT_EQ(phase_seconds({0, 0}, OpClass::kElementwise, hw, graphs), 0.0);
 }
 
 }  // namespace

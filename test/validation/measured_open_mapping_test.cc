@@ -112,7 +112,7 @@ TEST(OpenMapping, TheSourcesStackSetsSequenceParallelismAndVppTheSchedule) {
 }
 
 // MLPerf's *_cg configurations say "layer CUDA graphs" / "CUDA graphs" in their notes: their
-// kernels replay from graphs (no eager launch cost); every other row launches eagerly.
+// kernels replay from graphs (no host launch floors); every other row launches eagerly.
 TEST(OpenMapping, RowsWhoseNotesSayCudaGraphsRunWithoutEagerLaunches) {
   const auto row = [](const std::string& notes) {
     return open_row({{"id", "O-MLP-05"}, {"tp", "2"}, {"pp", "2"}, {"dp", "4"}, {"global_batch", "64"},
