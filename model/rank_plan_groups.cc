@@ -130,26 +130,27 @@ void price_block(PlanBlock& block, const LayerGroups& g, int etp, CommCostCache&
     return *group;
   };
   const auto comms = block.ops.comms();
-  for (std::size_t j = 0; j < comms.size(); ++j) {
-    const CommOp& c = comms[j];
+  // One price per comm op on the group it runs on; `bytes` lets the DeepEP pairing below reprice a
+  // hop's last chunk on the same group.
+  const auto price = [&](const CommOp& c, double bytes) -> CommCost {
     const CollectiveKind kind = c.collective;
     switch (c.group) {
-      case LayerGroup::kTp: block.comm[j] = cost(on(g.tp), kind, c.bytes); break;
+      case LayerGroup::kTp: return cost(on(g.tp), kind, bytes);
       case LayerGroup::kEtp:
         MOFASIM_CHECK(c.group_size == etp, "expert-TP collective with a group size other than etp");
-        block.comm[j] = cost(on(g.etp), kind, c.bytes);
-        break;
-      case LayerGroup::kEp: block.comm[j] = cost(on(g.ep), kind, c.bytes); break;
-      case LayerGroup::kEtpEp: block.comm[j] = cost(on(g.etp_ep), kind, c.bytes); break;
+        return cost(on(g.etp), kind, bytes);
+      case LayerGroup::kEp: return cost(on(g.ep), kind, bytes);
+      case LayerGroup::kEtpEp: return cost(on(g.etp_ep), kind, bytes);
       case LayerGroup::kCp:
         // P2P: one ring step (every member sends its KV block to its successor at once): the same
         // collective kind, and so the same α and link loads, as the replay's CP step. The
         // all-gather and all-to-all CP types are ordinary collectives on the CP group.
-        block.comm[j] = cost(on(g.cp), c.collective == CollectiveKind::kSendRecv ? CollectiveKind::kRingStep : kind, c.bytes);
-        break;
+        return cost(on(g.cp), kind == CollectiveKind::kSendRecv ? CollectiveKind::kRingStep : kind, bytes);
       case LayerGroup::kPp: MOFASIM_UNREACHABLE("a layer carries no pipeline send/recv");
     }
-  }
+    MOFASIM_UNREACHABLE("unknown layer group");
+  };
+  for (std::size_t j = 0; j < comms.size(); ++j) block.comm[j] = price(comms[j], comms[j].bytes);
   // DeepEP's two hops run at once in n chunks (moe_deepep.h): max(T1, T2) + min(T1, T2)/n. The
   // longer hop keeps its price; the shorter is priced for its last chunk only, the rest hidden.
   // The second hop names the first (CommOp::pipelined_with).
@@ -158,9 +159,8 @@ void price_block(PlanBlock& block, const LayerGroups& g, int etp, CommCostCache&
     const auto first = static_cast<std::size_t>(comms[j].pipelined_with);
     const double n = comms[j].pipeline_chunks;
     const std::size_t shorter = comm_seconds(block.comm[j], 1) < comm_seconds(block.comm[first], 1) ? j : first;
-    const CommOp& c = comms[shorter];
     block.comm_hidden[shorter] = 1 - 1 / n;
-    block.comm[shorter] = cost(on(g.ep), c.collective, c.bytes / n);
+    block.comm[shorter] = price(comms[shorter], comms[shorter].bytes / n);  // on the hop's own group (EP, or ETP x EP under flex with etp > 1)
   }
 }
 

@@ -44,6 +44,9 @@ constexpr const char* kEtpBelowTp = "tp: 4, dp: 4, ep: 4, etp: 2";
 constexpr const char* kEtpAboveTp = "tp: 2, dp: 8, ep: 2, etp: 4";
 // ep·etp = 16: the flex dispatcher's group spans both nodes (the two layouts above fit in one).
 constexpr const char* kEtpEpTwoNodes = "tp: 4, dp: 4, ep: 4, etp: 4";
+// ep 8 x etp 2: the EP group (8 ranks, every other GPU of both nodes) is not the flex group (all 16),
+// so a hop priced on the EP group instead of its own gets another price.
+constexpr const char* kEpGroupIsNotTheFlexGroup = "tp: 2, dp: 8, ep: 8, etp: 2";
 
 TEST(MoeExpertTpContract, AnalyticEqualsSimulated) {
   for (const char* par : {kEtpBelowTp, kEtpAboveTp}) {
@@ -57,11 +60,13 @@ TEST(MoeExpertTpContract, AnalyticEqualsSimulated) {
 }
 
 TEST(MoeExpertTpContract, FlexOverTwoNodesAnalyticEqualsSimulated) {
-  const Steps s = steps(kEtpEpTwoNodes, ", token_dispatcher_type: flex");
-  EXPECT_GT(s.ep_analytic, 0);
-  EXPECT_NEAR(s.simulated / s.analytic - 1, 0, 1e-6);
-  EXPECT_NEAR(steps(kEtpEpTwoNodes, ", token_dispatcher_type: flex", executor::Fidelity::kFull).simulated,
-              s.simulated, 1e-9);
+  for (const char* par : {kEtpEpTwoNodes, kEpGroupIsNotTheFlexGroup}) {
+    const Steps s = steps(par, ", token_dispatcher_type: flex");
+    EXPECT_GT(s.ep_analytic, 0) << par;
+    EXPECT_NEAR(s.simulated / s.analytic - 1, 0, 1e-6) << par;
+    EXPECT_NEAR(steps(par, ", token_dispatcher_type: flex", executor::Fidelity::kFull).simulated, s.simulated, 1e-9)
+        << par;
+  }
 }
 
 TEST(MoeExpertTpContract, FoldedReplayEqualsFullReplay) {
