@@ -424,8 +424,9 @@ void add_moe(LayerOps& ops, const Ctx& c) {
   l1.routed_expert = true;
   if (per_expert < kSmallGemmTokens) l1.op_class = OpClass::kSmallGemm;
   ops.add(l1);
-  OpCost act = elementwise_op(OpKind::kExpertActivation, (c_ffn - 1) * routed_tokens * fe, routed_tokens * fe,
-                              kAct * (c_ffn - 1) * routed_tokens * fe);
+  // The stack's activation kernel, as the dense FFN's (InternEvo's experts are its FeedForward too).
+  OpCost act = activation_kernel(OpKind::kExpertActivation, c.model.kernel_stack, c.model.mlp == MlpKind::kSwiglu,
+                                 routed_tokens * fe, routed_tokens * c.h);
   act.routed_expert = true;
   ops.add(act);
   OpCost l2 = gemm_op(OpKind::kExpertLinear2, per_expert, c.h, fe, local_experts, kAct * routed_tokens * fe);

@@ -182,5 +182,17 @@ TEST(StackKernels, InternLmLayerMovesTheFp32NormAndEagerSwigluBytes) {
   EXPECT_EQ(ilm.totals().activation_bytes - te.totals().activation_bytes, 2.0 * 14'680'064);
 }
 
+TEST(StackKernels, InternLmExpertsRunTheEagerSwigluToo) {
+  // DeepSeek-V3's MoE layer at tp 1, ep 1: 4096 tokens x top 8 = 32,768 routed copies x f_e 2048 =
+  // F = 67,108,864 activation elements. Eager gating: 10 B per F forward (the fused form 6), and the
+  // sum of w1's and w2's input gradients adds 6 B per routed copy x hidden 7168 backward.
+  const LayerOps te = ops_for_layer(with_stack(deepseek_v3(), KernelStack::kTransformerEngine), tp(1), 3);
+  const LayerOps ilm = ops_for_layer(with_stack(deepseek_v3(), KernelStack::kInternLm), tp(1), 3);
+  const double F = 32768.0 * 2048;
+  EXPECT_EQ(find_op(te, OpKind::kExpertActivation).forward.hbm_bytes, 6.0 * F);
+  EXPECT_EQ(find_op(ilm, OpKind::kExpertActivation).forward.hbm_bytes, 10.0 * F);  // 671,088,640
+  EXPECT_EQ(find_op(ilm, OpKind::kExpertActivation).backward_input.hbm_bytes, 18.0 * F + 6.0 * 32768 * 7168);
+}
+
 }  // namespace
 }  // namespace mofasim::model
