@@ -25,9 +25,10 @@
 namespace mofasim::cli {
 namespace {
 
-fault::MonteCarloResult merged_trials(const std::vector<nlohmann::json>& documents, const model::RunSpec& run) {
+fault::MonteCarloResult merged_trials(const std::vector<nlohmann::json>& documents, const model::RunSpec& run,
+                                      bool fail_slow) {
   try {
-    return fault::merge_trial_shards(documents, run);
+    return fault::merge_trial_shards(documents, run, fail_slow);
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("mofasim ettr: --merge: ") + e.what());
   }
@@ -98,7 +99,7 @@ int run_ettr(const Args& args) {
       }
     }
     study = sharded.single ? fault::run_ettr_study(spec, run, mc_options)
-                           : fault::ettr_study_from_trials(spec, run, merged_trials(sharded.documents, run));
+                           : fault::ettr_study_from_trials(spec, run, merged_trials(sharded.documents, run, spec.fail_slow.rate_per_unit_per_day > 0));
   } catch (const fault::EventBudgetExceeded& e) {
     throw located_budget_error(loaded, e);
   }

@@ -62,11 +62,11 @@ constexpr const char* kSweepShardKind = "mofasim.sweep_shard";
 
 // Point i's whole run from the shards' documents (any order); --merge usage errors otherwise.
 fault::MonteCarloResult merged_point(const std::vector<nlohmann::json>& documents, std::size_t point,
-                                     const model::RunSpec& run) {
+                                     const model::RunSpec& run, bool fail_slow) {
   std::vector<nlohmann::json> parts;
   for (const nlohmann::json& doc : documents) parts.push_back(doc.at("points").at(point));
   try {
-    return fault::merge_trial_shards(parts, run);
+    return fault::merge_trial_shards(parts, run, fail_slow);
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("mofasim sweep: --merge: ") + e.what());
   }
@@ -151,7 +151,7 @@ int run_sweep(const Args& args) {
       }
       sweep = fault::analytic_sweep(range.path, range.values, inputs);
       fault::add_monte_carlo(
-          sweep, [&](std::size_t i) { return merged_point(sharded.documents, i, inputs[i].run); }, mc.progress);
+          sweep, [&](std::size_t i) { return merged_point(sharded.documents, i, inputs[i].run, inputs[i].spec.fail_slow.rate_per_unit_per_day > 0); }, mc.progress);
     }
   } catch (const fault::EventBudgetExceeded& e) {
     throw located_budget_error(*first, e);

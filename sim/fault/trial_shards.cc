@@ -19,7 +19,7 @@ struct ParsedShard {
   const nlohmann::json* rows = nullptr;
 };
 
-MonteCarloResult merge_checked(const std::vector<nlohmann::json>& shards, const model::RunSpec& run);
+MonteCarloResult merge_checked(const std::vector<nlohmann::json>& shards, const model::RunSpec& run, bool fail_slow);
 
 }  // namespace
 
@@ -63,9 +63,10 @@ nlohmann::json run_trial_shard(const model::FaultSpec& spec, const model::RunSpe
   return trial_shard_json(shard, begin, options.trials, options.seed);
 }
 
-MonteCarloResult merge_trial_shards(const std::vector<nlohmann::json>& shards, const model::RunSpec& run) {
+MonteCarloResult merge_trial_shards(const std::vector<nlohmann::json>& shards, const model::RunSpec& run,
+                                    bool fail_slow) {
   try {
-    return merge_checked(shards, run);
+    return merge_checked(shards, run, fail_slow);
   } catch (const nlohmann::json::exception& e) {
     throw std::invalid_argument(std::string("a shard document is malformed: ") + e.what());
   }
@@ -73,7 +74,7 @@ MonteCarloResult merge_trial_shards(const std::vector<nlohmann::json>& shards, c
 
 namespace {
 
-MonteCarloResult merge_checked(const std::vector<nlohmann::json>& shards, const model::RunSpec& run) {
+MonteCarloResult merge_checked(const std::vector<nlohmann::json>& shards, const model::RunSpec& run, bool fail_slow) {
   if (shards.empty()) throw std::invalid_argument("no shards given");
   std::int64_t trials = 0;
   std::uint64_t seed = 0;
@@ -110,6 +111,11 @@ MonteCarloResult merge_checked(const std::vector<nlohmann::json>& shards, const 
       const bool has_fail_slow = row.is_array() && row.size() == kFixedColumns + classes + kFailSlowColumns;
       if (!row.is_array() || (!has_fail_slow && row.size() != kFixedColumns + classes)) {
         throw std::invalid_argument("trial " + std::to_string(out.trials.size()) + " has the wrong columns");
+      }
+      if (fail_slow && !has_fail_slow) {
+        throw std::invalid_argument("trial " + std::to_string(out.trials.size()) +
+                                    " has no fail-slow columns (written before fail-slow), but this run has "
+                                    "fault_tolerance.fail_slow: run that shard again");
       }
       out.trials.push_back({.wall_s = row[0].get<double>(),
                             .ettr = row[1].get<double>(),

@@ -35,8 +35,10 @@ nlohmann::json run_trial_shard(const model::FaultSpec& spec, const model::RunSpe
 
 // Rebuilds the whole run from its shard documents (any order), with the statistics recomputed by
 // summarize_trials. Throws std::invalid_argument naming the problem: not a shard document, shards
-// of different runs (trials, seed, failure classes), overlapping shards, missing trials or a row
-// of neither column count.
-MonteCarloResult merge_trial_shards(const std::vector<nlohmann::json>& shards, const model::RunSpec& run);
+// of different runs (trials, seed, failure classes), overlapping shards, missing trials, a row
+// of neither column count, or, when `fail_slow` (the run being merged has fail-slow on), a row
+// written without the fail-slow columns (by a release before fail-slow, which ran none).
+MonteCarloResult merge_trial_shards(const std::vector<nlohmann::json>& shards, const model::RunSpec& run,
+                                    bool fail_slow);
 
 }  // namespace mofasim::fault

@@ -36,7 +36,7 @@ TEST(TrialShards, MergedShardsAreTheSingleRunBitForBit) {
   const MonteCarloResult single = run_monte_carlo(kSpec, kRun, options);
   std::vector<nlohmann::json> docs;
   for (int i = 3; i-- > 0;) docs.push_back(through_text(run_trial_shard(kSpec, kRun, options, i, 3)));
-  const MonteCarloResult merged = merge_trial_shards(docs, kRun);
+  const MonteCarloResult merged = merge_trial_shards(docs, kRun, false);
   ASSERT_EQ(merged.trials.size(), 700u);
   EXPECT_EQ(merged.class_names, single.class_names);
   EXPECT_EQ(merged.failures_by_class, single.failures_by_class);
@@ -69,7 +69,7 @@ TEST(TrialShards, ARangeRunsExactlyThoseTrials) {
 
 std::string merge_error(const std::vector<nlohmann::json>& docs) {
   try {
-    merge_trial_shards(docs, kRun);
+    merge_trial_shards(docs, kRun, false);
   } catch (const std::invalid_argument& e) {
     return e.what();
   }
@@ -102,7 +102,7 @@ TEST(TrialShards, ShardsWrittenBeforeFailSlowAreRunsWithoutIt) {
           "rows": [[1000.0, 0.9, 50.0, 40.0, 10.0, 0.0, 1, 1],
                    [1100.0, 0.8181818181818182, 100.0, 50.0, 50.0, 0.0, 2, 2]]})");
   const model::RunSpec run{.step_time_s = 9, .n_steps = 100};
-  const MonteCarloResult merged = merge_trial_shards({old}, run);
+  const MonteCarloResult merged = merge_trial_shards({old}, run, false);
   ASSERT_EQ(merged.trials.size(), 2U);
   EXPECT_EQ(merged.trials[1].wall_s, 1100);
   EXPECT_EQ(merged.trials[1].lost_work_s, 100);
@@ -125,12 +125,25 @@ TEST(TrialShards, ShardsWrittenBeforeFailSlowAreRunsWithoutIt) {
   second["first_trial"] = 1;
   second["rows"].erase(0);
   for (const double x : {0.0, 0.0, 0.0, 0.0}) second["rows"][0].push_back(x);
-  const MonteCarloResult mixed = merge_trial_shards({second, first}, run);
+  const MonteCarloResult mixed = merge_trial_shards({second, first}, run, false);
   EXPECT_EQ(mixed.summary.e2e_s.mean, 1050);
   // A row of neither length is still refused.
   auto short_row = old;
   short_row["rows"][0].erase(7);
   EXPECT_EQ(merge_error({short_row}), "trial 0 has the wrong columns");
+  // A run with fail-slow on cannot take them: they ran without it.
+  try {
+    merge_trial_shards({old}, run, true);
+    ADD_FAILURE() << "an old shard merged into a fail-slow run";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "trial 0 has no fail-slow columns (written before fail-slow), but this run has "
+                           "fault_tolerance.fail_slow: run that shard again");
+  }
+  auto written_after = old;  // ... but the same rows with the four columns, yes
+  for (auto& row : written_after["rows"]) {
+    for (const double x : {0.0, 0.0, 0.0, 0.0}) row.push_back(x);
+  }
+  EXPECT_EQ(merge_trial_shards({written_after}, run, true).summary.e2e_s.mean, 1050);
 }
 
 }  // namespace
