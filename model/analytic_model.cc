@@ -312,8 +312,24 @@ void optimizer_term(const RankPlan& plan, const ChunkBuffer& chunk_times, const 
     const RankDp& d = plan.dp[static_cast<std::size_t>(r)];
     const double grad = comm_seconds(d.grad, x.inv_mub);
     const double params = comm_seconds(d.params, x.inv_mub);
-    if (!(f.dp_overlap.enabled && v > 1)) {
+    if (!f.dp_overlap.enabled) {
       exposed = grad + params;
+    } else if (v == 1) {
+      // One chunk: MoFa(24) at chunk granularity (below) would expose the whole reduction, but the
+      // gradient buckets (GradientBuckets, as the step simulation issues them) reduce while the
+      // last micro-batch's backward produces the next ones. Closed form: the reduction split
+      // evenly over the buckets and the backward likewise, all but the last bucket hidden
+      // (MoFa(24) with buckets for chunks). The parameter all-gather runs ahead of the first
+      // forward, with nothing to hide under.
+      const int buckets = std::max(d.dense_grad_buckets + d.expert_grad_buckets, 1);
+      const double bwd = chunk_times[r].t.backward().total();
+      const std::array<double, 4> of{grad, params, bwd, 0};
+      if (of != exposed_of) {
+        exposed_of = of;
+        exposed = dp_overlap_exposed_seconds(grad / buckets, bwd / buckets, buckets, f.dp_overlap.alpha,
+                                             f.dp_overlap.beta) +
+                  params;
+      }
     } else {
       LayerTime per;  // mean chunk of rank r
       for (int c = 0; c < v; ++c) per += chunk_times[r * v + c].t;

@@ -241,6 +241,29 @@ TEST(AnalyticModel, DistributedOptimizerDividesTheUpdateByDp) {
   EXPECT_NEAR(full, adam_seconds(in, stage_gpu_params(in.model, in.parallel, 0).total()), 1e-12);
 }
 
+TEST(AnalyticModel, DpOverlapWithOneChunkHidesAllButTheLastBucket) {
+  // p = 1, v = 1, dp = 8 on one node (no latency), 4 layers, 40 MB buckets: every block (head,
+  // layers, embedding) closes its own bucket, n = 6. Without overlap the whole ring all-reduce of
+  // the fp32 gradients S, G = 2·(7/8)·S / bandwidth, is exposed. With overlap the buckets reduce
+  // under the backward of the one micro-batch, W = T_B of 4 layers + embedding + head:
+  // exposed G/n + (n − 1)·max(G/n − W/n, 0) (MoFa(24) with the buckets for chunks).
+  AnalyticInput in = input(Layout{.dp = 8, .global_batch = 8}, ScheduleKind::k1F1B, 4);
+  const double w = chunk_seconds(in, 4, true, true).b;
+  const double grad_bytes = AnalyticModel(in).memory().stages[0].params.dense() * 4;
+  const double ring = 2.0 * 7 / 8 * grad_bytes;
+  for (const double g : {w / 3, 3 * w}) {  // hides under the backward; outlasts it
+    in.topology.intra_node.bandwidth = ring / g;
+    in.features.dp_overlap.enabled = false;
+    EXPECT_NEAR(AnalyticModel(in).evaluate().timing.breakdown.dp_exposed, g, 1e-9 * g);
+    in.features.dp_overlap.enabled = true;
+    const AnalyticModel on(in);
+    const int n = on.plan().dp[0].dense_grad_buckets;
+    EXPECT_EQ(n, 6);  // head, 4 layers, embedding (70B shapes: each block is over 40 MB)
+    const double want = g < w ? g / n : g / n + (n - 1) * (g - w) / n;
+    EXPECT_NEAR(on.evaluate().timing.breakdown.dp_exposed, want, 1e-9 * g) << "G = " << g << ", W = " << w;
+  }
+}
+
 TEST(AnalyticModel, CpuOptimizerIsCopiesPlusHostUpdate) {
   // MoFa(28): t_D2H(fp32 grads) + t_CPU + t_H2D(bf16 params).
   AnalyticInput in = input(Layout{.global_batch = 1}, ScheduleKind::k1F1B, 2);
