@@ -71,9 +71,11 @@ TEST(DeepEpGroups, TheValidatorEnumeratesThePlacementsGroups) {
       {{.tp = 1, .ep = 3, .dp = 24, .etp = 2}, "tp-cp-ep-dp-pp", 8},   // 6..11 crosses a node
       {{.tp = 1, .ep = 8, .dp = 16, .etp = 1}, "tp-cp-ep-dp-pp", 4},   // nodes of 4
       {{.tp = 4, .ep = 8, .dp = 16, .pp = 2, .etp = 2}, "tp-cp-ep-dp-pp", 8},
+      {{.tp = 1, .ep = 16, .dp = 32, .etp = 1}, "tp-cp-dp-ep-pp", 16},  // 0, 2, ..., 30: 8 on each 16-GPU node
+      {{.tp = 1, .ep = 16, .dp = 32, .etp = 1}, "tp-cp-ep-dp-pp", 16},  // 0..15: two RDMA ranks on node 0
   };
   const std::vector<std::vector<int>> expected = {
-      range(0, 8, 2), {}, {0, 1, 8, 9, 16, 17, 24, 25}, range(6, 6), range(0, 8), {}};
+      range(0, 8, 2), {}, {0, 1, 8, 9, 16, 17, 24, 25}, range(6, 6), range(0, 8), {}, {}, range(0, 16)};
   for (std::size_t i = 0; i < layouts.size(); ++i) {
     const Layout& l = layouts[i];
     SCOPED_TRACE(l.order + " layout " + std::to_string(i));
