@@ -75,10 +75,15 @@ void check_deepep_group(const proto::Scenario& s, const proto::Parallelism& x, c
                         " to be at most 8 ranks (one node) or a multiple of 8 (whole nodes of 8 NVLink peers)");
     return;
   }
-  // The placement: only for a layout that covers the topology (otherwise that is reported).
   const int gpus_per_node = s.has_topology() ? s.topology().gpus_per_node() : 0;
+  const std::int64_t gpus = s.has_topology() ? s.topology().gpus() : 0;
+  std::int64_t world = 1;  // tp*cp*dp*pp, stopped past gpus so out-of-range sizes cannot overflow
+  for (const std::int64_t size : {std::int64_t{x.tp()}, std::int64_t{x.cp()}, std::int64_t{x.dp()}, std::int64_t{x.pp()}}) {
+    world = size < 1 || world * size > gpus ? gpus + 1 : world * size;
+  }
+  // Only on a layout that covers the topology's whole nodes: otherwise that is reported.
+  if (group <= 1 || gpus_per_node < 1 || world != gpus || (gpus > gpus_per_node && gpus % gpus_per_node != 0)) return;
   const topology::ParallelSizes sizes{.tp = x.tp(), .cp = x.cp(), .ep = x.ep(), .dp = x.dp(), .pp = x.pp(), .etp = x.etp()};
-  if (group <= 1 || gpus_per_node < 1 || std::int64_t{sizes.world()} != s.topology().gpus()) return;
   std::vector<int> bad;
   topology::RankOrder order;
   try {
