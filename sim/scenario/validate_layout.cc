@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/scenario/validate_deepep.h"
 #include "topology/placement.h"
 #include "topology/rank_order.h"
 
@@ -64,17 +65,7 @@ void check_expert_layout(const proto::Scenario& s, const proto::Parallelism& x, 
                         " does not divide the folded group tp*cp*dp = " + num(tp * cp * dp));
     return;
   }
-  // DeepEP (flex) runs over Megatron's tp_ep group of ep*etp ranks: at most NUM_MAX_NVL_PEERS = 8
-  // NVLink peers in one node, and above that whole nodes of 8 (its internode Buffer asserts
-  // num_ranks % NUM_MAX_NVL_PEERS == 0; csrc/deep_ep.cpp, csrc/kernels/configs.cuh).
-  constexpr std::int64_t kDeepEpNvlPeers = 8;
-  const std::int64_t deepep_group = ep * etp;
-  if (moe.token_dispatcher_type() == proto::DISPATCHER_FLEX && deepep_group > kDeepEpNvlPeers &&
-      deepep_group % kDeepEpNvlPeers != 0) {
-    fail(p + ".ep", "token_dispatcher_type flex (DeepEP) needs the dispatcher group ep*etp = " + num(ep) + "*" + num(etp) +
-                        " = " + num(deepep_group) + " to be at most 8 ranks (one node) or a multiple of 8 (whole nodes " +
-                        "of 8 NVLink peers)");
-  }
+  check_deepep_group(s, x, moe, fail);  // validate_deepep.h
   // Megatron (parallel_state.initialize_model_parallel) takes any etp whose etp*ep*pp divides the
   // world, above or below tp; the grouped expert MLP then splits each expert's FFN width over the
   // etp ranks (megatron.core.utils.divide asserts it divides).

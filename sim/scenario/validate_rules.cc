@@ -9,7 +9,7 @@
 namespace mofasim::scenario {
 namespace {
 
-constexpr std::array<std::string_view, 64> kRules = {
+constexpr std::array<std::string_view, 65> kRules = {
     "model: num_layers, hidden_size, num_attention_heads, vocab_size and seq_length are required and >= 1; "
     "ffn_hidden_size is required unless every layer is MoE (moe given and first_k_dense_layers = 0)",
     "model: num_kv_heads (if given) divides num_attention_heads",
@@ -47,6 +47,9 @@ constexpr std::array<std::string_view, 64> kRules = {
     "etp divides moe.expert_ffn_hidden_size (etp may exceed tp, as Megatron allows); a rank_order not ending in pp needs tp*cp*dp/(ep*etp) = dp and equal dense and expert pipeline groups",
     "parallelism: model.moe.token_dispatcher_type flex (DeepEP) needs ep*etp <= 8 (one node) or a multiple of 8 "
     "(whole nodes of 8 NVLink peers)",
+    "parallelism: with model.moe.token_dispatcher_type flex, every ep*etp dispatcher group, as rank_order and "
+    "topology.gpus_per_node place it, lies inside one node (at most 8 ranks) or on whole nodes, 8 ranks on each node "
+    "at the same local GPUs (DeepEP's NVLink peers and RDMA pairs)",
     "parallelism: global_batch is a multiple of micro_batch*dp (m = global_batch / (micro_batch*dp))",
     "parallelism: interleaved-1f1b needs pp > 1, vpp > 1 and m a multiple of pp; vpp > 1 needs interleaved-1f1b",
     "parallelism: dualpipe needs an even pp and an even m",
