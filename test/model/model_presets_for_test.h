@@ -147,4 +147,11 @@ inline HardwareSpec round_gpu() {
   return hw;
 }
 
+// DeepSeek-V3 with the given token dispatcher.
+inline ModelSpec deepseek_v3_with(MoeDispatcher dispatcher) {
+  ModelSpec m = deepseek_v3();
+  m.moe.token_dispatcher = dispatcher;
+  return m;
+}
+
 }  // namespace mofasim::model::testing

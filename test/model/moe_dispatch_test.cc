@@ -27,12 +27,6 @@ ParallelSpec layout(int tp, int dp, int ep, int etp, int ep_nodes) {
   return p;
 }
 
-ModelSpec dsv3(MoeDispatcher d) {
-  ModelSpec m = deepseek_v3();
-  m.moe.token_dispatcher = d;
-  return m;
-}
-
 // The forward dispatch's collectives (before fc1), in issue order.
 std::vector<CommOp> dispatch(const LayerOps& ops) {
   std::vector<CommOp> out;
@@ -46,7 +40,7 @@ std::vector<CommOp> dispatch(const LayerOps& ops) {
 const OpCost& expert_fc1(const LayerOps& ops) { return find_op(ops, OpKind::kExpertLinear1); }
 
 TEST(MoeDispatch, AllToAllSendsOneCopyPerRoutedExpert) {
-  const auto d = dispatch(ops_for_layer(dsv3(MoeDispatcher::kAllToAll), layout(1, 64, 64, 1, 8), 3));
+  const auto d = dispatch(ops_for_layer(testing::deepseek_v3_with(MoeDispatcher::kAllToAll), layout(1, 64, 64, 1, 8), 3));
   ASSERT_EQ(d.size(), 1U);
   EXPECT_EQ(d[0].collective, CollectiveKind::kAllToAll);
   EXPECT_EQ(d[0].bytes, kT * 8 * kH * 1);  // 234,881,024 B
@@ -57,7 +51,7 @@ TEST(MoeDispatch, AllToAllSendsOneCopyPerRoutedExpert) {
 TEST(MoeDispatch, FlexSendsOneCopyPerDestinationNodeThenForwardsOverNvlink) {
   // Unlimited: a token's 8 experts spread over 8 nodes reach 8 (1 - (7/8)^8) = 5.2511 nodes:
   // S = 4096 * 7168 * 8 * 11,012,415 / 16,777,216 = 154,173,810 B, 7/8 of it off the node.
-  const auto d = dispatch(ops_for_layer(dsv3(MoeDispatcher::kFlex), layout(1, 64, 64, 1, 8), 3));
+  const auto d = dispatch(ops_for_layer(testing::deepseek_v3_with(MoeDispatcher::kFlex), layout(1, 64, 64, 1, 8), 3));
   ASSERT_EQ(d.size(), 2U);
   EXPECT_EQ(d[0].collective, CollectiveKind::kAllToAllScaleOut);
   EXPECT_DOUBLE_EQ(d[0].bytes, 154'173'810.0);
@@ -74,7 +68,7 @@ TEST(MoeDispatch, FlexSendsOneCopyPerDestinationNodeThenForwardsOverNvlink) {
 // own NIC hop by index: the second hop names the first, same phase, op and side, the other link.
 // DeepSeek-V3 at EP 64: 4096 tokens in chunks of 8 tokens on 10 channels, n = 51.2 each way.
 TEST(MoeDispatch, FlexSecondHopNamesItsOwnFirstHop) {
-  const LayerOps ops = ops_for_layer(dsv3(MoeDispatcher::kFlex), layout(1, 64, 64, 1, 8), 3);
+  const LayerOps ops = ops_for_layer(testing::deepseek_v3_with(MoeDispatcher::kFlex), layout(1, 64, 64, 1, 8), 3);
   const auto comms = ops.comms();
   int pairs = 0;
   for (std::size_t j = 0; j < comms.size(); ++j) {
@@ -97,7 +91,7 @@ TEST(MoeDispatch, FlexSecondHopNamesItsOwnFirstHop) {
   }
   EXPECT_EQ(pairs, 4);
   // On one node there is one hop per transfer: nothing to pair.
-  for (const CommOp& c : ops_for_layer(dsv3(MoeDispatcher::kFlex), layout(1, 8, 8, 1, 1), 3).comms()) {
+  for (const CommOp& c : ops_for_layer(testing::deepseek_v3_with(MoeDispatcher::kFlex), layout(1, 8, 8, 1, 1), 3).comms()) {
     EXPECT_EQ(c.pipelined_with, -1);
   }
 }
@@ -106,7 +100,7 @@ TEST(MoeDispatch, NodeLimitedRoutingCutsTheNicBytes) {
   // DeepSeek-V3: 8 groups (one per node), at most 4 per token: 4 (1 - (3/4)^8) = 3.5995 nodes,
   // S = 4096 * 7168 * 4 * 58,975 / 65,536 = 105,683,200 B; the NIC carries 7/8 of it, against
   // 205,520,896 B under alltoall (45 %).
-  ModelSpec m = dsv3(MoeDispatcher::kFlex);
+  ModelSpec m = testing::deepseek_v3_with(MoeDispatcher::kFlex);
   m.moe.router_num_groups = 8;
   m.moe.router_group_topk = 4;
   const auto d = dispatch(ops_for_layer(m, layout(1, 64, 64, 1, 8), 3));
@@ -121,8 +115,8 @@ TEST(MoeDispatch, NodeLimitedRoutingCutsTheNicBytes) {
 
 TEST(MoeDispatch, FlexOnOneNodeIsTheAllToAllOverNvlink) {
   // EP 8 on one node: one node copy stays home (no scale-out hop); the forward is the all-to-all.
-  const auto flex = dispatch(ops_for_layer(dsv3(MoeDispatcher::kFlex), layout(1, 8, 8, 1, 1), 3));
-  const auto a2a = dispatch(ops_for_layer(dsv3(MoeDispatcher::kAllToAll), layout(1, 8, 8, 1, 1), 3));
+  const auto flex = dispatch(ops_for_layer(testing::deepseek_v3_with(MoeDispatcher::kFlex), layout(1, 8, 8, 1, 1), 3));
+  const auto a2a = dispatch(ops_for_layer(testing::deepseek_v3_with(MoeDispatcher::kAllToAll), layout(1, 8, 8, 1, 1), 3));
   ASSERT_EQ(flex.size(), 1U);
   EXPECT_EQ(flex[0].collective, CollectiveKind::kAllToAllScaleUp);
   EXPECT_EQ(flex[0].bytes, a2a[0].bytes);
@@ -130,7 +124,7 @@ TEST(MoeDispatch, FlexOnOneNodeIsTheAllToAllOverNvlink) {
 }
 
 TEST(MoeDispatch, AllGatherGathersEveryTokenOfTheEpGroup) {
-  const LayerOps ops = ops_for_layer(dsv3(MoeDispatcher::kAllGather), layout(1, 64, 64, 1, 8), 3);
+  const LayerOps ops = ops_for_layer(testing::deepseek_v3_with(MoeDispatcher::kAllGather), layout(1, 64, 64, 1, 8), 3);
   const auto d = dispatch(ops);
   ASSERT_EQ(d.size(), 1U);
   EXPECT_EQ(d[0].collective, CollectiveKind::kAllGather);
@@ -146,7 +140,7 @@ TEST(MoeDispatch, AllGatherGathersEveryTokenOfTheEpGroup) {
 }
 
 TEST(MoeDispatch, CapacityFactorCapsOrPadsTheBusiestRank) {
-  ModelSpec m = dsv3(MoeDispatcher::kAllToAll);
+  ModelSpec m = testing::deepseek_v3_with(MoeDispatcher::kAllToAll);
   m.moe.load_imbalance = 1.5;
   // Dropless: 64 * 4096 * 8 * 1.5 / 256 = 12,288 tokens per local expert.
   EXPECT_EQ(expert_fc1(ops_for_layer(m, layout(1, 64, 64, 1, 8), 3)).gemm.m, 12288.0);
@@ -170,7 +164,7 @@ TEST(MoeDispatch, FoldedExpertsDoTheSameWorkPerGpuAsExpertsCarvedFromDp) {
   // tp 2 with sequence parallelism: each GPU dispatches T/2 tokens. etp = tp = 2 (EP 4 carved out
   // of dp 8) and etp = 1 (EP 8 folded over TP x DP) give every GPU the same expert FLOPs; only
   // etp = 2 gathers the tokens over expert TP.
-  const ModelSpec m = dsv3(MoeDispatcher::kAllToAll);
+  const ModelSpec m = testing::deepseek_v3_with(MoeDispatcher::kAllToAll);
   const LayerOps carved = ops_for_layer(m, layout(2, 8, 4, 2, 2), 3);
   const LayerOps folded = ops_for_layer(m, layout(2, 8, 8, 1, 2), 3);
   EXPECT_EQ(expert_fc1(carved).forward.flops, expert_fc1(folded).forward.flops);
@@ -195,7 +189,7 @@ void expect_error(const ModelSpec& m, const ParallelSpec& p, const std::string& 
 }
 
 TEST(MoeDispatch, BadCombinationsAreOneLineErrors) {
-  ModelSpec m = dsv3(MoeDispatcher::kAllToAll);
+  ModelSpec m = testing::deepseek_v3_with(MoeDispatcher::kAllToAll);
   const ParallelSpec ok = layout(1, 64, 64, 1, 8);
   m.moe.router_num_groups = 3;
   m.moe.router_group_topk = 1;

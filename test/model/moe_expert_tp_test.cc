@@ -15,6 +15,7 @@
 namespace mofasim::model {
 namespace {
 
+using test::comms_on;
 using test::find_op;
 
 constexpr double kH = 7168;
@@ -25,22 +26,8 @@ ParallelSpec etp2(int ep = 8, int etp = 2) {
                                  .micro_batch = 1, .global_batch = 16, .sequence_parallel = true});
 }
 
-ModelSpec dsv3(MoeDispatcher d) {
-  ModelSpec m = testing::deepseek_v3();
-  m.moe.token_dispatcher = d;
-  return m;
-}
-
-std::vector<CommOp> comms_on(const LayerOps& ops, LayerGroup g) {
-  std::vector<CommOp> out;
-  for (const CommOp& c : ops.comms()) {
-    if (c.group == g) out.push_back(c);
-  }
-  return out;
-}
-
 TEST(MoeExpertTp, AllToAllThenGatherOverTheExpertTpPair) {
-  const LayerOps ops = ops_for_layer(dsv3(MoeDispatcher::kAllToAll), etp2(), 3);
+  const LayerOps ops = ops_for_layer(testing::deepseek_v3_with(MoeDispatcher::kAllToAll), etp2(), 3);
   // Dispatch: T_g·k·h·1 B = 1024·8·7168 = 58,720,256 B over EP 8.
   const auto ep = comms_on(ops, LayerGroup::kEp);
   ASSERT_EQ(ep.size(), 4U);
@@ -69,7 +56,7 @@ TEST(MoeExpertTp, AllToAllThenGatherOverTheExpertTpPair) {
 TEST(MoeExpertTp, AllGatherDispatchGathersOverTheEtpTimesEpGroup) {
   // Megatron's allgather dispatcher gathers over tp_ep (etp·ep = 16 ranks): 16·1024·7168·1 B =
   // 117,440,512 B; the combine reduce-scatters it in bf16. No expert-TP collective follows.
-  const LayerOps ops = ops_for_layer(dsv3(MoeDispatcher::kAllGather), etp2(), 3);
+  const LayerOps ops = ops_for_layer(testing::deepseek_v3_with(MoeDispatcher::kAllGather), etp2(), 3);
   const auto g = comms_on(ops, LayerGroup::kEtpEp);
   ASSERT_EQ(g.size(), 4U);
   EXPECT_EQ(g[0].collective, CollectiveKind::kAllGather);
@@ -86,7 +73,7 @@ TEST(MoeExpertTp, AllGatherDispatchGathersOverTheEtpTimesEpGroup) {
 TEST(MoeExpertTp, ExpertWeightsGradsAndOptimizerStatePerGpu) {
   // One MoE layer's routed experts: 256 · 3·7168·2048 = 11,274,289,152 parameters, split over
   // ep·etp = 16 GPUs: 704,643,072 each.
-  const ModelSpec m = dsv3(MoeDispatcher::kAllToAll);
+  const ModelSpec m = testing::deepseek_v3_with(MoeDispatcher::kAllToAll);
   EXPECT_EQ(layer_params(m, 3).routed_experts, 11'274'289'152.0);
   const GpuParams p = stage_gpu_params(m, etp2(), 0);
   int moe_layers = 0;
@@ -108,7 +95,7 @@ TEST(MoeExpertTp, ExpertWeightsGradsAndOptimizerStatePerGpu) {
 
 TEST(MoeExpertTp, EtpAboveTpIsAcceptedAsMegatronDoes) {
   // tp 4, etp 8, ep 2: ep·etp = 16 divides tp·dp = 64; each expert holds 2048/8 of the FFN.
-  const LayerOps ops = ops_for_layer(dsv3(MoeDispatcher::kAllToAll), etp2(2, 8), 3);
+  const LayerOps ops = ops_for_layer(testing::deepseek_v3_with(MoeDispatcher::kAllToAll), etp2(2, 8), 3);
   EXPECT_EQ(find_op(ops, OpKind::kExpertLinear1).gemm.n, 2 * 256.0);
   const auto etp = comms_on(ops, LayerGroup::kEtp);
   ASSERT_EQ(etp.size(), 4U);

@@ -18,6 +18,7 @@
 namespace mofasim::model {
 namespace {
 
+using test::comms_on;
 using test::find_op;
 
 ParallelSpec layout(int etp, int ep_nodes) {
@@ -27,27 +28,13 @@ ParallelSpec layout(int etp, int ep_nodes) {
   return p;
 }
 
-ModelSpec dsv3(MoeDispatcher d) {
-  ModelSpec m = testing::deepseek_v3();
-  m.moe.token_dispatcher = d;
-  return m;
-}
-
-std::vector<CommOp> comms_on(const LayerOps& ops, LayerGroup g) {
-  std::vector<CommOp> out;
-  for (const CommOp& c : ops.comms()) {
-    if (c.group == g) out.push_back(c);
-  }
-  return out;
-}
-
 // Before, flex with etp 2 was priced in two steps: an EP dispatch of T_g·k·h·1 B = 1024·8·7168 =
 // 58,720,256 B (the NVLink hop over EP 8), then an expert-TP all-gather of the 16,384 received
 // copies in bf16, 2·16384·7168 = 234,881,024 B. Megatron sends each copy in the dispatch dtype
 // to both expert-TP ranks at once, so the one NVLink hop carries T_g·k·etp·h·1 B =
 // 1024·8·2·7168 = 117,440,512 B (twice the old EP step) and nothing else follows.
 TEST(MoeFlexExpertTp, OneDispatchOverTheEtpTimesEpGroup) {
-  const LayerOps ops = ops_for_layer(dsv3(MoeDispatcher::kFlex), layout(2, 2), 3);
+  const LayerOps ops = ops_for_layer(testing::deepseek_v3_with(MoeDispatcher::kFlex), layout(2, 2), 3);
   EXPECT_TRUE(comms_on(ops, LayerGroup::kEtp).empty());
   EXPECT_TRUE(comms_on(ops, LayerGroup::kEp).empty());
   const auto g = comms_on(ops, LayerGroup::kEtpEp);
@@ -82,8 +69,8 @@ TEST(MoeFlexExpertTp, ReceivedTokensAndExpertShapesAreUnchanged) {
   // Each expert-TP rank receives the full hidden vector of its experts' copies: 32 local experts
   // of 8·2·1024·8/256 = 512 tokens, 16,384 copies stored as fc1's bf16 input, 234,881,024 B, as
   // after the alltoall dispatcher's gather.
-  const LayerOps flex = ops_for_layer(dsv3(MoeDispatcher::kFlex), layout(2, 2), 3);
-  const LayerOps a2a = ops_for_layer(dsv3(MoeDispatcher::kAllToAll), layout(2, 2), 3);
+  const LayerOps flex = ops_for_layer(testing::deepseek_v3_with(MoeDispatcher::kFlex), layout(2, 2), 3);
+  const LayerOps a2a = ops_for_layer(testing::deepseek_v3_with(MoeDispatcher::kAllToAll), layout(2, 2), 3);
   const OpCost& fc1 = find_op(flex, OpKind::kExpertLinear1);
   EXPECT_EQ(fc1.gemm.m, 512.0);
   EXPECT_EQ(fc1.gemm.instances, 32);
@@ -94,7 +81,7 @@ TEST(MoeFlexExpertTp, ReceivedTokensAndExpertShapesAreUnchanged) {
 
 TEST(MoeFlexExpertTp, EtpOneKeepsTheEpGroup) {
   // etp 1: the tp_ep group is the EP group; the hops stay on it with k copies per token.
-  const LayerOps ops = ops_for_layer(dsv3(MoeDispatcher::kFlex), layout(1, 1), 3);
+  const LayerOps ops = ops_for_layer(testing::deepseek_v3_with(MoeDispatcher::kFlex), layout(1, 1), 3);
   EXPECT_TRUE(comms_on(ops, LayerGroup::kEtpEp).empty());
   const auto ep = comms_on(ops, LayerGroup::kEp);
   ASSERT_EQ(ep.size(), 4U);  // one node: the NVLink hop only
@@ -105,7 +92,7 @@ TEST(MoeFlexExpertTp, EtpOneKeepsTheEpGroup) {
 TEST(MoeFlexExpertTp, ExpertSlotWiderThanANodeReachesEachOfItsNodes) {
   // ep 2, etp 16 on nodes of 8: the 32-rank group spans 4 nodes and each expert slot 2 of them. A
   // token's 8 experts over the 2 slots reach 2·(1 − 2^−8) slots, each 2 nodes: 3.984375 nodes.
-  const ModelSpec m = dsv3(MoeDispatcher::kFlex);
+  const ModelSpec m = testing::deepseek_v3_with(MoeDispatcher::kFlex);
   EXPECT_DOUBLE_EQ(dispatch_nodes_per_token(m.moe, 2, 4), 2 * 2 * 255.0 / 256);
   // A slot within a node: unchanged.
   EXPECT_DOUBLE_EQ(dispatch_nodes_per_token(m.moe, 8, 2), 2 * 255.0 / 256);
@@ -120,7 +107,7 @@ TEST(MoeFlexExpertTp, MemoryHoldsBuffersForTheEtpTimesEpGroup) {
   const DeepEpBuffers b = deepep_buffers(7168, 16);
   EXPECT_EQ(b.nvl_bytes, 377'673'984.0);
   EXPECT_EQ(b.rdma_bytes, 91'887'744.0);
-  ModelSpec m = dsv3(MoeDispatcher::kAllToAll);
+  ModelSpec m = testing::deepseek_v3_with(MoeDispatcher::kAllToAll);
   HardwareSpec hw;
   hw.gpu_memory_bytes = 80e9;
   FeatureSpec f;
