@@ -16,13 +16,20 @@ using testing::FinishLog;
 
 constexpr Duration kMs{1'000'000};
 
+// One GPU's domain with a compute and a communication engine, each of capacity 1.
+struct OneGpu {
+  EventQueue q;
+  FluidModel m{q};
+  DomainId gpu = m.add_domain("gpu0");
+  std::array<ResourceUse, 1> compute{ResourceUse{.resource = m.add_resource({.name = "gpu0.compute", .capacity = 1})}};
+  std::array<ResourceUse, 1> comm{ResourceUse{.resource = m.add_resource({.name = "gpu0.comm", .capacity = 1})}};
+};
+
 TEST(Interference, SlowsComputeByAlphaAfterItsLatencyUntilItEnds) {
   // Compute 10 ms; an interference of alpha 2 with 1 ms latency starts at 0 and ends at 5 ms.
   // 0-1 ms full speed (1 ms of work), 1-5 ms at 1/2 (2 ms), the last 7 ms at full speed: 12 ms.
-  EventQueue q;
-  FluidModel m(q);
-  const DomainId gpu = m.add_domain("gpu0");
-  const std::array compute{ResourceUse{.resource = m.add_resource({.name = "gpu0.compute", .capacity = 1})}};
+  OneGpu g;
+  auto& [q, m, gpu, compute, comm] = g;
   FinishLog log(1);
   m.start({.work = 0.010, .uses = compute, .domain = gpu}, log.on_done(q, 0));
   const InterferenceId i = m.start_interference(gpu, 2.0, kMs);
@@ -36,11 +43,8 @@ TEST(Interference, TheLargestAlphaOfActivitiesAndInterferencesSlowsCompute) {
   // Compute 10 ms, a communication (alpha 1.2, beta 1, 4 ms on its own engine) and an
   // interference of alpha 2 ended at 2 ms. 0-2 ms at 1/2 (1 ms of work), 2-4 ms at 1/1.2
   // (1.6667 ms), then 7.3333 ms alone: 11.333333 ms.
-  EventQueue q;
-  FluidModel m(q);
-  const DomainId gpu = m.add_domain("gpu0");
-  const std::array compute{ResourceUse{.resource = m.add_resource({.name = "gpu0.compute", .capacity = 1})}};
-  const std::array comm{ResourceUse{.resource = m.add_resource({.name = "gpu0.comm", .capacity = 1})}};
+  OneGpu g;
+  auto& [q, m, gpu, compute, comm] = g;
   FinishLog log(2);
   m.start({.work = 0.010, .uses = compute, .domain = gpu}, log.on_done(q, 0));
   m.start({.work = 0.004, .uses = comm, .kind = ActivityKind::kCommunication, .domain = gpu,
@@ -55,10 +59,8 @@ TEST(Interference, TheLargestAlphaOfActivitiesAndInterferencesSlowsCompute) {
 
 TEST(Interference, EndedInItsLatencyNeverSlowsAnything) {
   // Ended at 1 ms, before its 2 ms latency is over: compute 10 ms ends at 10 ms.
-  EventQueue q;
-  FluidModel m(q);
-  const DomainId gpu = m.add_domain("gpu0");
-  const std::array compute{ResourceUse{.resource = m.add_resource({.name = "gpu0.compute", .capacity = 1})}};
+  OneGpu g;
+  auto& [q, m, gpu, compute, comm] = g;
   FinishLog log(1);
   m.start({.work = 0.010, .uses = compute, .domain = gpu}, log.on_done(q, 0));
   const InterferenceId i = m.start_interference(gpu, 3.0, 2 * kMs);
@@ -70,12 +72,7 @@ TEST(Interference, EndedInItsLatencyNeverSlowsAnything) {
 // The same step with the interference as an endless communication activity with no resource:
 // the times and the number of fired events are identical (what the replay's byte-identical
 // outputs rest on).
-struct Step {
-  EventQueue q;
-  FluidModel m{q};
-  DomainId gpu = m.add_domain("gpu0");
-  std::array<ResourceUse, 1> compute{ResourceUse{.resource = m.add_resource({.name = "gpu0.compute", .capacity = 1})}};
-  std::array<ResourceUse, 1> comm{ResourceUse{.resource = m.add_resource({.name = "gpu0.comm", .capacity = 1})}};
+struct Step : OneGpu {
   FinishLog log{3};
   bool as_activity = false;
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "model/memory.h"
+#include "test/model/flex_memory_for_test.h"
 #include "test/model/model_presets_for_test.h"
 
 namespace mofasim::model {
@@ -49,17 +50,9 @@ TEST(MoeDeepEp, PipelineChunks) {
 }
 
 TEST(MoeDeepEp, MemoryModelCountsTheBuffersOncePerGpu) {
-  ModelSpec m = testing::deepseek_v3();
   const ParallelSpec p = testing::parallel_spec({.tp = 1, .cp = 1, .pp = 1, .vpp = 1, .dp = 128, .ep = 64, .etp = 1,
                                                  .micro_batch = 1, .global_batch = 128});
-  HardwareSpec hw;
-  hw.gpu_memory_bytes = 80e9;
-  FeatureSpec f;
-  f.distributed_optimizer = true;
-  const std::vector<double> inflight = one_f_one_b_inflight(p);
-  const MemoryReport a2a = memory_report(m, hw, p, f, inflight);
-  m.moe.token_dispatcher = MoeDispatcher::kFlex;
-  const MemoryReport flex = memory_report(m, hw, p, f, inflight);
+  const auto [a2a, flex] = testing::flex_and_alltoall_memory(testing::deepseek_v3(), p);
   for (std::size_t s = 0; s < flex.stages.size(); ++s) {
     EXPECT_EQ(flex.stages[s].static_bytes.deepep_buffers, 713'725'184.0);
     EXPECT_EQ(a2a.stages[s].static_bytes.deepep_buffers, 0.0);

@@ -12,6 +12,7 @@
 #include "model/memory.h"
 #include "model/moe_deepep.h"
 #include "model/moe_dispatch.h"
+#include "test/model/flex_memory_for_test.h"
 #include "test/model/model_presets_for_test.h"
 #include "test/support/op_lookup.h"
 
@@ -107,16 +108,7 @@ TEST(MoeFlexExpertTp, MemoryHoldsBuffersForTheEtpTimesEpGroup) {
   const DeepEpBuffers b = deepep_buffers(7168, 16);
   EXPECT_EQ(b.nvl_bytes, 377'673'984.0);
   EXPECT_EQ(b.rdma_bytes, 91'887'744.0);
-  ModelSpec m = testing::deepseek_v3_with(MoeDispatcher::kAllToAll);
-  HardwareSpec hw;
-  hw.gpu_memory_bytes = 80e9;
-  FeatureSpec f;
-  f.distributed_optimizer = true;
-  const ParallelSpec p = layout(2, 2);
-  const std::vector<double> inflight = one_f_one_b_inflight(p);
-  const MemoryReport a2a = memory_report(m, hw, p, f, inflight);
-  m.moe.token_dispatcher = MoeDispatcher::kFlex;
-  const MemoryReport flex = memory_report(m, hw, p, f, inflight);
+  const auto [a2a, flex] = testing::flex_and_alltoall_memory(testing::deepseek_v3(), layout(2, 2));
   for (std::size_t s = 0; s < flex.stages.size(); ++s) {
     EXPECT_EQ(flex.stages[s].static_bytes.deepep_buffers, 469'561'728.0);
     EXPECT_DOUBLE_EQ(flex.stages[s].peak_bytes - a2a.stages[s].peak_bytes, 469'561'728.0);
