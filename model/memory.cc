@@ -313,6 +313,11 @@ bool full_recompute_applies(const FeatureSpec& features, int position_in_chunk) 
   return true;
 }
 
+bool zero_broadcast_sync(const FeatureSpec& features) {
+  return features.param_sync == DpParamSync::kBroadcast && dp_sharding(features) == DpSharding::kOptim &&
+         features.dist_opt_instances == 1;
+}
+
 DpSharding dp_sharding(const FeatureSpec& features) {
   return features.distributed_optimizer ? std::max(features.dp_sharding, DpSharding::kOptim) : features.dp_sharding;
 }

@@ -54,6 +54,9 @@ bool full_recompute_applies(const FeatureSpec& features, int position_in_chunk);
 // The data-parallel sharding in effect: features.dp_sharding, at least kOptim with the
 // distributed optimizer.
 DpSharding dp_sharding(const FeatureSpec& features);
+// InternEvo's broadcast sync applies (DpParamSync::kBroadcast with ZeRO-1 over the whole DP group,
+// as the scenario loader allows it); otherwise the Megatron sync of dp_sharding runs.
+bool zero_broadcast_sync(const FeatureSpec& features);
 
 // GPU bytes per parameter when the optimizer state is sharded over `dp_shards` ranks: with the
 // distributed optimizer (ZeRO-1) weight + grad + optimizer/d (MoFa(25) MoFa(26); 6 + 12/d for the

@@ -14,6 +14,7 @@
 #include "model/recompute_modules.h"
 #include "model/rank_plan_groups.h"
 #include "model/stage_layout.h"
+#include "model/zero_broadcast.h"
 #include "schedules/factory.h"
 #include "schedules/schedule.h"
 
@@ -69,6 +70,33 @@ void count_gradient_buckets(const RankPlan& plan, const ModelSpec& model, int r,
   if (d.dense_grad_bytes - carried > 0) dense.add_to_last(d.dense_grad_bytes - carried);
   d.dense_grad_buckets = dense.count();
   d.expert_grad_buckets = expert.count();
+}
+
+// InternEvo's ZeRO-1 owners of rank r's parameters (zero_broadcast.h): its tensors in module order,
+// chunk by pipeline position (embedding, layers, final norm and head), over each group's shard size.
+void count_broadcast_owners(const RankPlan& plan, const ModelSpec& model, const ParallelSpec& par, int r,
+                            const ShardGroups& shards, RankDp& d) {
+  std::vector<double> dense;
+  std::vector<double> expert;
+  const double h = model.hidden_size;
+  std::vector<int> locals(static_cast<std::size_t>(plan.v));
+  for (int k = 0; k < plan.v; ++k) locals[static_cast<std::size_t>(k)] = k;
+  std::sort(locals.begin(), locals.end(), [&](int a, int b) { return plan.chunk(r, a).chunk < plan.chunk(r, b).chunk; });
+  for (int k : locals) {
+    const PlanChunk& c = plan.chunk(r, k);
+    if (c.embedding) dense.push_back(plan.embedding.dense_params);
+    for (int l = c.first_layer; l < c.first_layer + c.num_layers; ++l) {
+      const LayerTensors t = layer_tensors(model, par, l);
+      dense.insert(dense.end(), t.dense.begin(), t.dense.end());
+      expert.insert(expert.end(), t.expert.begin(), t.expert.end());
+    }
+    if (c.head) {
+      dense.push_back(h * norm_vectors(model.norm));  // the final norm, then the head
+      dense.push_back(plan.head.dense_params - h * norm_vectors(model.norm));
+    }
+  }
+  d.dense_param_broadcasts = shards.dense_dp > 1 ? zero_broadcast_owners(dense, shards.dense_dp) : 0;
+  d.expert_param_broadcasts = shards.expert_dp > 1 ? zero_broadcast_owners(expert, shards.expert_dp) : 0;
 }
 
 }  // namespace
@@ -271,6 +299,16 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
     return CommCost{whole.latency * std::max(calls, 1), whole.bandwidth};
   };
   const bool distributed = feat.distributed_optimizer;
+  const bool broadcast = zero_broadcast_sync(feat);
+  // `calls` broadcasts sharing `bytes` evenly: each pays its latency and pipeline fill (priced at
+  // the mean size, exact while every broadcast is above the fill's chunk), the bytes pay β once.
+  auto broadcasts = [&](DpGroup& g, double bytes, int calls) {
+    if (bytes <= 0 || calls < 1) return CommCost{};
+    const topology::CommGroup* group = placed(g);
+    if (group == nullptr || group->size() == 1) return CommCost{};
+    const CommCost one = cost(*group, CollectiveKind::kBroadcast, bytes / calls);
+    return CommCost{one.latency * calls, one.bandwidth * calls};
+  };
   // ZeRO-3 / FSDP: each transformer layer is one FSDP unit, all-gathered whole (one collective per
   // group, the unit's flat parameter buffer) before its forward and before its backward.
   const bool zero3 = dp_sharding(feat) == DpSharding::kOptimGradsParams;
@@ -299,18 +337,28 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
     d.param_gathers = feat.dp_overlap.enabled                            ? v
                       : feat.optimizer_placement == OptimizerPlacement::kCpu ? d.dense_grad_buckets + d.expert_grad_buckets
                                                                          : 1;
+    if (broadcast) count_broadcast_owners(plan, model, par, r, shards, d);
     // Everything below is a function of these: a rank laid out like the rank above (the middle
     // ranks of a uniform split) reduces and updates what it does.
     if (r > 0) {
       const RankDp& above = plan.dp[static_cast<std::size_t>(r - 1)];
       const GpuParams& above_gp = plan.memory.stages[static_cast<std::size_t>(r - 1)].params;
       if (dense == above_gp.dense() && expert == above_gp.expert && d.dense_grad_buckets == above.dense_grad_buckets &&
-          d.expert_grad_buckets == above.expert_grad_buckets && d.param_gathers == above.param_gathers) {
+          d.expert_grad_buckets == above.expert_grad_buckets && d.param_gathers == above.param_gathers &&
+          d.dense_param_broadcasts == above.dense_param_broadcasts &&
+          d.expert_param_broadcasts == above.expert_param_broadcasts) {
         d = above;
         continue;
       }
     }
-    if (distributed) {  // MoFa(25) MoFa(26): RS of gradients + AG of parameters
+    if (broadcast) {  // InternEvo's ZeRO-1: gradients all-reduced, then one broadcast per owner
+      if (shards.dense_dp > 1) d.dense_param_bytes = dense * bpp.weight;
+      if (shards.expert_dp > 1) d.expert_param_bytes = expert * bpp.weight;
+      d.grad = bucketed(dense_dp, CollectiveKind::kAllReduce, d.dense_grad_bytes, d.dense_grad_buckets) +
+               bucketed(expert_dp, CollectiveKind::kAllReduce, d.expert_grad_bytes, d.expert_grad_buckets);
+      d.params = broadcasts(dense_dp, d.dense_param_bytes, d.dense_param_broadcasts) +
+                 broadcasts(expert_dp, d.expert_param_bytes, d.expert_param_broadcasts);
+    } else if (distributed) {  // MoFa(25) MoFa(26): RS of gradients + AG of parameters
       if (shards.dense_dp > 1 && !zero3) d.dense_param_bytes = dense * bpp.weight;
       if (shards.expert_dp > 1 && !zero3) d.expert_param_bytes = expert * bpp.weight;
       d.grad = bucketed(dense_dp, CollectiveKind::kReduceScatter, d.dense_grad_bytes, d.dense_grad_buckets) +

@@ -4,4 +4,5 @@ mofasim_library(NAME rank_plan
   SRCS
     ${CMAKE_CURRENT_SOURCE_DIR}/rank_plan.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/rank_plan_groups.cc
+    ${CMAKE_CURRENT_SOURCE_DIR}/zero_broadcast.cc
   DEPS mofasim::model mofasim::schedules mofasim::topology mofasim::units)

@@ -124,6 +124,10 @@ struct RankDp {
   int dense_grad_buckets = 0;    // GradientBuckets over the rank's blocks in backward order
   int expert_grad_buckets = 0;
   int param_gathers = 0;         // all-gathers of each group's parameters (see build_rank_plan)
+  // DpParamSync::kBroadcast: the broadcasts of each group's parameters, one per owner rank
+  // (model/zero_broadcast.h); 0 otherwise.
+  int dense_param_broadcasts = 0;
+  int expert_param_broadcasts = 0;
   CommCost grad;                 // priced: dense + expert gradient reduction (and HSDP's replica all-reduce), α per bucket
   CommCost params;               // priced: dense + expert parameter all-gather, α per gather
   double updated_params = 0;     // parameters whose optimizer state this GPU updates (1/d sharded)

@@ -287,6 +287,10 @@ inline constexpr RecomputeModules recompute_bit(RecomputeModule m) {
 enum class RecomputeMethod { kUniform, kBlock, kEveryNth };
 // What data parallelism shards (Megatron-FSDP's --data-parallel-sharding-strategy).
 enum class DpSharding { kNone, kOptim, kOptimGrads, kOptimGradsParams };
+// How a ZeRO-1 optimizer brings every DP rank's parameters up to date (model/zero_broadcast.h):
+// Megatron reduce-scatters the gradients and all-gathers the parameters; InternEvo's hybrid ZeRO
+// all-reduces the gradients and each owner rank broadcasts the parameters it updated.
+enum class DpParamSync { kAllGather, kBroadcast };
 
 // Overlap of one kind of communication with compute (MoFa §3.3). While both run on one GPU,
 // compute takes alpha times longer and communication beta times longer (time-increase coefficients).
@@ -312,6 +316,7 @@ struct FeatureSpec {
   // expert-DP groups cut into this many shard groups; dp_sharding applies within one, the shard
   // groups keep replicas and all-reduce the gradient shard across them. Divides dp*cp and edp.
   int dist_opt_instances = 1;
+  DpParamSync param_sync = DpParamSync::kAllGather;  // with dp_sharding kOptim
   DType param_dtype = DType::kBf16;             // Megatron params_dtype
   DType grad_dtype = DType::kFp32;              // Megatron --main-grads-dtype (fp16: legacy fp16 training)
   DType optimizer_state_dtype = DType::kFp32;   // Adam first moment, --exp-avg-dtype (DeepSeek-V3: bf16)

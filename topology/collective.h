@@ -7,6 +7,7 @@
 // one rank sends (itself included) for all-to-all, and the message for send/recv and a ring step.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <string_view>
@@ -80,8 +81,17 @@ struct CommPhase {
   std::vector<LinkShare> shares{};  // one entry per link, ascending link id
 };
 
+// The pipeline fill of a chained broadcast: its first chunk crosses every hop before the last
+// member has it, so the collective also takes seconds_per_byte · min(S, cap_bytes) (one chunk per
+// channel, or the whole message when it is smaller). 0 for every other collective.
+struct PipelineFill {
+  double cap_bytes = 0;
+  double seconds_per_byte = 0;
+  [[nodiscard]] double seconds(double bytes) const { return seconds_per_byte * std::min(bytes, cap_bytes); }
+};
+
 // A collective as link loads. Alone, at full link capacity, its time is
-//   Σ_phases [ latency + max_link (S · bytes_per_byte / capacity) ],
+//   Σ_phases [ latency + max_link (S · bytes_per_byte / capacity) ] + fill.seconds(S),
 // which equals the closed form (CommGroup::cost). Build once per group and reuse.
 // Under CollectiveModel::kNccl a single-phase plan also carries its protocol options: the runner
 // takes options.cheapest(S · seconds_per_byte), replaces the phase latency with that option's and
@@ -92,6 +102,7 @@ struct CollectivePlan {
   std::vector<CommPhase> phases{};  // empty for a group of one
   ProtocolOptions protocols{};      // count 0: run the phases as stated
   double seconds_per_byte = 0;      // α–β bandwidth term per byte of S, alone on the network
+  PipelineFill fill{};              // broadcast: added to the (single) phase's latency
 };
 
 }  // namespace mofasim::topology

@@ -328,6 +328,7 @@ struct Stack {
   model::KernelStack kernels = model::KernelStack::kMofaTable2;  // memory-bound kernels beyond MoFa Table 2
   model::MoeDispatcher dispatcher = model::MoeDispatcher::kAllToAll;  // MoE token dispatch
   bool flash_attention_1 = false;  // attention by flash-attn < 2.0 (ModelSpec::attention_impl kFlash1)
+  bool zero_broadcast = false;     // its ZeRO-1 syncs parameters by owner broadcasts (DpParamSync::kBroadcast)
 };
 
 Stack stack_of(const std::string& group) {
@@ -350,7 +351,7 @@ Stack stack_of(const std::string& group) {
   // residual2), each RMSNorm on an fp32 copy (norm1(residual1.float())) inside the default
   // dropout_selective_checkpoint, and w3(F.silu(w1(x)) * w2(x)) with separate w1 / w2 GEMMs.
   if (group == "O-ILM") {
-    return {.dp_overlap = true, .kernels = model::KernelStack::kInternLm, .flash_attention_1 = true};
+    return {.dp_overlap = true, .kernels = model::KernelStack::kInternLm, .flash_attention_1 = true, .zero_broadcast = true};
   }
   // O-FA: PyTorch Lightning DDP, which overlaps bucketed all-reduces with the backward; the
   // table is of November 2022, FlashAttention v1 (the rows' notes; FlashAttention-2 came in 2023).
@@ -511,6 +512,12 @@ OpenCase map_open_run(const OpenRun& run) {
       .recompute = out.recompute,
   };
   c.features.dist_opt_instances = sharding.instances;
+  // InternEvo's ZeRO-1 over the whole DP group (zero1 = -1) all-reduces the gradients and has each
+  // owner broadcast its parameters (HybridZeroOptimizer.broadcast_params; model/zero_broadcast.h).
+  // Its zero1 = g < dp rows stay HSDP above: the schema's broadcast sync has one instance only.
+  if (stack.zero_broadcast && sharding.distributed_optimizer && sharding.instances == 1) {
+    c.features.param_sync = model::DpParamSync::kBroadcast;
+  }
   c.features.fp8 = precision.fp8;
   // MLPerf's rows whose notes say "CUDA graphs" (their configs are the *_cg.sh ones) replay each
   // layer's kernels from a graph: no host launch per kernel.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "model/memory.h"
 #include "model/rank_plan.h"
 
 namespace mofasim::executor::detail {
@@ -75,8 +76,9 @@ std::vector<TaskId> Generator::emit_early_param_gathers() {
     for (int c = 0; c < sched_.chunks(); ++c) chunks[static_cast<std::size_t>(c)] = c;
     std::sort(chunks.begin(), chunks.end(),
               [&](int a, int b) { return sched_.slot(s, a).position < sched_.slot(s, b).position; });
-    for (int c : chunks) {
-      gathers[chunk_slot(s, c)] = emit_param_gathers(s, 1.0 / sched_.chunks(), kNone);
+    const int n = static_cast<int>(chunks.size());
+    for (int i = 0; i < n; ++i) {
+      gathers[chunk_slot(s, chunks[static_cast<std::size_t>(i)])] = emit_param_gathers(s, 1.0 / n, kNone, i, n);
     }
   }
   return gathers;
@@ -84,17 +86,31 @@ std::vector<TaskId> Generator::emit_early_param_gathers() {
 
 // The distributed optimizer's parameter all-gathers of `share` of the stage's parameters: the
 // dense part over the DP group, then the routed experts over the expert-DP group, one after the
-// other on the DP stream (MoFa(25) MoFa(26)). Returns the last one (kNone when neither has bytes).
-TaskId Generator::emit_param_gathers(int stage, double share, TaskId after) {
+// other on the DP stream (MoFa(25) MoFa(26)). Under InternEvo's broadcast sync each is instead part
+// `part` of `parts` of the owners' broadcasts, one task per broadcast, all the same size (as
+// model::RankDp prices them). Returns the last one (kNone when neither has bytes).
+TaskId Generator::emit_param_gathers(int stage, double share, TaskId after, int part, int parts) {
   const StagePlan& sp = plan_.stages[static_cast<std::size_t>(stage)];
   TaskId last = kNone;
   for (const bool expert : {false, true}) {
     const double bytes = (expert ? sp.expert_param_gather_bytes : sp.param_gather_bytes) * share;
     if (bytes <= 0) continue;
-    last = add_stage_task(stage, TaskKind::kCollective, Category::kDp, Stream::kDp,
-                          expert ? Scope::kExpertDp : Scope::kDp, CollectiveKind::kAllGather,
-                          expert ? "dp_expert_param_all_gather" : "dp_param_all_gather", bytes);
-    if (after != kNone) w_.add_edge(after, last);
+    const Scope scope = expert ? Scope::kExpertDp : Scope::kDp;
+    const int owners = expert ? sp.expert_param_broadcasts : sp.param_broadcasts;
+    if (owners <= 0) {
+      last = add_stage_task(stage, TaskKind::kCollective, Category::kDp, Stream::kDp, scope, CollectiveKind::kAllGather,
+                            expert ? "dp_expert_param_all_gather" : "dp_param_all_gather", bytes);
+      if (after != kNone) w_.add_edge(after, last);
+      continue;
+    }
+    // This part's whole broadcasts: the owners split over the parts as evenly as integers allow.
+    const int calls = owners * (part + 1) / parts - owners * part / parts;
+    const double each = bytes * parts / owners;
+    for (int i = 0; i < calls; ++i) {
+      last = add_stage_task(stage, TaskKind::kCollective, Category::kDp, Stream::kDp, scope, CollectiveKind::kBroadcast,
+                            expert ? "dp_expert_param_broadcast" : "dp_param_broadcast", each);
+      if (after != kNone) w_.add_edge(after, last);
+    }
   }
   return last;
 }
@@ -103,8 +119,10 @@ TaskId Generator::emit_param_gathers(int stage, double share, TaskId after) {
 // (1/d of it with the distributed optimizer, MoFa(26)).
 void Generator::emit_dp_and_optimizer(int stage, const StageEnd& end) {
   const StagePlan& sp = plan_.stages[static_cast<std::size_t>(stage)];
-  const CollectiveKind grad_coll =
-      f_.distributed_optimizer ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce;
+  // InternEvo's broadcast sync all-reduces the gradients even with its sharded optimizer.
+  const CollectiveKind grad_coll = f_.distributed_optimizer && !model::zero_broadcast_sync(f_)
+                                       ? CollectiveKind::kReduceScatter
+                                       : CollectiveKind::kAllReduce;
   const TaskId last = end.last_compute;
   std::vector<TaskId> grad_tasks;    // each bucket's last reduction (its replica all-reduce under HSDP)
   std::vector<TaskId> issued_tasks;  // each bucket's first reduction

@@ -115,7 +115,7 @@ class Generator {
                         std::optional<CollectiveKind> coll,
                         std::string_view name, double work);
   std::vector<TaskId> emit_early_param_gathers();
-  TaskId emit_param_gathers(int stage, double share, TaskId after);
+  TaskId emit_param_gathers(int stage, double share, TaskId after, int part = 0, int parts = 1);
   void emit_dp_and_optimizer(int stage, const StageEnd& end);
 
   const GenerateInput& in_;

@@ -145,6 +145,8 @@ StagePlan stage(const model::RankPlan& rp, const StepPlan& plan, int s, const mo
   // routed experts over the expert-DP group as well as the dense part over the dense one.
   st.param_gather_bytes = dp.dense_param_bytes;
   st.expert_param_gather_bytes = dp.expert_param_bytes;
+  st.param_broadcasts = dp.dense_param_broadcasts;
+  st.expert_param_broadcasts = dp.expert_param_broadcasts;
   // The gradients the layer buckets already carry: every chunk whose parameters this rank holds
   // (DualPipe's reverse copy included), the embedding with chunk 0, the head with the last.
   double layer_dense = 0;

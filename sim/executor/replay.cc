@@ -16,7 +16,7 @@
 namespace mofasim::executor {
 namespace {
 
-constexpr int kCollectiveKinds = 7;  // AR, AG, RS, A2A, CP ring step, A2A scale-out and scale-up hops
+constexpr int kCollectiveKinds = 8;  // AR, AG, RS, A2A, CP ring step, A2A scale-out and scale-up hops, broadcast
 
 struct PlanPhase {
   Duration latency{};
@@ -26,6 +26,7 @@ struct CachedPlan {
   std::vector<PlanPhase> phases;
   topology::ProtocolOptions protocols{};  // NCCL protocol options of a single-phase plan (collective.h)
   double seconds_per_byte = 0;
+  topology::PipelineFill fill{};  // a broadcast's pipeline fill (collective.h), on its single phase
 };
 
 // The kind of a group task (only collective and p2p tasks have one; a CP block exchange is a
@@ -44,6 +45,7 @@ int kind_index(CollectiveKind c) {
     case CollectiveKind::kRingStep: return 4;
     case CollectiveKind::kAllToAllScaleOut: return 5;
     case CollectiveKind::kAllToAllScaleUp: return 6;
+    case CollectiveKind::kBroadcast: return 7;
     default: break;
   }
   MOFASIM_UNREACHABLE("no group plan for this collective kind");
@@ -260,6 +262,7 @@ class Replayer {
     if (plan.phases.size() == 1) {
       c.protocols = plan.protocols;
       c.seconds_per_byte = plan.seconds_per_byte;
+      c.fill = plan.fill;
     }
     plans_.push_back(std::move(c));
     return static_cast<std::int32_t>(plans_.size() - 1);
@@ -340,6 +343,7 @@ class Replayer {
       latency = from_seconds(o.latency_seconds);
       bytes *= o.byte_factor;
     }
+    latency += from_seconds(plan.fill.seconds(w_.work(t)));
     if (ph.uses.empty() || bytes <= 0) {
       sim::ActivitySpec spec{.work = 0, .latency = latency};
       fluid_.start(spec, done);

@@ -86,6 +86,10 @@ struct StagePlan {
   double param_h2d_bytes = 0;                 // CPU optimizer: updated parameters back (MoFa(28))
   double param_gather_bytes = 0;              // distributed optimizer: dense params all-gathered (DP)
   double expert_param_gather_bytes = 0;       // distributed optimizer: expert params all-gathered (expert DP)
+  // DpParamSync::kBroadcast: the parameters go out as this many broadcasts (one per owner rank,
+  // model::RankDp) instead of one all-gather; 0 = all-gather.
+  int param_broadcasts = 0;
+  int expert_param_broadcasts = 0;
   double extra_grad_bytes = 0;                // embedding / head gradients (dense DP)
   // HSDP: the fraction of each reduce-scattered bucket this GPU then all-reduces across the
   // replicas of its shard group (1 / shard group size, model::RankDp::*_replica_bytes); 0 otherwise.

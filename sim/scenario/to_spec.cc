@@ -306,6 +306,7 @@ model::FeatureSpec to_feature_spec(const proto::Optimizations& o) {
                                                                : model::DpSharding::kNone;
   spec.distributed_optimizer = spec.dp_sharding >= model::DpSharding::kOptim;
   spec.dist_opt_instances = opt.num_distributed_optimizer_instances();
+  spec.param_sync = opt.param_sync() == proto::BROADCAST ? model::DpParamSync::kBroadcast : model::DpParamSync::kAllGather;
   spec.param_dtype = dtype(opt.params_dtype());
   spec.grad_dtype = dtype(opt.main_grads_dtype());
   spec.master_dtype = dtype(opt.main_params_dtype());

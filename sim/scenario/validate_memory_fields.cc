@@ -105,6 +105,22 @@ void check_memory_fields(const proto::Scenario& s,
     }
   }
 
+  // InternEvo's broadcast parameter sync is its ZeRO-1 over the whole DP group, on the GPU.
+  if (opt.has_param_sync() && opt.param_sync() == proto::BROADCAST) {
+    const std::string path = q + ".param_sync";
+    const proto::DataParallelSharding level = opt.has_data_parallel_sharding_strategy() ? opt.data_parallel_sharding_strategy()
+                                              : opt.distributed()                       ? proto::OPTIM
+                                                                                        : proto::NO_SHARD;
+    if (level != proto::OPTIM) {
+      fail(path, "broadcast needs data_parallel_sharding_strategy optim (ZeRO-1; or distributed: true): "
+                 "the owners broadcast the parameters they updated, which other strategies do not keep whole");
+    } else if (opt.num_distributed_optimizer_instances() > 1) {
+      fail(path, "broadcast needs num_distributed_optimizer_instances 1 (its ZeRO group is the whole DP group)");
+    } else if (opt.placement() == proto::CPU) {
+      fail(path, "broadcast needs placement gpu (allowed with placement cpu: all_gather)");
+    }
+  }
+
   // Recompute: the old `recompute` field and Megatron's granularity name the same choice.
   const std::string p = "optimizations";
   const bool has_granularity = o.has_recompute_granularity();

@@ -9,7 +9,7 @@
 namespace mofasim::scenario {
 namespace {
 
-constexpr std::array<std::string_view, 65> kRules = {
+constexpr std::array<std::string_view, 66> kRules = {
     "model: num_layers, hidden_size, num_attention_heads, vocab_size and seq_length are required and >= 1; "
     "ffn_hidden_size is required unless every layer is MoE (moe given and first_k_dense_layers = 0)",
     "model: num_kv_heads (if given) divides num_attention_heads",
@@ -68,6 +68,8 @@ constexpr std::array<std::string_view, 65> kRules = {
     "hardware.h2d_bandwidth and hardware.d2h_bandwidth",
     "optimizations.optimizer: placement cpu needs hardware.cpu_optimizer_params_per_second, h2d_bandwidth "
     "and d2h_bandwidth",
+    "optimizations.optimizer: param_sync broadcast needs data_parallel_sharding_strategy optim (or distributed), "
+    "num_distributed_optimizer_instances 1 and placement gpu",
     "optimizations: compute_dtype fp8 needs hardware.peak_fp8",
     "optimizations.memfine: enabled needs model.moe",
     "fault_tolerance: node_failure_rate_per_day is required; gpus_per_failure_unit >= 1",

@@ -24,6 +24,10 @@ mofasim_add_test(model_sharded_dp_test
 mofasim_add_test(model_hsdp_test
   SRCS ${CMAKE_CURRENT_SOURCE_DIR}/hsdp_test.cc
   DEPS mofasim::rank_plan)
+# InternEvo's ZeRO-1 broadcast sync: owner ranks and their priced broadcasts.
+mofasim_add_test(model_zero_broadcast_test
+  SRCS ${CMAKE_CURRENT_SOURCE_DIR}/zero_broadcast_test.cc
+  DEPS mofasim::rank_plan)
 # Megatron's account_for_embedding/loss_in_pipeline_split: layers per chunk and per-stage memory.
 mofasim_add_test(model_pipeline_split_accounting_test
   SRCS ${CMAKE_CURRENT_SOURCE_DIR}/pipeline_split_accounting_test.cc

@@ -51,8 +51,13 @@ TEST(CollectiveTest, RingAllReduceOneNode) {
   // RS and AG move half the bytes: 2^30 · 7/8 / 370e9 = 2.5393 ms.
   EXPECT_NEAR(g.seconds(K::kReduceScatter, A::kRing, Bytes{kGiB}), 2.5393e-3, 1e-7);
   EXPECT_NEAR(g.seconds(K::kAllGather, A::kRing, Bytes{kGiB}), 2.5393e-3, 1e-7);
-  // Broadcast, factor 1: 2^30 / 370e9 = 2.9020 ms.
-  EXPECT_NEAR(g.seconds(K::kBroadcast, A::kRing, Bytes{kGiB}), 2.9020e-3, 1e-7);
+  // Broadcast, factor 1: 2^30 / 370e9 = 2.9020 ms, plus its pipeline fill: 7 NVLink hops, each
+  // one 128 KiB chunk of every one of the 8 channels (one per NIC) at 370 GB/s:
+  // 7 · 8 · 131072 / 370e9 = 19.838 us -> 2.9218 ms.
+  EXPECT_NEAR(g.seconds(K::kBroadcast, A::kRing, Bytes{kGiB}), 2.9218e-3, 1e-7);
+  // A message below 8 chunks fills with the whole message: 7 · 65536 / 370e9 = 1.2399 us on top of
+  // 65536 / 370e9 = 0.1771 us.
+  EXPECT_NEAR(g.seconds(K::kBroadcast, A::kRing, Bytes{65536}), 1.4170e-6, 1e-10);
   // TP+SP per layer (§8.5): RS of 2·sbh = 67,108,864 B: 67108864 · 7/8 / 370e9 = 0.1587 ms.
   EXPECT_NEAR(g.seconds(K::kReduceScatter, A::kRing, Bytes{67108864}), 0.1587e-3, 1e-7);
 }
@@ -65,6 +70,19 @@ TEST(CollectiveTest, FlatRingSixteenNodes) {
   EXPECT_NEAR(g.seconds(K::kAllReduce, A::kRing, Bytes{kGiB}), 5.790e-3, 1e-6);
   EXPECT_DOUBLE_EQ(g.bus_bandwidth(K::kAllReduce, A::kRing).bytes_per_second, 368e9);
   EXPECT_EQ(g.bottleneck(), LinkClass::kInterNode);
+}
+
+// A broadcast over the 16 nodes: 2^30 / 368e9 = 2.9178 ms of bytes, plus the fill of the first
+// 128 KiB chunk per channel over 112 NVLink hops (8 channels share 370 GB/s) and 15 node-to-node
+// hops (one NIC each, 46 GB/s): 131072 · (112 · 8 / 370e9 + 15 / 46e9) = 0.36015 ms -> 3.2779 ms.
+TEST(CollectiveTest, BroadcastPaysItsPipelineFillAcrossNodes) {
+  const Topology t(sixteen_nodes());
+  const CommGroup g(t, iota(0, 128));
+  EXPECT_NEAR(g.seconds(K::kBroadcast, A::kRing, Bytes{kGiB}), 3.2779e-3, 1e-7);
+  // The plan carries the same fill for the step simulation.
+  const CollectivePlan plan = g.plan(K::kBroadcast, A::kRing);
+  EXPECT_NEAR(plan.fill.seconds(kGiB), 0.36015e-3, 1e-8);
+  EXPECT_DOUBLE_EQ(g.plan(K::kAllGather, A::kRing).fill.seconds(kGiB), 0.0);
 }
 
 // §8.5, serialized 3-phase hierarchical:

@@ -1,6 +1,6 @@
 // Link decompositions (CollectivePlan) against the closed forms: a collective running alone, each
 // phase lasting latency + max over its links of bytes / capacity (a one-collective fluid model),
-// must take exactly the closed-form time. Also checks which links a plan loads, and that
+// plus a broadcast's pipeline fill, must take exactly the closed-form time. Also checks which links a plan loads, and that
 // collectives sharing a NIC appear on the same link ids (so an engine slows them down together).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -29,7 +29,7 @@ double alone_seconds(const Topology& t, const CollectivePlan& plan, double bytes
     }
     total += phase.latency_seconds + slowest;
   }
-  return total;
+  return total + plan.fill.seconds(bytes);  // a broadcast's pipeline fill (0 for the rest)
 }
 
 struct Case {

@@ -44,6 +44,8 @@ class ShareBuilder {
 CollectiveCost ring_cost(const Topology& t, const GroupShape& s, CollectiveKind kind, double bytes);
 void ring_plan(const Topology& t, const GroupShape& s, std::span<const int> ring, CollectiveKind kind,
                CollectivePlan& out);
+// A chained broadcast's pipeline fill over this group (see ring.cc).
+PipelineFill broadcast_fill(const Topology& t, const GroupShape& s);
 // Seconds per byte crossing each ring edge (1 / ring bus bandwidth).
 double ring_seconds_per_edge_byte(const Topology& t, const GroupShape& s);
 
