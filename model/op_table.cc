@@ -404,7 +404,9 @@ void add_moe(LayerOps& ops, const Ctx& c) {
   router.op_class = OpClass::kSmallGemm;
   router.model_flops = false;
   ops.add(router);
-  if (c.model.kernel_stack != KernelStack::kMofaTable2) ops.add(moe_permute_kernel(Tg, Tg * k, c.h));
+  if (c.model.kernel_stack != KernelStack::kMofaTable2) {
+    ops.add(moe_permute_kernel(Tg, Tg * k, c.h, tokens_sorted_by_local_expert(moe, par, Tg)));
+  }
 
   if (moe.num_shared_experts > 0) {
     add_ffn(ops, c, shared_ffn(c.model), OpKind::kSharedLinear1, OpKind::kSharedActivation, OpKind::kSharedLinear2,

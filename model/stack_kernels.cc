@@ -63,10 +63,12 @@ OpCost activation_kernel(OpKind kind, KernelStack stack, bool gated, double elem
   return op;
 }
 
-OpCost moe_permute_kernel(double tokens, double routed, double hidden) {
+OpCost moe_permute_kernel(double tokens, double routed, double hidden, double sorted) {
+  constexpr double kProb = 4;  // fp32 router probability per routed copy
   const double sort = 2 * 2 * kIndex * routed;
   const double gather = kAct * (tokens + routed) * hidden;
-  OpCost op = memory_op(OpKind::kMoePermute, sort + gather, gather);
+  const double local_order = 2 * (2 * kAct * sorted * hidden) + 2 * kProb * sorted;
+  OpCost op = memory_op(OpKind::kMoePermute, sort + gather + local_order, gather + local_order);
   op.routed_expert = true;
   return op;
 }

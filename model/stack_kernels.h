@@ -56,7 +56,13 @@ OpCost activation_kernel(OpKind kind, KernelStack stack, bool gated, double elem
 // two read+write passes: 32 B per pair), then gather each token's copies: read tokens * hidden,
 // write routed * hidden (bf16). Backward scatter-adds the copies back: read routed * hidden, write
 // tokens * hidden. The unfused stack runs the same kernels (torch.sort / index_select).
-OpCost moe_permute_kernel(double tokens, double routed, double hidden);
+// `sorted` routed copies are moreover put into local-expert order after the all-to-all and back
+// before the combine (moe_dispatch.h, tokens_sorted_by_local_expert): each of the two copies reads
+// and writes sorted * hidden (bf16, 4 B/element), and the dispatch side also moves each copy's
+// fp32 router probability (read + write, 8 B per copy); the backward runs the inverse copies of
+// the gradients, the same bytes. Charged here with the permute (both are routing-order copies of
+// the same tokens; the op table has one slot for them).
+OpCost moe_permute_kernel(double tokens, double routed, double hidden, double sorted);
 
 // Extra HBM bytes of an unfused vocab-parallel cross-entropy over `elements` = tokens * vocab/t
 // logits, beyond the fused loss op of op_table (fp32 read logits + write softmax, 8 B forward and
