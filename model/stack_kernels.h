@@ -17,6 +17,20 @@ namespace mofasim::model {
 //   read and write (4), the add reads two and writes one (3): 9 passes = 18 B/element, both ways.
 OpCost rope_kernel(KernelStack stack, double elements);
 
+// MLA's RoPE (Megatron-Core MLASelfAttention.get_query_key_value_tensors, NVIDIA/Megatron-LM
+// megatron/core/transformer/multi_latent_attention.py, commit 003b4ce2): the rotation touches only
+// the rope slice of q (qk_rope_head_dim per head) and the one shared k_pos_emb per token, but the
+// attention needs query = [q_nope, q_rope], key = [k_nope, k_rope broadcast over heads] and value
+// as contiguous tensors, so the kernel that rotates also lays them out (fused_apply_mla_rope_for_q
+// and _for_kv under apply_rope_fusion; torch.cat and value.contiguous() otherwise). Per token and
+// head, with n = qk_nope_head_dim, r = qk_rope_head_dim, v = v_head_dim (bf16 elements): read q
+// (n + r) and write query (n + r); read kv (n + v), write key (n + r) and value (v); plus the
+// token's k_pos_emb (r). The backward runs the inverse layout on the gradients (dquery -> dq,
+// dkey + dvalue -> dkv, the k_pos_emb gradient summed over heads): the same bytes. DeepSeek-V3
+// (n 128, r 64, v 128): 960 elements per token-head, 1,920 B, against 256 B for the rotation alone.
+// The unfused stack adds its eager rotation passes (rope_kernel's 9 passes) on q_rope and k_rope.
+OpCost mla_rope_kernel(KernelStack stack, double tokens, double heads, const MlaSpec& mla);
+
 // The residual add after a block (Megatron's bias-dropout-add), `elements` = tokens_sp * hidden.
 //   fused: reads the block output and the residual, writes the sum (6 B/element); with linear bias
 //   the bias is added in the same pass and its gradient costs one read of the output gradient

@@ -33,6 +33,13 @@ TEST(StackKernels, FormulasOnHandWorkedCounts) {
   EXPECT_EQ(rope_kernel(KernelStack::kTransformerEngine, 1000).forward.hbm_bytes, 4000);
   EXPECT_EQ(rope_kernel(KernelStack::kTransformerEngine, 1000).backward_input.hbm_bytes, 4000);
   EXPECT_EQ(rope_kernel(KernelStack::kUnfused, 1000).forward.hbm_bytes, 18000);
+  // MLA layout over 10 tokens x 4 heads at n 8, r 4, v 8: per head 2*12 + 16 + 12 + 8 = 60
+  // elements, plus 4 per token: (2400 + 40) x 2 B = 4880 B; unfused adds 9 passes of 2 B over
+  // 10 x 5 x 4 rope elements (3600 B).
+  const MlaSpec small{.q_lora_rank = 16, .kv_lora_rank = 8, .qk_nope_head_dim = 8, .qk_rope_head_dim = 4, .v_head_dim = 8};
+  EXPECT_EQ(mla_rope_kernel(KernelStack::kTransformerEngine, 10, 4, small).forward.hbm_bytes, 4880);
+  EXPECT_EQ(mla_rope_kernel(KernelStack::kTransformerEngine, 10, 4, small).backward_input.hbm_bytes, 4880);
+  EXPECT_EQ(mla_rope_kernel(KernelStack::kUnfused, 10, 4, small).forward.hbm_bytes, 4880 + 3600);
   // Residual add: read two, write one (6 B/element); a bias adds a backward read, and an
   // unfused stack a separate bias pass (4 B/element).
   const OpCost fused = residual_kernel(OpKind::kMlpResidual, KernelStack::kTransformerEngine, 1000, false);
@@ -89,8 +96,11 @@ TEST(StackKernels, MoePermuteOnTheDeepSeekV3Layer) {
   ep256.ep = 256;
   const LayerOps one_expert = ops_for_layer(with_stack(deepseek_v3(), KernelStack::kTransformerEngine), ep256, 3);
   EXPECT_EQ(find_op(one_expert, OpKind::kMoePermute).forward.hbm_bytes, 529'530'880.0);
-  // MLA RoPE: 4096 tokens x (128 query heads + 1 shared key head) x 64 rope dims.
-  EXPECT_EQ(find_op(ops, OpKind::kRope).forward.hbm_bytes, 4.0 * 4096 * 129 * 64);
+  // MLA RoPE with the query / key / value layout: 4096 tokens x 128 heads x 960 elements
+  // (q 192 in + 192 out, kv 256 in, key 192 + value 128 out) + 4096 x 64 k_pos_emb, 2 B each:
+  // 1,006,632,960 + 524,288 B, both ways.
+  EXPECT_EQ(find_op(ops, OpKind::kRope).forward.hbm_bytes, 1'007'157'248.0);
+  EXPECT_EQ(find_op(ops, OpKind::kRope).backward_input.hbm_bytes, 1'007'157'248.0);
 }
 
 TEST(StackKernels, UnfusedCrossEntropyMovesMoreBytes) {
