@@ -134,6 +134,12 @@ void validate_moe_parallel(const ModelSpec& model, const ParallelSpec& parallel)
   }
 }
 
+double tokens_sorted_by_local_expert(const MoeSpec& moe, const ParallelSpec& parallel, double tokens_moe) {
+  if (moe.token_dispatcher != MoeDispatcher::kAllToAll || moe.num_experts / parallel.ep <= 1) return 0;
+  if (moe.pad_expert_input_to_capacity && parallel.ep * parallel.etp == 1) return 0;
+  return tokens_moe * moe.top_k * parallel.etp * routed_token_factor(moe, parallel.ep);
+}
+
 void add_moe_collectives(LayerOps& ops, const ModelSpec& model, const ParallelSpec& parallel, double tokens_moe,
                          double routed_tokens) {
   const MoeSpec& moe = model.moe;

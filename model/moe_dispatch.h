@@ -54,6 +54,19 @@ double routed_token_factor(const MoeSpec& moe, int ep);
 // group (ETP×EP) spanning group_nodes nodes (<= 0: unknown, each EP rank's slot its own node).
 double dispatch_nodes_per_token(const MoeSpec& moe, int ep, int group_nodes);
 
+// The routed tokens (per GPU and micro-batch, busiest rank) that the alltoall dispatcher copies
+// into local-expert order after its all-to-all and back before the combine: Megatron-Core's
+// MoEAlltoAllTokenDispatcher "Permutation 2" (dispatch_postprocess) and "Unpermutation 2"
+// (combine_preprocess) run whenever a rank holds more than one local expert, as
+// view(ranks, local experts, capacity, h).transpose(0, 1).contiguous() when padded to capacity and
+// as sort_chunks_by_idxs (TE's fused moe_sort_chunks_by_index under --moe-permute-fusion) when
+// dropless (NVIDIA/Megatron-LM megatron/core/transformer/moe/token_dispatcher.py, commit
+// 0014f137). The count is k·etp·f·T_g (every routed copy after the expert-TP gather). 0 when no
+// such copy runs: another dispatcher (allgather and flex put tokens in expert order in their own
+// permute), one local expert, or a padded layout on one rank (ep·etp = 1: the transpose moves a
+// size-1 dimension, so contiguous() copies nothing; the dropless sort still copies).
+double tokens_sorted_by_local_expert(const MoeSpec& moe, const ParallelSpec& parallel, double tokens_moe);
+
 // Throws std::invalid_argument for a routing or capacity setting that cannot run (one line,
 // naming the field): router groups not dividing num_experts, group_topk outside [1, groups] or
 // above top_k, group_topk without groups, a capacity factor <= 0, padding without a capacity

@@ -324,9 +324,8 @@ void add_attention(LayerOps& ops, const Ctx& c) {
 
   const bool stack_kernels = m.kernel_stack != KernelStack::kMofaTable2;
   if (stack_kernels && m.position == PositionKind::kRope) {
-    // MLA rotates only the decoupled rope part: per query head and one shared key head.
-    const double rope_dim = mla ? m.mla.qk_rope_head_dim : d_qk;
-    ops.add(rope_kernel(m.kernel_stack, T * (heads + (mla ? 1 : kv)) * rope_dim));
+    // MLA rotates only the decoupled rope part and lays out query, key and value (stack_kernels.h).
+    ops.add(mla ? mla_rope_kernel(m.kernel_stack, T, heads, m.mla) : rope_kernel(m.kernel_stack, T * (heads + kv) * d_qk));
   }
 
   const AttentionView view = attention_view(c, heads, kv);
@@ -404,7 +403,9 @@ void add_moe(LayerOps& ops, const Ctx& c) {
   router.op_class = OpClass::kSmallGemm;
   router.model_flops = false;
   ops.add(router);
-  if (c.model.kernel_stack != KernelStack::kMofaTable2) ops.add(moe_permute_kernel(Tg, Tg * k, c.h));
+  if (c.model.kernel_stack != KernelStack::kMofaTable2) {
+    ops.add(moe_permute_kernel(Tg, Tg * k, c.h, tokens_sorted_by_local_expert(moe, par, Tg)));
+  }
 
   if (moe.num_shared_experts > 0) {
     add_ffn(ops, c, shared_ffn(c.model), OpKind::kSharedLinear1, OpKind::kSharedActivation, OpKind::kSharedLinear2,

@@ -24,6 +24,16 @@ OpCost rope_kernel(KernelStack stack, double elements) {
   return memory_op(OpKind::kRope, passes * kAct * elements, passes * kAct * elements);
 }
 
+OpCost mla_rope_kernel(KernelStack stack, double tokens, double heads, const MlaSpec& mla) {
+  const double n = mla.qk_nope_head_dim;
+  const double r = mla.qk_rope_head_dim;
+  const double v = mla.v_head_dim;
+  const double per_head = 2 * (n + r) + (n + v) + (n + r) + v;
+  double bytes = kAct * (tokens * heads * per_head + tokens * r);
+  if (stack == KernelStack::kUnfused) bytes += rope_kernel(stack, tokens * (heads + 1) * r).forward.hbm_bytes;
+  return memory_op(OpKind::kRope, bytes, bytes);
+}
+
 OpCost residual_kernel(OpKind kind, KernelStack stack, double elements, bool linear_bias) {
   double forward = 3 * kAct * elements;
   if (linear_bias && stack == KernelStack::kUnfused) forward += 2 * kAct * elements;
@@ -63,10 +73,12 @@ OpCost activation_kernel(OpKind kind, KernelStack stack, bool gated, double elem
   return op;
 }
 
-OpCost moe_permute_kernel(double tokens, double routed, double hidden) {
+OpCost moe_permute_kernel(double tokens, double routed, double hidden, double sorted) {
+  constexpr double kProb = 4;  // fp32 router probability per routed copy
   const double sort = 2 * 2 * kIndex * routed;
   const double gather = kAct * (tokens + routed) * hidden;
-  OpCost op = memory_op(OpKind::kMoePermute, sort + gather, gather);
+  const double local_order = 2 * (2 * kAct * sorted * hidden) + 2 * kProb * sorted;
+  OpCost op = memory_op(OpKind::kMoePermute, sort + gather + local_order, gather + local_order);
   op.routed_expert = true;
   return op;
 }

@@ -17,6 +17,20 @@ namespace mofasim::model {
 //   read and write (4), the add reads two and writes one (3): 9 passes = 18 B/element, both ways.
 OpCost rope_kernel(KernelStack stack, double elements);
 
+// MLA's RoPE (Megatron-Core MLASelfAttention.get_query_key_value_tensors, NVIDIA/Megatron-LM
+// megatron/core/transformer/multi_latent_attention.py, commit 003b4ce2): the rotation touches only
+// the rope slice of q (qk_rope_head_dim per head) and the one shared k_pos_emb per token, but the
+// attention needs query = [q_nope, q_rope], key = [k_nope, k_rope broadcast over heads] and value
+// as contiguous tensors, so the kernel that rotates also lays them out (fused_apply_mla_rope_for_q
+// and _for_kv under apply_rope_fusion; torch.cat and value.contiguous() otherwise). Per token and
+// head, with n = qk_nope_head_dim, r = qk_rope_head_dim, v = v_head_dim (bf16 elements): read q
+// (n + r) and write query (n + r); read kv (n + v), write key (n + r) and value (v); plus the
+// token's k_pos_emb (r). The backward runs the inverse layout on the gradients (dquery -> dq,
+// dkey + dvalue -> dkv, the k_pos_emb gradient summed over heads): the same bytes. DeepSeek-V3
+// (n 128, r 64, v 128): 960 elements per token-head, 1,920 B, against 256 B for the rotation alone.
+// The unfused stack adds its eager rotation passes (rope_kernel's 9 passes) on q_rope and k_rope.
+OpCost mla_rope_kernel(KernelStack stack, double tokens, double heads, const MlaSpec& mla);
+
 // The residual add after a block (Megatron's bias-dropout-add), `elements` = tokens_sp * hidden.
 //   fused: reads the block output and the residual, writes the sum (6 B/element); with linear bias
 //   the bias is added in the same pass and its gradient costs one read of the output gradient
@@ -56,7 +70,13 @@ OpCost activation_kernel(OpKind kind, KernelStack stack, bool gated, double elem
 // two read+write passes: 32 B per pair), then gather each token's copies: read tokens * hidden,
 // write routed * hidden (bf16). Backward scatter-adds the copies back: read routed * hidden, write
 // tokens * hidden. The unfused stack runs the same kernels (torch.sort / index_select).
-OpCost moe_permute_kernel(double tokens, double routed, double hidden);
+// `sorted` routed copies are moreover put into local-expert order after the all-to-all and back
+// before the combine (moe_dispatch.h, tokens_sorted_by_local_expert): each of the two copies reads
+// and writes sorted * hidden (bf16, 4 B/element), and the dispatch side also moves each copy's
+// fp32 router probability (read + write, 8 B per copy); the backward runs the inverse copies of
+// the gradients, the same bytes. Charged here with the permute (both are routing-order copies of
+// the same tokens; the op table has one slot for them).
+OpCost moe_permute_kernel(double tokens, double routed, double hidden, double sorted);
 
 // Extra HBM bytes of an unfused vocab-parallel cross-entropy over `elements` = tokens * vocab/t
 // logits, beyond the fused loss op of op_table (fp32 read logits + write softmax, 8 B forward and

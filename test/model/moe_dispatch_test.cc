@@ -188,6 +188,32 @@ void expect_error(const ModelSpec& m, const ParallelSpec& p, const std::string& 
   }
 }
 
+TEST(MoeDispatch, AllToAllSortsTheReceivedCopiesByLocalExpert) {
+  // Megatron-Core's Permutation 2: every routed copy a rank receives, k * etp * f * T_g.
+  MoeSpec moe = testing::deepseek_v3_with(MoeDispatcher::kAllToAll).moe;
+  moe.expert_capacity_factor = 1.0;  // O-SMXB's padded layout: f = 1
+  moe.pad_expert_input_to_capacity = true;
+  // EP 8: 32 local experts, 4096 tokens x top-8 = 32,768 copies.
+  EXPECT_EQ(tokens_sorted_by_local_expert(moe, layout(1, 8, 8, 1, 1), kT), 32768);
+  // Expert TP 2 gathers the copies of its two ranks before the sort: 65,536.
+  EXPECT_EQ(tokens_sorted_by_local_expert(moe, layout(2, 8, 8, 2, 2), kT), 65536);
+  // One local expert (EP 256): no sort.
+  EXPECT_EQ(tokens_sorted_by_local_expert(moe, layout(1, 256, 256, 1, 32), kT), 0);
+  // Padded on one rank: the transpose moves a size-1 dimension, no copy; dropless still sorts,
+  // and a dropless busiest rank at load_imbalance 1.5 (EP 8) sorts 1.5 times the mean.
+  EXPECT_EQ(tokens_sorted_by_local_expert(moe, layout(1, 1, 1, 1, 1), kT), 0);
+  moe.expert_capacity_factor = 0;
+  moe.pad_expert_input_to_capacity = false;
+  EXPECT_EQ(tokens_sorted_by_local_expert(moe, layout(1, 1, 1, 1, 1), kT), 32768);
+  moe.load_imbalance = 1.5;
+  EXPECT_EQ(tokens_sorted_by_local_expert(moe, layout(1, 8, 8, 1, 1), kT), 49152);
+  // Flex and allgather order the tokens in their own permute.
+  moe.token_dispatcher = MoeDispatcher::kFlex;
+  EXPECT_EQ(tokens_sorted_by_local_expert(moe, layout(1, 8, 8, 1, 1), kT), 0);
+  moe.token_dispatcher = MoeDispatcher::kAllGather;
+  EXPECT_EQ(tokens_sorted_by_local_expert(moe, layout(1, 8, 8, 1, 1), kT), 0);
+}
+
 TEST(MoeDispatch, BadCombinationsAreOneLineErrors) {
   ModelSpec m = testing::deepseek_v3_with(MoeDispatcher::kAllToAll);
   const ParallelSpec ok = layout(1, 64, 64, 1, 8);

@@ -33,6 +33,13 @@ TEST(StackKernels, FormulasOnHandWorkedCounts) {
   EXPECT_EQ(rope_kernel(KernelStack::kTransformerEngine, 1000).forward.hbm_bytes, 4000);
   EXPECT_EQ(rope_kernel(KernelStack::kTransformerEngine, 1000).backward_input.hbm_bytes, 4000);
   EXPECT_EQ(rope_kernel(KernelStack::kUnfused, 1000).forward.hbm_bytes, 18000);
+  // MLA layout over 10 tokens x 4 heads at n 8, r 4, v 8: per head 2*12 + 16 + 12 + 8 = 60
+  // elements, plus 4 per token: (2400 + 40) x 2 B = 4880 B; unfused adds 9 passes of 2 B over
+  // 10 x 5 x 4 rope elements (3600 B).
+  const MlaSpec small{.q_lora_rank = 16, .kv_lora_rank = 8, .qk_nope_head_dim = 8, .qk_rope_head_dim = 4, .v_head_dim = 8};
+  EXPECT_EQ(mla_rope_kernel(KernelStack::kTransformerEngine, 10, 4, small).forward.hbm_bytes, 4880);
+  EXPECT_EQ(mla_rope_kernel(KernelStack::kTransformerEngine, 10, 4, small).backward_input.hbm_bytes, 4880);
+  EXPECT_EQ(mla_rope_kernel(KernelStack::kUnfused, 10, 4, small).forward.hbm_bytes, 4880 + 3600);
   // Residual add: read two, write one (6 B/element); a bias adds a backward read, and an
   // unfused stack a separate bias pass (4 B/element).
   const OpCost fused = residual_kernel(OpKind::kMlpResidual, KernelStack::kTransformerEngine, 1000, false);
@@ -42,10 +49,15 @@ TEST(StackKernels, FormulasOnHandWorkedCounts) {
   EXPECT_EQ(biased.forward.hbm_bytes, 10000);
   EXPECT_EQ(biased.backward_input.hbm_bytes, 2000);
   // Permute 100 tokens of width 10 into 800 copies: sort 32 B per pair + gather 2*(100+800)*10.
-  const OpCost permute = moe_permute_kernel(100, 800, 10);
+  const OpCost permute = moe_permute_kernel(100, 800, 10, 0);
   EXPECT_EQ(permute.forward.hbm_bytes, 32 * 800 + 18000);
   EXPECT_EQ(permute.backward_input.hbm_bytes, 18000);
   EXPECT_TRUE(permute.routed_expert);
+  // 400 received copies sorted by local expert and back: two copies of 2 * 2 B * 400 * 10 =
+  // 16,000 B each, plus the fp32 probabilities read and written once (8 B * 400), both ways.
+  const OpCost sorted = moe_permute_kernel(100, 800, 10, 400);
+  EXPECT_EQ(sorted.forward.hbm_bytes, 32 * 800 + 18000 + 32000 + 3200);  // 78,800
+  EXPECT_EQ(sorted.backward_input.hbm_bytes, 18000 + 32000 + 3200);      // 53,200
   EXPECT_EQ(unfused_loss_extra_forward(1000).hbm_bytes, 30000);
   EXPECT_EQ(unfused_loss_extra_backward(1000).hbm_bytes, 14000);
 }
@@ -72,10 +84,23 @@ TEST(StackKernels, MoePermuteOnTheDeepSeekV3Layer) {
   // tp 1: T_g = 4096 tokens, top-8 -> 32,768 copies of width 7168.
   const LayerOps ops = ops_for_layer(with_stack(deepseek_v3(), KernelStack::kTransformerEngine), tp(1), 3);
   const OpCost& permute = find_op(ops, OpKind::kMoePermute);
-  EXPECT_EQ(permute.forward.hbm_bytes, 32.0 * 32768 + 2.0 * (4096 + 32768) * 7168);  // 529,530,880
-  EXPECT_EQ(permute.backward_input.hbm_bytes, 2.0 * (4096 + 32768) * 7168);
-  // MLA RoPE: 4096 tokens x (128 query heads + 1 shared key head) x 64 rope dims.
-  EXPECT_EQ(find_op(ops, OpKind::kRope).forward.hbm_bytes, 4.0 * 4096 * 129 * 64);
+  // EP 1 holds all 256 experts: the dropless alltoall dispatcher still sorts the 32,768 copies by
+  // local expert and back (an identity chunk order, but a copy): 2 x 4 B x 32,768 x 7168 + 8 B x 32,768.
+  const double local_order = 2 * 4.0 * 32768 * 7168 + 8.0 * 32768;  // 1,879,310,336
+  EXPECT_EQ(permute.forward.hbm_bytes, 32.0 * 32768 + 2.0 * (4096 + 32768) * 7168 + local_order);
+  EXPECT_EQ(permute.backward_input.hbm_bytes, 2.0 * (4096 + 32768) * 7168 + local_order);
+  EXPECT_EQ(local_order, 1'879'310'336.0);
+  // EP 256 (one local expert per rank): only the permute before the all-to-all.
+  ParallelSpec ep256 = tp(1);
+  ep256.dp = 256;
+  ep256.ep = 256;
+  const LayerOps one_expert = ops_for_layer(with_stack(deepseek_v3(), KernelStack::kTransformerEngine), ep256, 3);
+  EXPECT_EQ(find_op(one_expert, OpKind::kMoePermute).forward.hbm_bytes, 529'530'880.0);
+  // MLA RoPE with the query / key / value layout: 4096 tokens x 128 heads x 960 elements
+  // (q 192 in + 192 out, kv 256 in, key 192 + value 128 out) + 4096 x 64 k_pos_emb, 2 B each:
+  // 1,006,632,960 + 524,288 B, both ways.
+  EXPECT_EQ(find_op(ops, OpKind::kRope).forward.hbm_bytes, 1'007'157'248.0);
+  EXPECT_EQ(find_op(ops, OpKind::kRope).backward_input.hbm_bytes, 1'007'157'248.0);
 }
 
 TEST(StackKernels, UnfusedCrossEntropyMovesMoreBytes) {
