@@ -174,6 +174,9 @@ TEST(CollectiveTest, OversubscriptionSlowsOnlySupernodeCrossings) {
   const CommGroup inside(t, iota(0, 32));
   EXPECT_EQ(inside.bottleneck(), LinkClass::kInterNode);
   EXPECT_NEAR(inside.seconds(K::kAllReduce, A::kRing, Bytes{kGiB}), kGiB * 2 * 31 / 32 / 368e9, 1e-12);
+  // A broadcast's fill crosses 12 node-to-node hops at a NIC's 46 GB/s and 3 supernode boundaries
+  // at a spine port's 23 GB/s: 131072 · (112 · 8 / 370e9 + 12 / 46e9 + 3 / 23e9) = 0.36870 ms.
+  EXPECT_NEAR(all.plan(K::kBroadcast, A::kRing).fill.seconds(kGiB), 0.36870e-3, 1e-8);
   spec.oversubscription = 1;
   EXPECT_NEAR(CommGroup(Topology(spec), iota(0, 128)).seconds(K::kAllReduce, A::kRing, Bytes{kGiB}), 5.790e-3, 1e-6);
 }

@@ -35,8 +35,8 @@ int ring_steps(CollectiveKind kind, int p) {
 // NCCL's ring broadcast forwards the message chunk by chunk along the ring: the last member
 // receives the first chunk only after it has crossed all P − 1 hops, each hop at one channel's
 // share of its bandwidth. Channels: one per NIC (NCCL builds its inter-node rings one per NIC), so
-// a node-to-node hop moves a chunk at one NIC's rate and an NVLink hop at the NVLink bus rate over
-// k channels. NCCL's own latency model (nccl_protocols.cc) has no such term, and a broadcast over
+// a node-to-node hop moves a chunk at one NIC's rate (a spine port's between supernodes) and an
+// NVLink hop at the NVLink bus rate over k channels. NCCL's own latency model (nccl_protocols.cc) has no such term, and a broadcast over
 // hundreds of ranks measures far slower than it predicts.
 // The chunk, 128 KiB per channel, is fitted: on the 16 open-set rows of InternEvo's ZeRO-1 over
 // the whole DP group (O-ILM-01..08 and 17..24, 8 to 1,024 A100s, one broadcast per owner rank;
@@ -48,10 +48,14 @@ PipelineFill broadcast_fill(const Topology& t, const GroupShape& s) {
   const double channels = std::max(1, t.nics_per_node());
   const double nv = t.bandwidth(LinkClass::kIntraNode).bytes_per_second;
   const double nvlink_hops = s.size - std::max(1, s.nodes);
-  const double network_hops = std::max(0, s.nodes - 1);
+  // Node-to-node hops: those leaving a supernode go through its spine port, the rest through a NIC
+  // (the scale-up link inside an NVL72-class domain).
+  const double boundary_hops = std::max(0, s.supernodes - 1);
+  const double network_hops = std::max(0, s.nodes - 1) - boundary_hops;
   // Per byte of the first chunk of one channel, summed over the hops.
   double per_chunk_byte = nvlink_hops * channels / nv;
   if (network_hops > 0) per_chunk_byte += network_hops / t.nic_capacity();
+  if (boundary_hops > 0) per_chunk_byte += boundary_hops / t.spine_port_capacity();
   // min(S / k, chunk) per channel, i.e. min(S, k · chunk) / k.
   return {.cap_bytes = channels * kChunkBytes, .seconds_per_byte = per_chunk_byte / channels};
 }
