@@ -15,31 +15,17 @@ namespace {
 // One layer, F = 1 ms, B = 2 ms, 8 MB of gradients (one bucket), dp 8 as 2 instances of 4: the
 // replica all-reduce carries 8 MB / 4 = 2 MB.
 StepPlan hsdp_plan() {
-  StepPlan plan = testing::uniform_plan(1, 1, 1e-3, 2e-3, 0);
-  plan.layers[0].dense_grad_bytes = 8e6;
+  StepPlan plan = testing::one_layer_dp_plan(8e6);
   plan.stages[0].dense_replica_share = 0.25;
   return plan;
 }
 
-model::FeatureSpec hsdp_features() {
-  model::FeatureSpec f;
-  f.distributed_optimizer = true;
-  f.dp_sharding = model::DpSharding::kOptim;
-  f.dist_opt_instances = 2;
-  return f;
-}
+model::FeatureSpec hsdp_features() { return testing::zero_one(model::DpParamSync::kAllGather, 2); }
 
 TEST(HsdpDag, EachBucketIsReduceScatteredThenItsShardAllReducedAcrossReplicas) {
   const StepPlan plan = hsdp_plan();
   const schedules::Schedule sched = schedules::build_schedule(model::ScheduleKind::k1F1B, {.stages = 1, .microbatches = 1});
-  GenerateInput in;
-  in.schedule = &sched;
-  in.plan = &plan;
-  in.parallel.dp = 8;
-  in.parallel.global_batch = 8;
-  in.features = hsdp_features();
-  in.position_layers = {{0, 1}};
-  const Workload w = generate_workload(in);
+  const Workload w = generate_workload(testing::one_layer_dp_input(plan, sched, 8, hsdp_features()));
   TaskId scatter = kNone;
   TaskId replica = kNone;
   for (TaskId t = 0; t < w.size(); ++t) {
@@ -67,22 +53,9 @@ TEST(HsdpDag, ReplayPricesTheShardGroupInTheNodeAndTheReplicasAcrossNodes) {
   // of 2 MB over 2 nodes at 1 GB/s: 2 x 1/2 x 2 MB = 2 ms. Step: 3 ms + 0.06 ms + 2 ms.
   const StepPlan plan = hsdp_plan();
   const schedules::Schedule sched = schedules::build_schedule(model::ScheduleKind::k1F1B, {.stages = 1, .microbatches = 1});
-  PlanSimulation sim;
-  sim.plan = &plan;
-  sim.schedule = &sched;
-  sim.position_layers = {{0, 1}};
-  sim.parallel.dp = 8;
-  sim.parallel.global_batch = 8;
-  sim.features = hsdp_features();
-  sim.topology = {.gpus = 8, .gpus_per_node = 4, .intra_node = {.bandwidth = 100e9, .latency = 0},
-                  .inter_node = {.bandwidth = 1e9, .latency = 0}};
-  SimulateOptions folded;
-  folded.fidelity = Fidelity::kFolded;
-  SimulateOptions full;
-  full.fidelity = Fidelity::kFull;
-  const StepResult a = simulate_plan(sim, folded);
-  EXPECT_NEAR(a.step_time_s, 5.06e-3, 1e-8);
-  EXPECT_NEAR(simulate_plan(sim, full).step_time_s, a.step_time_s, 1e-12);
+  const testing::FoldedAndFull step = testing::folded_and_full_step(testing::one_layer_dp_simulation(plan, sched, hsdp_features()));
+  EXPECT_NEAR(step.folded, 5.06e-3, 1e-8);
+  EXPECT_NEAR(step.full, step.folded, 1e-12);
 }
 
 }  // namespace

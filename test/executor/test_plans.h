@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "model/spec.h"
+#include "sim/executor/generate.h"
 #include "sim/executor/simulate_step.h"
 #include "sim/executor/step_plan.h"
 #include "topology/topology_spec.h"
@@ -42,6 +43,59 @@ inline model::ModelSpec tiny_model() {
 inline model::HardwareSpec tiny_gpu() {
   return {.name = "test-gpu", .peak_flops_bf16 = 400e12, .gpu_memory_bytes = 80e9, .hbm_bandwidth = 2e12,
           .h2d_bandwidth = 25e9, .d2h_bandwidth = 25e9, .cpu_optimizer_params_per_second = 2e9};
+}
+
+// One layer, F = 1 ms, B = 2 ms, `grad_bytes` of gradients (one bucket): the DP tests' plan.
+inline StepPlan one_layer_dp_plan(double grad_bytes) {
+  StepPlan plan = uniform_plan(1, 1, 1e-3, 2e-3, 0);
+  plan.layers[0].dense_grad_bytes = grad_bytes;
+  return plan;
+}
+// ZeRO-1 (the distributed optimizer over DP), Megatron's all-gather sync unless told otherwise.
+inline model::FeatureSpec zero_one(model::DpParamSync sync = model::DpParamSync::kAllGather, int instances = 1) {
+  model::FeatureSpec f;
+  f.distributed_optimizer = true;
+  f.dp_sharding = model::DpSharding::kOptim;
+  f.param_sync = sync;
+  f.dist_opt_instances = instances;
+  return f;
+}
+
+// One pipeline stage of one layer, one micro-batch, over dp data-parallel ranks (global batch dp):
+// the DAG input and the simulation input of the DP tests (HSDP, ZeRO broadcast sync).
+inline GenerateInput one_layer_dp_input(const StepPlan& plan, const schedules::Schedule& sched, int dp,
+                                        const model::FeatureSpec& features) {
+  GenerateInput in;
+  in.schedule = &sched;
+  in.plan = &plan;
+  in.parallel.dp = dp;
+  in.parallel.global_batch = dp;
+  in.features = features;
+  in.position_layers = {{0, 1}};
+  return in;
+}
+// On 8 GPUs as 2 nodes of 4 (a NIC each at 1 GB/s, NVLink 100 GB/s, no latency).
+inline PlanSimulation one_layer_dp_simulation(const StepPlan& plan, const schedules::Schedule& sched,
+                                              const model::FeatureSpec& features) {
+  PlanSimulation sim;
+  sim.plan = &plan;
+  sim.schedule = &sched;
+  sim.position_layers = {{0, 1}};
+  sim.parallel.dp = 8;
+  sim.parallel.global_batch = 8;
+  sim.features = features;
+  sim.topology = {.gpus = 8, .gpus_per_node = 4, .intra_node = {.bandwidth = 100e9, .latency = 0},
+                  .inter_node = {.bandwidth = 1e9, .latency = 0}};
+  return sim;
+}
+// The step time of `sim` replayed folded and at full fidelity.
+struct FoldedAndFull {
+  double folded = 0;
+  double full = 0;
+};
+inline FoldedAndFull folded_and_full_step(const PlanSimulation& sim) {
+  return {.folded = simulate_plan(sim, SimulateOptions{.fidelity = Fidelity::kFolded}).step_time_s,
+          .full = simulate_plan(sim, SimulateOptions{.fidelity = Fidelity::kFull}).step_time_s};
 }
 
 }  // namespace mofasim::executor::testing

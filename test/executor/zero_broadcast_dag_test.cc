@@ -15,32 +15,18 @@ namespace {
 // One layer, F = 1 ms, B = 2 ms, 8 MB of gradients (one bucket) and 4 MB of parameters held by 3
 // owner ranks of the dp 8 group.
 StepPlan broadcast_plan() {
-  StepPlan plan = testing::uniform_plan(1, 1, 1e-3, 2e-3, 0);
-  plan.layers[0].dense_grad_bytes = 8e6;
+  StepPlan plan = testing::one_layer_dp_plan(8e6);
   plan.stages[0].param_gather_bytes = 4e6;
   plan.stages[0].param_broadcasts = 3;
   return plan;
 }
 
-model::FeatureSpec broadcast_features() {
-  model::FeatureSpec f;
-  f.distributed_optimizer = true;
-  f.dp_sharding = model::DpSharding::kOptim;
-  f.param_sync = model::DpParamSync::kBroadcast;
-  return f;
-}
+model::FeatureSpec broadcast_features() { return testing::zero_one(model::DpParamSync::kBroadcast); }
 
 TEST(ZeroBroadcastDag, GradientsAreAllReducedAndEachOwnerBroadcastsAThird) {
   const StepPlan plan = broadcast_plan();
   const schedules::Schedule sched = schedules::build_schedule(model::ScheduleKind::k1F1B, {.stages = 1, .microbatches = 1});
-  GenerateInput in;
-  in.schedule = &sched;
-  in.plan = &plan;
-  in.parallel.dp = 8;
-  in.parallel.global_batch = 8;
-  in.features = broadcast_features();
-  in.position_layers = {{0, 1}};
-  const Workload w = generate_workload(in);
+  const Workload w = generate_workload(testing::one_layer_dp_input(plan, sched, 8, broadcast_features()));
   int broadcasts = 0;
   int gathers = 0;
   TaskId reduce = kNone;
@@ -69,22 +55,9 @@ TEST(ZeroBroadcastDag, ReplayChargesEveryBroadcastItsFill) {
   // 131072 x (6 x 4 / 100e9 + 1 / 1e9) = 0.16204 ms. Step: 3 + 3.5 + 3 x 0.49537 = 7.9861 ms.
   const StepPlan plan = broadcast_plan();
   const schedules::Schedule sched = schedules::build_schedule(model::ScheduleKind::k1F1B, {.stages = 1, .microbatches = 1});
-  PlanSimulation sim;
-  sim.plan = &plan;
-  sim.schedule = &sched;
-  sim.position_layers = {{0, 1}};
-  sim.parallel.dp = 8;
-  sim.parallel.global_batch = 8;
-  sim.features = broadcast_features();
-  sim.topology = {.gpus = 8, .gpus_per_node = 4, .intra_node = {.bandwidth = 100e9, .latency = 0},
-                  .inter_node = {.bandwidth = 1e9, .latency = 0}};
-  SimulateOptions folded;
-  folded.fidelity = Fidelity::kFolded;
-  SimulateOptions full;
-  full.fidelity = Fidelity::kFull;
-  const StepResult a = simulate_plan(sim, folded);
-  EXPECT_NEAR(a.step_time_s, 3e-3 + 3.5e-3 + 3 * (4e6 / 3 / 4e9 + 131072 * (24 / 100e9 + 1 / 1e9)), 1e-8);
-  EXPECT_NEAR(simulate_plan(sim, full).step_time_s, a.step_time_s, 1e-12);
+  const testing::FoldedAndFull step = testing::folded_and_full_step(testing::one_layer_dp_simulation(plan, sched, broadcast_features()));
+  EXPECT_NEAR(step.folded, 3e-3 + 3.5e-3 + 3 * (4e6 / 3 / 4e9 + 131072 * (24 / 100e9 + 1 / 1e9)), 1e-8);
+  EXPECT_NEAR(step.full, step.folded, 1e-12);
 }
 
 }  // namespace

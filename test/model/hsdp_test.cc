@@ -73,9 +73,7 @@ TEST(HsdpPlan, ReduceScatterWithinTheNodeThenAllReduceOfAnEighthAcrossNodes) {
   const ModelSpec model = testing::tiny_gpt();
   const HardwareSpec hw = testing::round_gpu();
   const ParallelSpec par = parallel_spec({.dp = 64, .global_batch = 64});
-  const topology::TopologySpec cluster{.gpus = 64, .gpus_per_node = 8,
-                                       .intra_node = {.bandwidth = 100e9, .latency = 10e-6},
-                                       .inter_node = {.bandwidth = 10e9, .latency = 20e-6}};
+  const topology::TopologySpec cluster = testing::eight_nodes_of_eight();
   const RankPlan plan = build_rank_plan({.model = &model, .hardware = &hw, .parallel = par,
                                          .features = hsdp(DpSharding::kOptim, 8), .topology = &cluster});
   const RankDp& d = plan.dp[0];
@@ -103,9 +101,7 @@ TEST(HsdpPlan, ZeroThreeGathersEachLayerWithinTheShardGroup) {
   const ModelSpec model = testing::tiny_gpt();
   const HardwareSpec hw = testing::round_gpu();
   const ParallelSpec par = parallel_spec({.dp = 64, .global_batch = 64});
-  const topology::TopologySpec cluster{.gpus = 64, .gpus_per_node = 8,
-                                       .intra_node = {.bandwidth = 100e9, .latency = 10e-6},
-                                       .inter_node = {.bandwidth = 10e9, .latency = 20e-6}};
+  const topology::TopologySpec cluster = testing::eight_nodes_of_eight();
   const RankPlan plan = build_rank_plan({.model = &model, .hardware = &hw, .parallel = par,
                                          .features = hsdp(DpSharding::kOptimGradsParams, 8), .topology = &cluster});
   EXPECT_DOUBLE_EQ(plan.dense.fsdp_gather_bytes, 488);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "model/spec.h"
+#include "topology/topology_spec.h"
 
 namespace mofasim::model::testing {
 
@@ -43,6 +44,23 @@ inline ModelSpec llama3_405b() {
   m.ffn_hidden_size = 53248;
   m.vocab_size = 128256;
   m.seq_length = 8192;
+  return m;
+}
+
+// InternLM-7B (InternEvo's 7B_sft config): 32 layers, h 4096, 32 heads (MHA), f 11008, V 103168,
+// s 2048; 7,321,423,872 parameters with the untied head.
+inline ModelSpec internlm_7b() {
+  ModelSpec m = llama2_70b();
+  m.name = "internlm-7b";
+  m.num_layers = 32;
+  m.hidden_size = 4096;
+  m.num_attention_heads = 32;
+  m.num_kv_heads = 32;
+  m.head_dim = 128;
+  m.ffn_hidden_size = 11008;
+  m.vocab_size = 103168;
+  m.seq_length = 2048;
+  m.attention = AttentionKind::kMha;
   return m;
 }
 
@@ -133,6 +151,13 @@ inline ParallelSpec parallel_spec(const Layout& l, std::vector<int> stage_layers
   p.sequence_parallel = l.sequence_parallel;
   p.stage_layers = std::move(stage_layers);
   return p;
+}
+
+// 64 GPUs on 8 nodes of 8: NVLink 100 GB/s and 10 us, one NIC per GPU at 10 GB/s and 20 us (the DP
+// tests: HSDP, ZeRO broadcast sync).
+inline topology::TopologySpec eight_nodes_of_eight() {
+  return {.gpus = 64, .gpus_per_node = 8, .intra_node = {.bandwidth = 100e9, .latency = 10e-6},
+          .inter_node = {.bandwidth = 10e9, .latency = 20e-6}};
 }
 
 // An H100-like device with round numbers so that expected times are easy to derive by hand.

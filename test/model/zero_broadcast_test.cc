@@ -27,26 +27,11 @@ TEST(ZeroBroadcastOwners, TheTensorThatCrossesTheLineOpensTheNextRank) {
   EXPECT_EQ(zero_broadcast_owners(std::vector<double>{}, 8), 0);
 }
 
-// InternLM-7B as InternEvo holds it: embedding and head 103,168 x 4,096 = 422,576,128 each; per
-// layer two 4,096 norms, Wqkv 50,331,648, out_proj 16,777,216 and w1 / w2 / w3 45,088,768 each;
-// the final norm. 7,321,423,872 parameters in all.
-ModelSpec internlm_7b() {
-  ModelSpec m = testing::llama2_70b();
-  m.name = "internlm-7b";
-  m.num_layers = 32;
-  m.hidden_size = 4096;
-  m.num_attention_heads = 32;
-  m.num_kv_heads = 32;
-  m.head_dim = 128;
-  m.ffn_hidden_size = 11008;
-  m.vocab_size = 103168;
-  m.seq_length = 2048;
-  m.attention = AttentionKind::kMha;
-  return m;
-}
-
+// InternLM-7B as InternEvo holds it (testing::internlm_7b): embedding and head 103,168 x 4,096 =
+// 422,576,128 each; per layer two 4,096 norms, Wqkv 50,331,648, out_proj 16,777,216 and w1 / w2 / w3
+// 45,088,768 each; the final norm. 7,321,423,872 parameters in all.
 int owners_at(int dp) {
-  const ModelSpec model = internlm_7b();
+  const ModelSpec model = testing::internlm_7b();
   const HardwareSpec hw = testing::round_gpu();
   FeatureSpec f;
   f.distributed_optimizer = true;
@@ -76,9 +61,7 @@ TEST(ZeroBroadcastPlan, EachOwnerPaysABroadcastAndTheGradientsAreAllReduced) {
   const ModelSpec model = testing::tiny_gpt();
   const HardwareSpec hw = testing::round_gpu();
   const ParallelSpec par = parallel_spec({.dp = 64, .global_batch = 64});
-  const topology::TopologySpec cluster{.gpus = 64, .gpus_per_node = 8,
-                                       .intra_node = {.bandwidth = 100e9, .latency = 10e-6},
-                                       .inter_node = {.bandwidth = 10e9, .latency = 20e-6}};
+  const topology::TopologySpec cluster = testing::eight_nodes_of_eight();
   FeatureSpec f;
   f.distributed_optimizer = true;
   f.dp_sharding = DpSharding::kOptim;
