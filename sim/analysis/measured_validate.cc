@@ -57,13 +57,16 @@ MeasuredValidation run_measured_validation(const MeasuredValidateOptions& option
       throw std::invalid_argument("the merged shards predict " + std::to_string(options.predictions->size()) +
                                   " rows, the measured files hold " + std::to_string(rows.size()));
     }
-    // compare_measured predicts the rows in input order.
-    predict = [next = std::size_t{0}, &given = *options.predictions](const MeasuredCase&) mutable { return given[next++]; };
+    // compare_measured predicts the rows in input order. A shard's document holds the step times
+    // alone, so merged rows have no breakdown.
+    predict = [next = std::size_t{0}, &given = *options.predictions](const MeasuredCase&) mutable {
+      return StepPrediction{.step_s = given[next++]};
+    };
   }
   std::int64_t predicted = 0;
   const auto total = static_cast<std::int64_t>(rows.size());
   const StepPredictor counted = [&](const MeasuredCase& c) {
-    const double s = predict(c);
+    const StepPrediction s = predict(c);
     if (options.progress) options.progress(++predicted, total);
     return s;
   };

@@ -26,16 +26,22 @@ nlohmann::json measured_json(const analysis::MeasuredValidation& v, const analys
                              const std::string& predictor) {
   nlohmann::json rows = nlohmann::json::array();
   for (const analysis::MeasuredComparison& c : v.rows) {
-    rows.push_back({{"source", c.row.source},
-                    {"line", c.row.line},
-                    {"subset", c.subset},
-                    {"gpus", c.row.gpus},
-                    {"tp", c.row.tp},
-                    {"dp", c.row.dp},
-                    {"pp", c.row.pp},
-                    {"measured_s", c.row.iteration_time_s},
-                    {"predicted_s", c.predicted_s},
-                    {"error_percent", c.signed_percent_error()}});
+    nlohmann::json row = {{"source", c.row.source},
+                          {"line", c.row.line},
+                          {"subset", c.subset},
+                          {"gpus", c.row.gpus},
+                          {"tp", c.row.tp},
+                          {"dp", c.row.dp},
+                          {"pp", c.row.pp},
+                          {"measured_s", c.row.iteration_time_s},
+                          {"predicted_s", c.predicted_s},
+                          {"error_percent", c.signed_percent_error()}};
+    if (c.breakdown) {  // where predicted_s goes (absent for merged shards, which carry the step time alone)
+      nlohmann::json b = nlohmann::json::object();
+      for (const analysis::BreakdownField& f : analysis::kBreakdownFields) b[f.name] = (*c.breakdown).*f.seconds;
+      row["breakdown"] = std::move(b);
+    }
+    rows.push_back(std::move(row));
   }
   nlohmann::json subsets = nlohmann::json::array();
   for (const analysis::SubsetStats& s : v.stats) {
