@@ -57,10 +57,9 @@ MeasuredValidation run_measured_validation(const MeasuredValidateOptions& option
       throw std::invalid_argument("the merged shards predict " + std::to_string(options.predictions->size()) +
                                   " rows, the measured files hold " + std::to_string(rows.size()));
     }
-    // compare_measured predicts the rows in input order. A shard's document holds the step times
-    // alone, so merged rows have no breakdown.
+    // compare_measured predicts the rows in input order.
     predict = [next = std::size_t{0}, &given = *options.predictions](const MeasuredCase&) mutable {
-      return StepPrediction{.step_s = given[next++]};
+      return given[next++];
     };
   }
   std::int64_t predicted = 0;

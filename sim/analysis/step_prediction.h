@@ -51,8 +51,7 @@ inline constexpr std::array<BreakdownField, 10> kBreakdownFields{{
 
 struct StepPrediction {
   double step_s = 0;
-  // Set by both step models; absent only where a step time is replayed without its model (the
-  // predictions of merged --shard runs carry the step time alone).
+  // Set by both step models; absent where a predictor gives a step time alone.
   std::optional<PredictedBreakdown> breakdown{};
 };
 

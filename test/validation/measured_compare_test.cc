@@ -77,7 +77,7 @@ TEST(MeasuredCompare, EachComparisonCarriesItsPredictionsBreakdown) {
   ASSERT_EQ(cmp.size(), 1u);
   ASSERT_TRUE(cmp[0].breakdown.has_value());
   EXPECT_NEAR(cmp[0].breakdown->total(), cmp[0].predicted_s, 1e-9 * cmp[0].predicted_s);
-  // A predictor that gives only a step time (merged shards) leaves the breakdown absent.
+  // A predictor that gives only a step time leaves the breakdown absent.
   const auto bare = compare_measured(rows, vtrain_a100_conditions(hardware_from_preset("a100-80gb")),
                                      [](const MeasuredCase&) { return StepPrediction{.step_s = 0.75}; });
   EXPECT_EQ(bare[0].predicted_s, 0.75);
