@@ -24,7 +24,7 @@ struct OpenComparison {
   OpenRun run{};
   OpenCase mapped{};
   std::optional<double> predicted_step_s{};  // set when the row was predicted
-  std::optional<PredictedBreakdown> breakdown{};  // where predicted_step_s goes (when the predictor gives it)
+  std::optional<PredictedBreakdown> breakdown{};  // where predicted_step_s goes (if the predictor says)
   double predicted_value = 0;                // in the row's quantity
   double measured_step_s = 0;                // the measured value as a step time (0 when not comparable)
 

@@ -58,9 +58,7 @@ MeasuredValidation run_measured_validation(const MeasuredValidateOptions& option
                                   " rows, the measured files hold " + std::to_string(rows.size()));
     }
     // compare_measured predicts the rows in input order.
-    predict = [next = std::size_t{0}, &given = *options.predictions](const MeasuredCase&) mutable {
-      return given[next++];
-    };
+    predict = [next = std::size_t{0}, &given = *options.predictions](const MeasuredCase&) mutable { return given[next++]; };
   }
   std::int64_t predicted = 0;
   const auto total = static_cast<std::int64_t>(rows.size());
