@@ -1,6 +1,6 @@
 // Predicting every measured row with a step model and pairing the prediction with the measurement.
-// The step model is a callback (MeasuredCase -> seconds), so the closed-form MoFa model and the
-// step simulation are compared against the same rows by the same code.
+// The step model is a callback (MeasuredCase -> step time and its breakdown), so the closed-form
+// MoFa model and the step simulation are compared against the same rows by the same code.
 #pragma once
 
 #include <functional>
@@ -9,11 +9,12 @@
 
 #include "sim/analysis/measured_specs.h"
 #include "sim/analysis/measured_stats.h"
+#include "sim/analysis/step_prediction.h"
 
 namespace mofasim::analysis {
 
-// Predicted iteration time in seconds for one row's specs.
-using StepPredictor = std::function<double(const MeasuredCase&)>;
+// Predicted iteration time in seconds for one row's specs, with where it goes.
+using StepPredictor = std::function<StepPrediction(const MeasuredCase&)>;
 
 // The closed-form MoFa step model (model::evaluate_mofa), MoFa(14).
 StepPredictor analytic_step_predictor();

@@ -132,14 +132,15 @@ OpenValidation run_open_validation(const std::vector<std::string>& paths, const 
   std::int64_t done = 0;
   for (OpenComparison& c : v.rows) {
     if (c.mapped.spec) {
-      double t = 0;
+      StepPrediction t;
       try {
         t = predict(*c.mapped.spec);
       } catch (const std::invalid_argument& e) {
         throw InputError(c.run.file + ":" + std::to_string(c.run.line) + ": " + c.run.id + ": " + e.what());
       }
-      c.predicted_step_s = t;
-      c.predicted_value = predicted_quantity(c.run, t, c.mapped.recompute);
+      c.predicted_step_s = t.step_s;
+      c.breakdown = t.breakdown;
+      c.predicted_value = predicted_quantity(c.run, t.step_s, c.mapped.recompute);
       c.measured_step_s = measured_step_seconds(c.run, c.mapped.recompute);
     }
     if (progress) progress(++done, total);
@@ -210,17 +211,25 @@ std::string open_report_markdown(const OpenValidation& v) {
 }
 
 void write_open_csv(std::ostream& out, const OpenValidation& v) {
-  out << "id,split,source,gpu,kind,gpus,quantity,measured,predicted,error_percent,measured_step_s,predicted_step_s,"
-         "not_expressible\n";
+  out << "id,split,source,gpu,kind,gpus,quantity,measured,predicted,error_percent,measured_step_s,predicted_step_s,";
+  for (const BreakdownField& f : kBreakdownFields) out << f.name << ',';
+  out << "not_expressible\n";
+  const std::string no_breakdown(kBreakdownFields.size(), ',');
   for (const auto& c : v.rows) {
     out << csv_cell(c.run.id) << ',' << c.mapped.split << ',' << csv_cell(c.run.source_group()) << ','
         << csv_cell(c.mapped.gpu_family) << ',' << kind_of(c.run) << ',' << c.run.gpus << ','
         << open_quantity_name(c.run.quantity) << ',' << format_number("%g", c.run.measured_value) << ',';
     if (c.predicted()) {
       out << format_number("%.6g", c.predicted_value) << ',' << format_number("%.2f", c.error_percent()) << ','
-          << format_number("%.6g", c.measured_step_s) << ',' << format_number("%.6g", *c.predicted_step_s) << ",\n";
+          << format_number("%.6g", c.measured_step_s) << ',' << format_number("%.6g", *c.predicted_step_s) << ',';
+      if (c.breakdown) {
+        for (const BreakdownField& f : kBreakdownFields) out << format_number("%.6g", (*c.breakdown).*f.seconds) << ',';
+      } else {
+        out << no_breakdown;
+      }
+      out << '\n';
     } else {
-      out << ",,,," << csv_cell(joined(c.mapped.reasons, "; ")) << '\n';
+      out << ",,,," << no_breakdown << csv_cell(joined(c.mapped.reasons, "; ")) << '\n';
     }
   }
 }
@@ -242,6 +251,11 @@ nlohmann::json open_json(const OpenValidation& v, const std::string& predictor) 
       r["error_percent"] = c.error_percent();
       r["measured_step_s"] = c.measured_step_s;
       r["predicted_step_s"] = *c.predicted_step_s;
+      if (c.breakdown) {
+        nlohmann::json b = nlohmann::json::object();
+        for (const BreakdownField& f : kBreakdownFields) b[f.name] = (*c.breakdown).*f.seconds;
+        r["breakdown"] = std::move(b);
+      }
     } else {
       r["not_expressible"] = c.mapped.reasons;
     }

@@ -3,8 +3,8 @@
 // simulation (or the analytic model) on the shipped presets and compared in its own measured
 // quantity; every other row is listed with its reasons. Reported per split (fit / test, declared in
 // measured_open_mapping.h), per source, per GPU and dense / MoE: rows, MAPE, median, max and the
-// signed bias; with --csv (one line per row, the unexpressed ones with their reasons), --svg
-// (predicted vs measured step time) and --json.
+// signed bias; with --csv (one line per row with the predicted step's breakdown, the unexpressed
+// ones with their reasons), --svg (predicted vs measured step time) and --json.
 #pragma once
 
 #include <optional>
@@ -24,6 +24,7 @@ struct OpenComparison {
   OpenRun run{};
   OpenCase mapped{};
   std::optional<double> predicted_step_s{};  // set when the row was predicted
+  std::optional<PredictedBreakdown> breakdown{};  // where predicted_step_s goes (if the predictor says)
   double predicted_value = 0;                // in the row's quantity
   double measured_step_s = 0;                // the measured value as a step time (0 when not comparable)
 
@@ -63,7 +64,9 @@ OpenValidation run_open_validation(const std::vector<std::string>& paths, const 
 // The grouping tables and the list of rows not expressed, as Markdown.
 std::string open_report_markdown(const OpenValidation& v);
 // One line per row: id,split,source,gpu,kind,gpus,quantity,measured,predicted,error_percent,
-// measured_step_s,predicted_step_s,not_expressible (the reasons joined by "; ").
+// measured_step_s,predicted_step_s,compute_s,recompute_s,tp_s,cp_s,ep_s,pp_comm_s,dp_s,offload_s,
+// pp_bubble_s,optimizer_s (the predicted step's breakdown, step_prediction.h: it sums to
+// predicted_step_s),not_expressible (the reasons joined by "; ").
 void write_open_csv(std::ostream& out, const OpenValidation& v);
 nlohmann::json open_json(const OpenValidation& v, const std::string& predictor);
 // Predicted against measured step time of the predicted rows, log-log (single- and multi-node colours).

@@ -40,7 +40,12 @@ std::string xml_escape(const std::string& s) {
 void write_comparison_csv(std::ostream& out, std::span<const MeasuredComparison> rows, std::string_view predictor) {
   out << "source,line,subset,gpus,global_batch,micro_batch,hidden_size,attention_heads,layers,seq_length,tp,dp,pp,"
          "parameters_billion,measured_ms,"
-      << predictor << "_ms,error_percent\n";
+      << predictor << "_ms,error_percent";
+  for (const BreakdownField& f : kBreakdownFields) {
+    const std::string name = f.name;  // "compute_s" -> "compute_ms": the file's unit
+    out << ',' << name.substr(0, name.size() - 1) << "ms";
+  }
+  out << '\n';
   for (const auto& c : rows) {
     const MeasuredRow& r = c.row;
     out << csv_cell(r.source) << ',' << r.line << ',' << csv_cell(c.subset) << ',' << r.gpus << ',' << r.global_batch
@@ -48,7 +53,11 @@ void write_comparison_csv(std::ostream& out, std::span<const MeasuredComparison>
         << r.seq_length << ',' << r.tp << ',' << r.dp << ',' << r.pp << ','
         << (r.parameters_billion ? format_number("%g", *r.parameters_billion) : std::string()) << ','
         << format_number("%.3f", r.iteration_time_s * 1e3) << ',' << format_number("%.3f", c.predicted_s * 1e3) << ','
-        << format_number("%.2f", c.signed_percent_error()) << '\n';
+        << format_number("%.2f", c.signed_percent_error());
+    for (const BreakdownField& f : kBreakdownFields) {
+      out << ',' << (c.breakdown ? format_number("%.3f", (*c.breakdown).*f.seconds * 1e3) : std::string());
+    }
+    out << '\n';
   }
 }
 

@@ -14,8 +14,11 @@
 namespace mofasim::analysis {
 
 // Header: source,line,subset,gpus,global_batch,micro_batch,hidden_size,attention_heads,layers,
-// seq_length,tp,dp,pp,parameters_billion,measured_ms,<predictor>_ms,error_percent
-// (error_percent signed: positive when the prediction is slower than the measurement).
+// seq_length,tp,dp,pp,parameters_billion,measured_ms,<predictor>_ms,error_percent,compute_ms,
+// recompute_ms,tp_ms,cp_ms,ep_ms,pp_comm_ms,dp_ms,offload_ms,pp_bubble_ms,optimizer_ms
+// (error_percent signed: positive when the prediction is slower than the measurement; then the
+// predicted step's breakdown, step_prediction.h, which sums to <predictor>_ms; empty cells for a
+// row predicted without one).
 void write_comparison_csv(std::ostream& out, std::span<const MeasuredComparison> rows,
                           std::string_view predictor = "predicted");
 

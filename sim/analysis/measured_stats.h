@@ -3,11 +3,13 @@
 // (single node; multi-node, and multi-node per model size).
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "sim/analysis/measured_reader.h"
+#include "sim/analysis/step_prediction.h"
 
 namespace mofasim::analysis {
 
@@ -16,6 +18,7 @@ struct MeasuredComparison {
   MeasuredRow row{};
   std::string subset{};      // measured_subset(row, ...)
   double predicted_s = 0;
+  std::optional<PredictedBreakdown> breakdown{};  // where predicted_s goes (StepPrediction)
 
   // (predicted − measured) / measured × 100: positive when the model is slow.
   [[nodiscard]] double signed_percent_error() const {

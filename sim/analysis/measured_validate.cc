@@ -63,7 +63,7 @@ MeasuredValidation run_measured_validation(const MeasuredValidateOptions& option
   std::int64_t predicted = 0;
   const auto total = static_cast<std::int64_t>(rows.size());
   const StepPredictor counted = [&](const MeasuredCase& c) {
-    const double s = predict(c);
+    const StepPrediction s = predict(c);
     if (options.progress) options.progress(++predicted, total);
     return s;
   };

@@ -14,6 +14,7 @@
 
 #include "sim/analysis/measured_specs.h"
 #include "sim/analysis/measured_stats.h"
+#include "sim/analysis/step_prediction.h"
 
 namespace mofasim::analysis {
 
@@ -34,9 +35,9 @@ struct MeasuredValidateOptions {
   // write no CSV or SVG. MeasuredValidation::first_row / total_rows say which.
   int shard_index = 0;
   int shard_count = 1;
-  // Predictions already made (merged shards): predicted_s of every row in order; nothing is
-  // predicted again. std::invalid_argument when their number is not the number of rows.
-  std::optional<std::vector<double>> predictions{};
+  // Predictions already made (merged shards): every row's step time and breakdown in order;
+  // nothing is predicted again. std::invalid_argument when their number is not the number of rows.
+  std::optional<std::vector<StepPrediction>> predictions{};
 };
 
 struct MeasuredValidation {

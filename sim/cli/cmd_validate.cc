@@ -20,22 +20,57 @@ namespace mofasim::cli {
 
 namespace {
 
+nlohmann::json breakdown_json(const analysis::PredictedBreakdown& b) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const analysis::BreakdownField& f : analysis::kBreakdownFields) j[f.name] = b.*f.seconds;
+  return j;
+}
+
+// A row of a --shard document: {"step_s", "breakdown"} (the breakdown when the predictor gave one).
+nlohmann::json shard_value(const analysis::MeasuredComparison& c) {
+  nlohmann::json v = {{"step_s", c.predicted_s}};
+  if (c.breakdown) v["breakdown"] = breakdown_json(*c.breakdown);
+  return v;
+}
+
+// The prediction of row `row` back from a merged shard value; a UsageError when it is not one.
+analysis::StepPrediction prediction_from_shard(const nlohmann::json& v, std::size_t row) {
+  const auto bad = [&] {
+    return UsageError("mofasim validate: --merge: row " + std::to_string(row) +
+                      " is not a step prediction (a shard of another mofasim version?)");
+  };
+  if (!v.is_object() || !v.contains("step_s") || !v.at("step_s").is_number()) throw bad();
+  analysis::StepPrediction p{.step_s = v.at("step_s").get<double>()};
+  if (v.contains("breakdown")) {
+    const nlohmann::json& b = v.at("breakdown");
+    analysis::PredictedBreakdown parts;
+    for (const analysis::BreakdownField& f : analysis::kBreakdownFields) {
+      if (!b.is_object() || !b.contains(f.name) || !b.at(f.name).is_number()) throw bad();
+      parts.*f.seconds = b.at(f.name).get<double>();
+    }
+    p.breakdown = parts;
+  }
+  return p;
+}
+
 // `validate --measured --json`: each row with its prediction and error, the subset statistics
 // and the files written.
 nlohmann::json measured_json(const analysis::MeasuredValidation& v, const analysis::MeasuredValidateOptions& o,
                              const std::string& predictor) {
   nlohmann::json rows = nlohmann::json::array();
   for (const analysis::MeasuredComparison& c : v.rows) {
-    rows.push_back({{"source", c.row.source},
-                    {"line", c.row.line},
-                    {"subset", c.subset},
-                    {"gpus", c.row.gpus},
-                    {"tp", c.row.tp},
-                    {"dp", c.row.dp},
-                    {"pp", c.row.pp},
-                    {"measured_s", c.row.iteration_time_s},
-                    {"predicted_s", c.predicted_s},
-                    {"error_percent", c.signed_percent_error()}});
+    nlohmann::json row = {{"source", c.row.source},
+                          {"line", c.row.line},
+                          {"subset", c.subset},
+                          {"gpus", c.row.gpus},
+                          {"tp", c.row.tp},
+                          {"dp", c.row.dp},
+                          {"pp", c.row.pp},
+                          {"measured_s", c.row.iteration_time_s},
+                          {"predicted_s", c.predicted_s},
+                          {"error_percent", c.signed_percent_error()}};
+    if (c.breakdown) row["breakdown"] = breakdown_json(*c.breakdown);  // where predicted_s goes
+    rows.push_back(std::move(row));
   }
   nlohmann::json subsets = nlohmann::json::array();
   for (const analysis::SubsetStats& s : v.stats) {
@@ -123,15 +158,14 @@ int run_validate(const Args& args) {
       part.shard_count = count;
       const analysis::MeasuredValidation v = analysis::run_measured_validation(part);
       nlohmann::json predicted = nlohmann::json::array();
-      for (const analysis::MeasuredComparison& c : v.rows) predicted.push_back(c.predicted_s);
+      for (const analysis::MeasuredComparison& c : v.rows) predicted.push_back(shard_value(c));
       return row_shard_document(kind, run_id, v.total_rows, v.first_row, std::move(predicted));
     });
     if (sharded.done) return 0;
     if (!sharded.single) {
       options.predictions.emplace();
-      for (const nlohmann::json& v : merge_row_shards("validate", sharded.documents, kind, run_id)) {
-        options.predictions->push_back(v.get<double>());
-      }
+      const std::vector<nlohmann::json> values = merge_row_shards("validate", sharded.documents, kind, run_id);
+      for (std::size_t r = 0; r < values.size(); ++r) options.predictions->push_back(prediction_from_shard(values[r], r));
     }
     if (common.json) {
       std::cout << measured_json(analysis::run_measured_validation(options), options, predictor).dump(2) << "\n";

@@ -160,6 +160,13 @@ TEST(UnitPolicy, ValidateMeasuredJson) {
   EXPECT_DOUBLE_EQ(r.at("measured_s").get<double>(), 0.37216);
   const double pred = r.at("predicted_s").get<double>();
   EXPECT_NEAR(r.at("error_percent").get<double>(), (pred - 0.37216) / 0.37216 * 100, 1e-9);
+  // Where the predicted time goes, in seconds: ten parts that sum to it.
+  ASSERT_EQ(r.at("breakdown").size(), 10u);
+  double parts = 0;
+  for (const auto& [name, seconds] : r.at("breakdown").items()) parts += seconds.get<double>();
+  EXPECT_NEAR(parts, pred, 1e-9 * pred);
+  EXPECT_GT(r.at("breakdown").at("compute_s").get<double>(), 0);
+  EXPECT_EQ(r.at("breakdown").at("recompute_s").get<double>(), 0);  // the closed form keeps it in compute
   EXPECT_EQ(j.at("subsets").at(0).at("subset"), "all");
   EXPECT_EQ(j.at("subsets").at(0).at("rows"), 2);
 }

@@ -149,6 +149,19 @@ class ShardedRuns(unittest.TestCase):
                           check=False)
         self.assertEqual((missing.returncode, missing.stderr),
                          (2, "mofasim validate: --merge: rows 0 to 1 are in no shard\n"))
+        # A shard row holds the step and its breakdown; a bare number is not a prediction.
+        with open(analytic[1], encoding="utf-8") as f:
+            doc = json.load(f)
+        self.assertEqual(len(doc["values"][0]["breakdown"]), 10)
+        doc["values"] = [v["step_s"] for v in doc["values"]]
+        bare = os.path.join(self.dir, "bare.json")
+        with open(bare, "w", encoding="utf-8") as f:
+            json.dump(doc, f)
+        old = mofasim("validate", "--measured", measured, "--predictor", "analytic", "--merge", analytic[0], bare,
+                      check=False)
+        self.assertEqual((old.returncode, old.stderr),
+                         (2, f"mofasim validate: --merge: row {doc['first_row']} is not a step prediction "
+                             "(a shard of another mofasim version?)\n"))
 
     def sweep_outputs(self, prefix, *args):
         """stdout of `mofasim sweep ... -o DIR/PREFIX` (the prefix replaced by OUT) and its CSV and SVG."""

@@ -18,6 +18,7 @@ namespace {
 using test::open_csv;
 using test::open_row;
 using ::testing::HasSubstr;
+using ::testing::StartsWith;
 
 TEST(OpenQuantity, TokensPerSecondPerGpuIsTheStepTimeInverted) {
   const OpenRun r = open_row();  // 128 sequences of 2048 tokens on 16 GPUs
@@ -80,8 +81,11 @@ class OpenRunFile : public ::testing::Test {
 };
 
 // Every row takes 2 s: O-ILM-01 is 2x too fast (8192 vs 4096 tokens/s, +100% in its quantity,
-// -100% slower), O-FA-01 is 20% too fast (2 s vs 2.5 s).
-const StepPredictor kTwoSeconds = [](const MeasuredCase&) { return 2.0; };
+// -100% slower), O-FA-01 is 20% too fast (2 s vs 2.5 s). The 2 s: 1.5 s compute, 0.25 s exposed TP,
+// 0.25 s bubble.
+const StepPredictor kTwoSeconds = [](const MeasuredCase&) {
+  return StepPrediction{.step_s = 2.0, .breakdown = PredictedBreakdown{.compute = 1.5, .tp = 0.25, .pp_bubble = 0.25}};
+};
 
 TEST_F(OpenRunFile, RowsAreComparedInTheirOwnQuantityAndGrouped) {
   const OpenValidation v = run_open_validation({path_}, kTwoSeconds);
@@ -125,14 +129,23 @@ TEST_F(OpenRunFile, RowsAreComparedInTheirOwnQuantityAndGrouped) {
   EXPECT_THAT(md, HasSubstr("FP8 training on a GPU preset without an FP8 peak | 2 | O-MLP-01..02 |"));
   std::ostringstream csv;
   write_open_csv(csv, v);
-  EXPECT_THAT(csv.str(), HasSubstr("\nO-ILM-01,fit,O-ILM,A100-SXM4-80GB,dense,16,tokens_per_s_per_gpu,4096,8192,100.00,4,2,\n"));
+  EXPECT_THAT(csv.str(), StartsWith("id,split,source,gpu,kind,gpus,quantity,measured,predicted,error_percent,"
+                                    "measured_step_s,predicted_step_s,compute_s,recompute_s,tp_s,cp_s,ep_s,pp_comm_s,"
+                                    "dp_s,offload_s,pp_bubble_s,optimizer_s,not_expressible\n"));
+  EXPECT_THAT(csv.str(), HasSubstr("\nO-ILM-01,fit,O-ILM,A100-SXM4-80GB,dense,16,tokens_per_s_per_gpu,4096,8192,100.00,4,2,"
+                                   "1.5,0,0.25,0,0,0,0,0,0.25,0,\n"));
   EXPECT_THAT(csv.str(),
-              HasSubstr("\nO-MLP-01,fit,O-MLP,A100-SXM4-80GB,dense,16,tokens_per_s_per_gpu,3842,,,,,FP8 training on a GPU preset without an FP8 peak\n"));
+              HasSubstr("\nO-MLP-01,fit,O-MLP,A100-SXM4-80GB,dense,16,tokens_per_s_per_gpu,3842,,,,,,,,,,,,,,,FP8 training on a GPU preset without an FP8 peak\n"));
   const nlohmann::json j = open_json(v, "fixed");
   EXPECT_EQ(j["predicted_rows"], 2);
   EXPECT_EQ(j["rows"][2]["not_expressible"].size(), 1u);
   EXPECT_EQ(j["not_expressible"][0]["ids"].size(), 2u);
   EXPECT_DOUBLE_EQ(j["rows"][1]["error_percent"].get<double>(), -20);
+  EXPECT_DOUBLE_EQ(j["rows"][1]["breakdown"]["compute_s"].get<double>(), 1.5);
+  EXPECT_DOUBLE_EQ(j["rows"][1]["breakdown"]["tp_s"].get<double>(), 0.25);
+  EXPECT_DOUBLE_EQ(j["rows"][1]["breakdown"]["pp_bubble_s"].get<double>(), 0.25);
+  EXPECT_EQ(j["rows"][1]["breakdown"].size(), 10u);
+  EXPECT_FALSE(j["rows"][2].contains("breakdown"));
   const std::string svg = open_scatter_svg(v, "fixed");
   EXPECT_EQ(svg.rfind("<svg", 0), 0u);
   EXPECT_EQ(std::count(svg.begin(), svg.end(), '\n') > 10, true);

@@ -24,7 +24,11 @@ std::vector<MeasuredComparison> two_rows() {
   b.global_batch = 512;
   b.iteration_time_s = 2.0;
   b.parameters_billion = 3.6;
-  return {{.row = a, .subset = measured_subset(a, 8), .predicted_s = 0.21},
+  // The first with its breakdown (200 ms compute + 10 ms bubble), the second without one.
+  return {{.row = a,
+           .subset = measured_subset(a, 8),
+           .predicted_s = 0.21,
+           .breakdown = PredictedBreakdown{.compute = 0.2, .pp_bubble = 0.01}},
           {.row = b, .subset = measured_subset(b, 8), .predicted_s = 1.8}};
 }
 
@@ -38,10 +42,14 @@ TEST(MeasuredReport, CsvHasOneLinePerRowWithSignedError) {
   std::ostringstream out;
   write_comparison_csv(out, two_rows(), "analytic");
   const std::string csv = out.str();
-  EXPECT_THAT(csv, HasSubstr("measured_ms,analytic_ms,error_percent\n"));
-  // 210 ms against 200 ms = +5%; 1800 against 2000 = -10%.
-  EXPECT_THAT(csv, HasSubstr("s.csv,2,single-node,8,16,2,1024,16,24,1024,2,2,2,,200.000,210.000,5.00\n"));
-  EXPECT_THAT(csv, HasSubstr("s.csv,3,multi-node 3.6B,64,512,2,1024,16,24,1024,2,16,2,3.6,2000.000,1800.000,-10.00\n"));
+  EXPECT_THAT(csv, HasSubstr("measured_ms,analytic_ms,error_percent,compute_ms,recompute_ms,tp_ms,cp_ms,ep_ms,"
+                             "pp_comm_ms,dp_ms,offload_ms,pp_bubble_ms,optimizer_ms\n"));
+  // 210 ms against 200 ms = +5%, of which 200 ms compute and 10 ms bubble; 1800 against 2000 =
+  // -10%, no breakdown (empty cells).
+  EXPECT_THAT(csv, HasSubstr("s.csv,2,single-node,8,16,2,1024,16,24,1024,2,2,2,,200.000,210.000,5.00,"
+                             "200.000,0.000,0.000,0.000,0.000,0.000,0.000,0.000,10.000,0.000\n"));
+  EXPECT_THAT(csv, HasSubstr("s.csv,3,multi-node 3.6B,64,512,2,1024,16,24,1024,2,16,2,3.6,2000.000,1800.000,-10.00"
+                             ",,,,,,,,,,\n"));
   EXPECT_EQ(count(csv, "\n"), 3);
 }
 

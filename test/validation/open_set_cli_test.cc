@@ -7,6 +7,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include "test/cli/run_cli.h"
@@ -63,6 +66,81 @@ TEST_F(OpenSetCli, JsonCsvAndSvgAreWrittenAndDeterministic) {
   const mofasim::test::CliRun second = mofasim::test::run_mofasim(args);
   EXPECT_EQ(second.out, first.out);
   EXPECT_EQ(mofasim::test::read_file(rows), csv_text);
+}
+
+std::vector<std::string> split_cells(const std::string& line) {
+  std::vector<std::string> cells;
+  std::string cell;
+  for (char c : line) {
+    if (c == ',') {
+      cells.push_back(cell);
+      cell.clear();
+    } else {
+      cell += c;
+    }
+  }
+  cells.push_back(cell);
+  return cells;
+}
+
+// The predicted step's breakdown in --csv (both predictors) and --json: ten columns between
+// predicted_step_s and not_expressible whose values sum to predicted_step_s (each printed to 6
+// significant digits, so to 1e-5 of it); empty for the row not expressed.
+TEST_F(OpenSetCli, EveryPredictedRowHasItsBreakdownSummingToItsStep) {
+  const std::vector<std::string> parts = {"compute_s", "recompute_s", "tp_s",   "cp_s",        "ep_s",
+                                          "pp_comm_s", "dp_s",        "offload_s", "pp_bubble_s", "optimizer_s"};
+  for (const std::string predictor : {"simulated", "analytic"}) {
+    SCOPED_TRACE(predictor);
+    const std::string rows = (dir_ / ("rows_" + predictor + ".csv")).string();
+    const mofasim::test::CliRun run = mofasim::test::run_mofasim("validate -q --measured '" + csv_ +
+                                                                 "' --predictor " + predictor + " --json --csv '" +
+                                                                 rows + "'");
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    std::istringstream csv(mofasim::test::read_file(rows));
+    std::string line;
+    ASSERT_TRUE(std::getline(csv, line));
+    const std::vector<std::string> header = split_cells(line);
+    ASSERT_EQ(header.size(), 23u);
+    EXPECT_EQ(header[11], "predicted_step_s");
+    for (std::size_t i = 0; i < parts.size(); ++i) EXPECT_EQ(header[12 + i], parts[i]);
+    EXPECT_EQ(header[22], "not_expressible");
+    int predicted = 0;
+    while (std::getline(csv, line)) {
+      const std::vector<std::string> cells = split_cells(line);
+      ASSERT_EQ(cells.size(), 23u) << line;
+      if (cells[11].empty()) {  // O-ILM-02: FP8 on the A100, not expressed
+        for (std::size_t i = 12; i < 22; ++i) EXPECT_EQ(cells[i], "") << line;
+        EXPECT_NE(cells[22], "");
+        continue;
+      }
+      ++predicted;
+      const double step = std::stod(cells[11]);
+      double sum = 0;
+      for (std::size_t i = 12; i < 22; ++i) {
+        sum += std::stod(cells[i]);
+        // No negative time: O-ILM-01 has no pipeline, where the closed form's bubble (its length
+        // minus the busy time) leaves a -4e-16 s residue that the predictor writes as 0.
+        EXPECT_GE(std::stod(cells[i]), 0) << header[i] << " in " << line;
+      }
+      EXPECT_GT(step, 0);
+      EXPECT_NEAR(sum, step, 1e-5 * step) << line;
+      EXPECT_GT(std::stod(cells[12]), 0.5 * step) << line;  // compute dominates these dense rows
+      EXPECT_EQ(cells[22], "");
+    }
+    EXPECT_EQ(predicted, 2);
+    const nlohmann::json j = nlohmann::json::parse(run.out);
+    for (const nlohmann::json& r : j["rows"]) {
+      if (!r.contains("predicted_step_s")) {
+        EXPECT_FALSE(r.contains("breakdown"));
+        continue;
+      }
+      ASSERT_EQ(r["breakdown"].size(), parts.size());
+      double sum = 0;
+      for (const std::string& part : parts) sum += r["breakdown"].at(part).get<double>();
+      const double step = r["predicted_step_s"].get<double>();
+      EXPECT_NEAR(sum, step, 1e-9 * step);
+    }
+  }
 }
 
 TEST_F(OpenSetCli, BadInputIsOneLineWithExitStatus2) {

@@ -1,0 +1,58 @@
+// What a step model predicts for one measured row: the step time and where it goes. One struct for
+// the step simulation and the closed form, so the per-row reports of `validate --measured` (CSV,
+// JSON) show both alike.
+#pragma once
+
+#include <array>
+#include <optional>
+
+namespace mofasim::analysis {
+
+// The predicted step by category, in seconds; the categories sum to the step time.
+// Simulated: executor::StepResult::breakdown, the critical stage's timeline with every instant
+// under one category (communication hidden under compute counts as compute).
+// Analytic: model::StepBreakdown, which does not split out recompute or offload: recompute is inside
+// compute, the offload stalls inside compute and the CPU optimizer's copies inside optimizer, so
+// recompute and offload are 0 there. tp / cp / ep / pp_comm / dp are the exposed parts.
+struct PredictedBreakdown {
+  double compute = 0;
+  double recompute = 0;
+  double tp = 0;
+  double cp = 0;
+  double ep = 0;
+  double pp_comm = 0;
+  double dp = 0;
+  double offload = 0;
+  double pp_bubble = 0;
+  double optimizer = 0;
+
+  [[nodiscard]] double total() const {
+    return compute + recompute + tp + cp + ep + pp_comm + dp + offload + pp_bubble + optimizer;
+  }
+};
+
+// The fields in report order with their column / key names (those of `simulate --json`'s breakdown).
+struct BreakdownField {
+  const char* name;
+  double PredictedBreakdown::*seconds;
+};
+inline constexpr std::array<BreakdownField, 10> kBreakdownFields{{
+    {"compute_s", &PredictedBreakdown::compute},
+    {"recompute_s", &PredictedBreakdown::recompute},
+    {"tp_s", &PredictedBreakdown::tp},
+    {"cp_s", &PredictedBreakdown::cp},
+    {"ep_s", &PredictedBreakdown::ep},
+    {"pp_comm_s", &PredictedBreakdown::pp_comm},
+    {"dp_s", &PredictedBreakdown::dp},
+    {"offload_s", &PredictedBreakdown::offload},
+    {"pp_bubble_s", &PredictedBreakdown::pp_bubble},
+    {"optimizer_s", &PredictedBreakdown::optimizer},
+}};
+
+struct StepPrediction {
+  double step_s = 0;
+  // Set by both step models; absent where a predictor gives a step time alone.
+  std::optional<PredictedBreakdown> breakdown{};
+};
+
+}  // namespace mofasim::analysis
