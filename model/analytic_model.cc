@@ -15,6 +15,8 @@
 #include "model/analytic_pipeline.h"
 #include "model/compute_time.h"
 #include "model/flops.h"
+#include "model/interference.h"
+#include "model/memory.h"
 #include "model/shape.h"
 #include "schedules/dualpipe.h"
 #include "schedules/factory.h"
@@ -288,11 +290,64 @@ void pipeline_term(const RankPlan& plan, ScheduleKind k, const FeatureSpec& f, c
 
 }
 
+// Rank r's gradient buckets at v = 1 in the order the DP stream reduces them, for
+// bucketed_dp_overlap_seconds: the blocks in the order its backward finishes them (the head, the
+// layers from last to first, the embedding) fill the buckets as model::GradientBuckets does; each
+// bucket is ready once the backward of its last block is done (the bytes no block carries ride in
+// the last bucket). The step simulation issues every dense bucket before the expert ones on the
+// one DP stream (sim/executor/generate_dp.cc): so are they listed. Each bucket pays one latency
+// of the rank's priced reduction and its bytes' share of the bandwidth term. Each is fed to
+// `replay` as it closes (no storage: time_step does not allocate).
+void dp_buckets(const RankPlan& plan, const ModelSpec& model, const FeatureSpec& f, const BlockTimes& bt, int r,
+                double inv_mub, BucketedDpReplay& replay) {
+  const RankDp& d = plan.dp[static_cast<std::size_t>(r)];
+  const PlanChunk& c = plan.chunk(r, 0);
+  const GpuParams& gp = plan.memory.stages[static_cast<std::size_t>(r)].params;
+  const double dense_bpp = gp.dense() > 0 ? d.dense_grad_bytes / gp.dense() : 0;
+  const double expert_bpp = gp.expert > 0 ? d.expert_grad_bytes / gp.expert : 0;
+  const double total_bytes = d.dense_grad_bytes + d.expert_grad_bytes;
+  const int calls = std::max(d.dense_grad_buckets + d.expert_grad_buckets, 1);
+  const double latency = d.grad.latency / calls;
+  const double bandwidth_per_byte = total_bytes > 0 ? d.grad.bandwidth * inv_mub / total_bytes : 0;
+  const double cap = f.dp_bucket_bytes;
+  const bool full = f.recompute == RecomputeKind::kFull;
+  for (const bool expert : {false, true}) {
+    double level = 0;  // backward seconds done
+    double open = 0;   // bytes in the open bucket
+    double carried = 0;
+    auto close = [&](double bytes, double ready) {
+      replay.add(DpBucket{.ready = ready, .latency = latency, .bandwidth = bytes * bandwidth_per_byte});
+    };
+    auto add = [&](const PlanBlock& b, double backward) {
+      level += backward;
+      const double bytes = (expert ? b.expert_params * expert_bpp : b.dense_params * dense_bpp);
+      if (bytes <= 0) return;
+      carried += bytes;
+      open += bytes;
+      if (cap > 0 && open >= cap) {
+        close(open, level);
+        open = 0;
+      }
+    };
+    if (c.head) add(plan.head, bt.head.backward().total());
+    for (int l = c.first_layer + c.num_layers - 1; l >= c.first_layer; --l) {
+      const bool moe = model.is_moe_layer(l);
+      const bool kept = full && !full_recompute_applies(f, l - c.first_layer);
+      const LayerTime& t = moe ? (kept ? bt.moe_kept : bt.moe) : (kept ? bt.dense_kept : bt.dense);
+      add(plan.layer_block(model, l), t.backward().total());
+    }
+    if (c.embedding) add(plan.embedding, bt.emb.backward().total());
+    const double rest = (expert ? d.expert_grad_bytes : d.dense_grad_bytes) - carried;
+    if (rest > 0) open += rest;
+    if (open > 0) close(open, level);  // the open bucket: ready when the backward ends
+  }
+}
+
 // MoFa(13) MoFa(24) MoFa(25) MoFa(26) MoFa(27) MoFa(28): each rank reduces and updates after its own
 // last pass; the step ends with the last rank to finish (MoFa(14)). Fills the DP and optimizer
 // terms and the step time.
-void optimizer_term(const RankPlan& plan, const ChunkBuffer& chunk_times, const StageBuffer& last_end,
-                    const LayerRates& x, StepTiming& out) {
+void optimizer_term(const RankPlan& plan, const ModelSpec& model, const BlockTimes& blocks,
+                    const ChunkBuffer& chunk_times, const StageBuffer& last_end, const LayerRates& x, StepTiming& out) {
   const int p = plan.p;
   const int m = plan.m;
   const int v = plan.v;
@@ -317,18 +372,18 @@ void optimizer_term(const RankPlan& plan, const ChunkBuffer& chunk_times, const 
     } else if (v == 1) {
       // One chunk: MoFa(24) at chunk granularity (below) would expose the whole reduction, but the
       // gradient buckets (GradientBuckets, as the step simulation issues them) reduce while the
-      // last micro-batch's backward produces the next ones. Closed form: the reduction split
-      // evenly over the buckets and the backward likewise, all but the last bucket hidden
-      // (MoFa(24) with buckets for chunks). The parameter all-gather runs ahead of the first
-      // forward, with nothing to hide under.
-      const int buckets = std::max(d.dense_grad_buckets + d.expert_grad_buckets, 1);
+      // last micro-batch's backward produces the next ones, one after the other on the DP stream:
+      // MoFa(24) with buckets for chunks, replayed bucket by bucket (bucketed_dp_overlap_seconds),
+      // so that buckets slower than the backward queue up and the backward runs slowed (α) while
+      // they reduce. The parameter all-gather runs ahead of the first forward, with nothing to
+      // hide under.
       const double bwd = chunk_times[r].t.backward().total();
       const std::array<double, 4> of{grad, params, bwd, 0};
       if (of != exposed_of) {
         exposed_of = of;
-        exposed = dp_overlap_exposed_seconds(grad / buckets, bwd / buckets, buckets, f.dp_overlap.alpha,
-                                             f.dp_overlap.beta) +
-                  params;
+        BucketedDpReplay replay(bwd, f.dp_overlap.alpha, f.dp_overlap.beta);
+        dp_buckets(plan, model, f, blocks, r, x.inv_mub, replay);
+        exposed = replay.finish() - bwd + params;
       }
     } else {
       LayerTime per;  // mean chunk of rank r
@@ -401,6 +456,13 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
   hw.roofline_intercept = knobs.roofline_intercept;
   FeatureSpec f = input_.features;
   f.compute_scale = knobs.compute_scale;
+  // The replay slows compute by at least the hardware's overlap interference beside any
+  // communication kernel (sim/executor/replay.cc comm_alpha); a scenario file's seal raises every
+  // overlap's α to it, specs built in code (the measured runs) may not: the floor is taken here too.
+  const double interference = overlap_interference_alpha(hw, f.overlap_interference);
+  for (OverlapSpec* o : {&f.tp_overlap, &f.cp_overlap, &f.ep_overlap, &f.pp_overlap, &f.dp_overlap}) {
+    o->alpha = std::max(o->alpha, interference);
+  }
   const LayerRates x{.hw = hw, .f = f, .inv_mub = 1.0 / knobs.bandwidth_scale, .cp = input_.parallel.cp};
   const ScheduleKind kind = input_.parallel.schedule;
 
@@ -468,7 +530,7 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
   StageBuffer last_end(p_);
   pipeline_term(plan_, k, f, chunk_times, t_pp, blocks.moe_pair_delta,
                 {.rank = busiest, .busy = busiest_busy, .sum = rank_sum, .pair = rank_pair}, out, last_end);
-  optimizer_term(plan_, chunk_times, last_end, x, out);
+  optimizer_term(plan_, input_.model, blocks, chunk_times, last_end, x, out);
   bd.dp_exposed += mb_per_chunk * (rank_sum.f.dp + rank_b.dp);  // ZeRO-3's per-layer gathers
 
   const double gpus = input_.parallel.gpus();
