@@ -142,6 +142,9 @@ bool same_work(const PlanChunk& a, const PlanChunk& b) {
          a.moe_kept == b.moe_kept && a.embedding == b.embedding && a.head == b.head;
 }
 
+// Whether two chunks' passes send the same (the head's chunk sends no forward, the embedding's no backward).
+bool same_sends(const PlanChunk& a, const PlanChunk& b) { return a.head == b.head && a.embedding == b.embedding; }
+
 // One chunk's steady F+B pair, MoFa(22) on the overlapped pairs only, and its PP exposure MoFa(23).
 ChunkTime chunk_time(const PlanChunk& c, double pair_share, const BlockTimes& bt, double t_pp, int p,
                      const FeatureSpec& f) {
@@ -156,14 +159,19 @@ ChunkTime chunk_time(const PlanChunk& c, double pair_share, const BlockTimes& bt
   const double bwd = ct.t.backward().total();
   ct.ep_delta = c.moe_layers * bt.moe_pair_delta * pair_share;  // MoFa(22) on the overlapped pairs only
   ct.pair = fwd + bwd + ct.ep_delta;
-  if (p > 1) {
+  // The forward of the last virtual stage (the head's chunk) and the backward of the first (the
+  // embedding's) send nothing; every other pass sends its output one stage on.
+  const bool f_sends = p > 1 && !c.head;
+  const bool b_sends = p > 1 && !c.embedding;
+  if (f_sends || b_sends) {
+    const double sent = (f_sends ? t_pp : 0.0) + (b_sends ? t_pp : 0.0);
     if (!f.pp_overlap.enabled) {
-      ct.pp_extra = 2 * t_pp;  // each pass waits for its send
+      ct.pp_extra = sent;  // each sending pass waits for its send
     } else if (ct.ep_delta != 0) {
-      ct.pp_extra = pp_overlap_seconds(ct.pair, 2 * t_pp, f.pp_overlap.alpha, f.pp_overlap.beta) - ct.pair;
+      ct.pp_extra = pp_overlap_seconds(ct.pair, sent, f.pp_overlap.alpha, f.pp_overlap.beta) - ct.pair;
     } else {
-      ct.pp_extra = pp_overlap_seconds(fwd, t_pp, f.pp_overlap.alpha, f.pp_overlap.beta) +
-                    pp_overlap_seconds(bwd, t_pp, f.pp_overlap.alpha, f.pp_overlap.beta) - fwd - bwd;
+      ct.pp_extra = (f_sends ? pp_overlap_seconds(fwd, t_pp, f.pp_overlap.alpha, f.pp_overlap.beta) : fwd) +
+                    (b_sends ? pp_overlap_seconds(bwd, t_pp, f.pp_overlap.alpha, f.pp_overlap.beta) : bwd) - fwd - bwd;
     }
   }
   return ct;
@@ -202,14 +210,18 @@ void pipeline_term(const RankPlan& plan, ScheduleKind k, const FeatureSpec& f, c
     const LayerTime& t = chunk_times[r * v].t;
     const double fwd = t.f.total();
     const double bwd = t.backward().total();
-    if (r > 0 && fwd == chunk_times[(r - 1) * v].t.f.total() && bwd == chunk_times[(r - 1) * v].t.backward().total()) {
+    const PlanChunk& c = plan.chunk(r, 0);
+    if (r > 0 && fwd == chunk_times[(r - 1) * v].t.f.total() && bwd == chunk_times[(r - 1) * v].t.backward().total() &&
+        same_sends(c, plan.chunk(r - 1, 0))) {
       pass_f[r] = pass_f[r - 1];  // the same passes as the rank above: the same costs
       pass_b[r] = pass_b[r - 1];
       continue;
     }
-    const bool sends = p > 1;
-    pass_f[r] = !sends ? fwd : blocking ? fwd + t_pp : pp_overlap_seconds(fwd, t_pp, f.pp_overlap.alpha, f.pp_overlap.beta);
-    pass_b[r] = !sends ? bwd : blocking ? bwd + t_pp : pp_overlap_seconds(bwd, t_pp, f.pp_overlap.alpha, f.pp_overlap.beta);
+    // The last virtual stage's forward and the first's backward send nothing (chunk_time).
+    const bool f_sends = p > 1 && !c.head;
+    const bool b_sends = p > 1 && !c.embedding;
+    pass_f[r] = !f_sends ? fwd : blocking ? fwd + t_pp : pp_overlap_seconds(fwd, t_pp, f.pp_overlap.alpha, f.pp_overlap.beta);
+    pass_b[r] = !b_sends ? bwd : blocking ? bwd + t_pp : pp_overlap_seconds(bwd, t_pp, f.pp_overlap.alpha, f.pp_overlap.beta);
   }
   const bool replay_1f1b = k == ScheduleKind::k1F1B && moe_pair_delta == 0;
   const bool gpipe = k == ScheduleKind::kGpipe;
@@ -362,6 +374,8 @@ void optimizer_term(const RankPlan& plan, const ModelSpec& model, const BlockTim
   // What the rank above exposed, and of what: a rank reducing the same bytes under the same passes
   // exposes the same (ranks laid out alike).
   double exposed = 0;
+  double stretch = 0;       // of it, the backward's own slowdown beside the DP reduction (v = 1)
+  double tail_stretch = 0;  // that of the rank that ends the step
   std::array<double, 4> exposed_of{-1, -1, -1, -1};  // grad, params, bwd, fwd
   for (int r = 0; r < p; ++r) {
     const RankDp& d = plan.dp[static_cast<std::size_t>(r)];
@@ -384,6 +398,7 @@ void optimizer_term(const RankPlan& plan, const ModelSpec& model, const BlockTim
         BucketedDpReplay replay(bwd, f.dp_overlap.alpha, f.dp_overlap.beta);
         dp_buckets(plan, model, f, blocks, r, x.inv_mub, replay);
         exposed = replay.finish() - bwd + params;
+        stretch = replay.compute_end() - bwd;
       }
     } else {
       LayerTime per;  // mean chunk of rank r
@@ -411,6 +426,7 @@ void optimizer_term(const RankPlan& plan, const ModelSpec& model, const BlockTim
     if (last_end[r] + exposed + update > step) {
       step = last_end[r] + exposed + update;
       tail_update = update;
+      tail_stretch = stretch;
     }
   }
   // What runs after the pipeline's end: the update last, the DP reduction before it.
@@ -418,6 +434,10 @@ void optimizer_term(const RankPlan& plan, const ModelSpec& model, const BlockTim
   out.optimizer_s = step - out.pipeline_s;
   bd.optimizer = std::min(tail_update, out.optimizer_s);
   bd.dp_exposed = out.optimizer_s - bd.optimizer;
+  // The backward's slowdown is compute time, as the replay reports it; the rest is exposed DP.
+  const double slowed = std::min(tail_stretch, bd.dp_exposed);
+  bd.compute += slowed;
+  bd.dp_exposed -= slowed;
   out.step_time_s = step;  // MoFa(14)
 }
 

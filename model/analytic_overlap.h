@@ -88,6 +88,8 @@ class BucketedDpReplay {
   BucketedDpReplay(double backward, double alpha, double beta);
   void add(const DpBucket& bucket);
   double finish();
+  // After finish(): when the backward ended (>= backward: its α slowdown included).
+  [[nodiscard]] double compute_end() const { return compute_end_; }
 
  private:
   void run(double until);

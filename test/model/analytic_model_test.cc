@@ -226,8 +226,10 @@ TEST(AnalyticModel, PpHopsExposedInWarmupAndCooldownHiddenBySteadyOverlap) {
   // Steady hops hide under compute (MoFa(23), α = β = 1); warm-up and cool-down expose one each.
   EXPECT_NEAR(r.timing.breakdown.pp_exposed, 2 * t_pp, 1e-12);
   in.features.pp_overlap.enabled = false;
-  // Without overlap each steady pass adds its hop: + m · 2 · t_pp.
-  EXPECT_NEAR(evaluate_mofa(in).timing.breakdown.pp_exposed, 2 * t_pp + 4 * 2 * t_pp, 1e-12);
+  // Without overlap each sending pass adds its hop, one per steady pair on either rank: rank 0's
+  // forward sends but its backward (the first virtual stage's) does not, rank 1's backward sends
+  // but its forward (the head's) does not: + m · t_pp (m · 2 · t_pp when every pass was charged).
+  EXPECT_NEAR(evaluate_mofa(in).timing.breakdown.pp_exposed, 2 * t_pp + 4 * t_pp, 1e-12);
 }
 
 TEST(AnalyticModel, DistributedOptimizerDividesTheUpdateByDp) {
