@@ -109,7 +109,7 @@ constexpr Bound kB200Analytic = {"fit", 45, 6.23, 5.43};
 // 4.31; O-MLP-02, 03 -13.1 -> +3.5 %) and GB200 from 10.39 / 5.36 (9.54 / 4.81; O-MLP-15, 16 -22.7,
 // -21.3 -> -11.2, -10.1 %); H200 and H100-96GB have no graphed row.
 // The closed form's interference floor and bucket queue (kAnalytic above) lowered the analytic H200
-// rows from 6.96 / 6.96; H100-SXM5's analytic rows moved from 6.39 / 4.31 to 6.43 / 4.74 (inside
+// rows from 6.96 / 6.96; H100-SXM5's analytic rows moved from 6.39 / 4.31 to 6.35 / 4.74 (inside
 // the margin, bound kept): O-MLP-02 and 03 came from -13 % to -2.7 % of the simulation.
 struct FamilyBounds {
   const char* gpu;
