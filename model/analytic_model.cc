@@ -100,11 +100,17 @@ BlockTimes time_blocks(const RankPlan& plan, const ModelSpec& model, const Layer
   // forward and again before its backward, prefetched one layer ahead as FSDP and Megatron-FSDP
   // do, so a layer's gather runs under the previous layer's pass and only what exceeds a pass is
   // exposed. Layers of one type follow each other, so the pass hiding it is one of the same type.
+  // The gather slows the pass it runs beside (the replay's overlap interference, at least; the DP
+  // overlap's α and β when it is on): what it costs beyond the pass is window(pass, gather) − pass.
+  const double gather_alpha = f.dp_overlap.enabled ? f.dp_overlap.alpha : overlap_interference_alpha(x.hw, f.overlap_interference);
+  const double gather_beta = f.dp_overlap.enabled ? f.dp_overlap.beta : 1.0;
   auto fsdp = [&](const PlanBlock& block, LayerTime& t) {
     const double gather = comm_seconds(block.fsdp_gather, x.inv_mub);
     if (gather <= 0) return;
-    t.f.dp = std::max(0.0, gather - t.f.total());
-    t.b.dp = std::max(0.0, gather - t.backward().total());
+    const double fwd = t.f.total();
+    const double bwd = t.backward().total();
+    t.f.dp = overlap_window_seconds(fwd, gather, gather_alpha, gather_beta) - fwd;
+    t.b.dp = overlap_window_seconds(bwd, gather, gather_alpha, gather_beta) - bwd;
   };
   fsdp(plan.dense, bt.dense);
   fsdp(plan.moe, bt.moe);

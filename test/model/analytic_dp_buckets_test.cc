@@ -1,11 +1,16 @@
 // MoFa(24) at v = 1 with gradient buckets queued on one DP stream (bucketed_dp_overlap_seconds),
-// hand-worked event by event, and the closed form's overlap-interference floor (every overlap's α
-// at least model::overlap_interference_alpha, as the replay slows compute beside any collective).
+// hand-worked event by event, and the closed form's overlap-interference floor (every overlap's α,
+// and ZeRO-3's per-layer gathers, at least model::overlap_interference_alpha, as the replay slows
+// compute beside any collective).
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "model/analytic_model.h"
 #include "model/analytic_overlap.h"
+#include "model/compute_time.h"
 #include "model/interference.h"
+#include "model/op_table.h"
 #include "test/model/model_presets_for_test.h"
 
 namespace mofasim::model {
@@ -63,6 +68,39 @@ TEST(AnalyticDpBuckets, OverlapAlphaIsAtLeastTheHardwareInterference) {
   const double given = AnalyticModel(in).evaluate().timing.step_time_s;
   EXPECT_DOUBLE_EQ(floor, given);
   EXPECT_GT(floor, free * 1.01);  // the buckets reduce under the backward: the floor shows
+}
+
+// ZeRO-3: each layer's gather runs beside the pass before it and slows it as any collective does
+// (the replay's interference floor). LLaMA2-70B layers, 2 of them, dp 4 on one node of 100 GB/s
+// without latency: g = 3/4 · 1,711,308,800 B / 100 GB/s = 12.834816 ms per gather (as in
+// sharded_dp_test.cc). A pass of X seconds beside it runs slowed to (108/84)·X while the gather
+// runs: the gather ends first when g <= (108/84)·X, and the two cost X + g·(1 − 84/108), else g
+// (interference-free: max(X, g)). The layer's forward, F = 10.20 ms, is shorter than g but not
+// once slowed (13.11 ms): 0.217 ms more; its backward (20.28 ms) 2.852 ms more. 2 micro-batches ×
+// 2 layers of each pass.
+TEST(AnalyticDpBuckets, ZeroThreeGathersSlowThePassTheyRunBeside) {
+  ModelSpec m = testing::llama2_70b();
+  m.num_layers = 2;
+  AnalyticInput in{.model = m, .hardware = testing::round_gpu(),
+                   .parallel = testing::parallel_spec(testing::Layout{.dp = 4, .global_batch = 8}), .features = {},
+                   .topology = {.gpus = 4, .gpus_per_node = 4, .intra_node = {.bandwidth = 100e9, .latency = 0}}};
+  in.features.distributed_optimizer = true;
+  in.features.dp_sharding = DpSharding::kOptimGradsParams;
+  in.hardware.kernels.sm_count = 108;
+  in.hardware.collective_sms = 24;
+  const double g = 1'283'481'600 / 100e9;
+  const LayerSeconds layer = layer_compute_seconds(ops_for_layer(in.model, in.parallel, 0), in.hardware, in.features);
+  auto extra = [&](double pass) {  // over the interference-free max(pass, g)
+    const double slowed = g <= 108.0 / 84.0 * pass ? pass + g * (1 - 84.0 / 108.0) : g;
+    return slowed - std::max(pass, g);
+  };
+  const double want = 2 * 2 * (extra(layer.forward) + extra(layer.backward()));
+  ASSERT_GT(want, 0);  // at least the backward outlasts its gather
+  const double with = AnalyticModel(in).evaluate().timing.step_time_s;
+  in.features.overlap_interference = false;
+  const double without = AnalyticModel(in).evaluate().timing.step_time_s;
+  ASSERT_LT(layer.forward, g);  // the case above: the forward alone is shorter than its gather
+  EXPECT_NEAR(with - without, want, 1e-12);
 }
 
 }  // namespace
