@@ -266,6 +266,7 @@ void pipeline_term(const RankPlan& plan, ScheduleKind k, const FeatureSpec& f, c
       out.cooldown_s = pipeline - busiest_busy - out.warmup_s;
     }
   } else {
+    double ring_wait = 0;  // interleaved chunk changes waiting for the ring (below)
     if (k == ScheduleKind::k1F1B || k == ScheduleKind::kInterleaved1F1B) {
       // MoFa(9) MoFa(10) MoFa(11) MoFa(12): the first micro-batch's forward down virtual stages 0..p-2, the steady
       // pairs of the busiest rank, the last micro-batch's backward back up through p-2..0.
@@ -279,6 +280,23 @@ void pipeline_term(const RankPlan& plan, ScheduleKind k, const FeatureSpec& f, c
       out.warmup_s = warm + (p - 1) * t_pp;
       out.cooldown_s = cool + (p - 1) * t_pp;
       bd.pp_bubble = warm + cool;
+      // Interleaved with sends that do not block the sender (PP overlap): in the warm-up each rank
+      // runs one chunk for a group of p micro-batches back to back, each pass slowed by its send
+      // to T' = MoFa(23)'s window(T, t_pp), then the next chunk, whose first input is the group's
+      // first micro-batch back from the ring: p passes that waited for their input (none sending
+      // beside them: T each) and p hops. Each of the v − 1 chunk changes waits
+      // p·max(0, T + t_pp − T'), forwards in the warm-up, backwards in the cool-down (blocking
+      // sends charge the hop to every pass instead: no wait). T is the busiest rank's mean chunk.
+      if (k == ScheduleKind::kInterleaved1F1B && v > 1 && edge > 0) {
+        auto wait = [&](double pass) {
+          return p * std::max(0.0, pass + t_pp - pp_overlap_seconds(pass, t_pp, f.pp_overlap.alpha, f.pp_overlap.beta));
+        };
+        const double ring_f = (v - 1) * wait(rank_sum.f.total() / v);
+        const double ring_b = (v - 1) * wait(rank_sum.backward().total() / v);
+        out.warmup_s += ring_f;
+        out.cooldown_s += ring_b;
+        ring_wait = ring_f + ring_b;
+      }
     } else {
       // Other schedules: busy + the schedule's closed-form bubble (per full stage) + exposed hops.
       const double stage_chunks = k == ScheduleKind::kDualPipe ? 2.0 : 1.0;
@@ -293,8 +311,8 @@ void pipeline_term(const RankPlan& plan, ScheduleKind k, const FeatureSpec& f, c
         bd.pp_bubble = schedules::bubble_time(k, shape, times);
       }
     }
-    bd.pp_exposed += hops;
-    out.pipeline_s = busiest_busy + bd.pp_bubble + hops;  // MoFa(12)
+    bd.pp_exposed += hops + ring_wait;
+    out.pipeline_s = busiest_busy + bd.pp_bubble + hops + ring_wait;  // MoFa(12)
     // Where each rank's last pass ends: 1F1B-family schedules drain through the first chunks,
     // rank r finishing Σ_{j<r} (B_j + hop) before rank 0 (an upper bound when the drain waits);
     // ZB-H1 and DualPipe end every rank together.

@@ -232,6 +232,23 @@ TEST(AnalyticModel, PpHopsExposedInWarmupAndCooldownHiddenBySteadyOverlap) {
   EXPECT_NEAR(evaluate_mofa(in).timing.breakdown.pp_exposed, 2 * t_pp + 4 * t_pp, 1e-12);
 }
 
+TEST(AnalyticModel, InterleavedChunkChangesWaitForTheRingWithPpOverlap) {
+  // Interleaved 1F1B, p = 2, v = 2, m = 4, 8 layers, PP overlap at α = β = 1: every pass hides its
+  // send (T' = max(T, t_pp) = T), so in the warm-up each rank's p forwards of chunk 0 end p hops
+  // before the group's first micro-batch is back from the ring for chunk 1: (v − 1)·p·t_pp, and
+  // the backwards again in the cool-down. Exposed PP: the 2(p − 1) fill hops plus 2·(v − 1)·p·t_pp.
+  AnalyticInput in = input(Layout{.pp = 2, .vpp = 2, .global_batch = 4}, ScheduleKind::kInterleaved1F1B, 8);
+  in.features.pp_overlap = OverlapSpec{.enabled = true, .alpha = 1, .beta = 1, .chunks = 1};
+  const double t_pp = 2.0 * 4096 * 8192 / 100e9;  // boundary 2·s·h bytes over 100 GB/s, as above
+  const StepTiming t = evaluate_mofa(in).timing;
+  EXPECT_NEAR(t.breakdown.pp_exposed, 2 * t_pp + 2 * 1 * 2 * t_pp, 1e-12);
+  // Blocking sends charge the hop to every pass instead: the warm-up has no ring wait, its
+  // forwards down p − 1 stages and their hops only ((v − 1)·p·t_pp = 2·t_pp less).
+  in.features.pp_overlap.enabled = false;
+  const StepTiming blocking = evaluate_mofa(in).timing;
+  EXPECT_NEAR(t.warmup_s - blocking.warmup_s, 2 * t_pp, 1e-12);
+}
+
 TEST(AnalyticModel, DistributedOptimizerDividesTheUpdateByDp) {
   // MoFa(26): T_update → T_update / d for Adam and the clip norm; zero_grad clears every local
   // gradient either way.
