@@ -326,18 +326,16 @@ void pipeline_term(const RankPlan& plan, ScheduleKind k, const FeatureSpec& f, c
 
 }
 
-// Rank r's gradient buckets in the order the DP stream reduces them, for BucketedDpReplay: the
-// blocks in the order its last backwards finish them (chunks from the last pipeline position to
-// the first; in each the head, the layers from last to first, the embedding) fill the buckets as
-// model::GradientBuckets does, across chunks as the step simulation fills them; each bucket is
-// ready once the last backward of its last block is done (the bytes no block carries ride in the
-// last bucket). The backward timeline is the cool-down's: per chunk, `group` passes of which the
-// last finishes its gradients (group = 1 at v = 1: the last micro-batch's backward alone). The step simulation issues every dense bucket before the expert ones on the
-// one DP stream (sim/executor/generate_dp.cc): so are they listed. Each bucket pays one latency
-// of the rank's priced reduction and its bytes' share of the bandwidth term. Each is fed to
-// `replay` as it closes (no storage: time_step does not allocate).
-void dp_buckets(const RankPlan& plan, const ModelSpec& model, const FeatureSpec& f, const BlockTimes& bt,
-                const ChunkBuffer& chunk_times, int r, int group, double inv_mub, BucketedDpReplay& replay) {
+// Rank r's gradient buckets at v = 1 in the order the DP stream reduces them, for
+// BucketedDpReplay: the blocks in the order its last backward finishes them (the head, the layers
+// from last to first, the embedding) fill the buckets as model::GradientBuckets does; each bucket
+// is ready once the backward of its last block is done (the bytes no block carries ride in the
+// last bucket). The step simulation issues every dense bucket before the expert ones on the one DP
+// stream (sim/executor/generate_dp.cc): so are they listed. Each bucket pays one latency of the
+// rank's priced reduction and its bytes' share of the bandwidth term. Each is fed to `replay` as
+// it closes (no storage: time_step does not allocate).
+void dp_buckets(const RankPlan& plan, const ModelSpec& model, const FeatureSpec& f, const BlockTimes& bt, int r,
+                double inv_mub, BucketedDpReplay& replay) {
   const RankDp& d = plan.dp[static_cast<std::size_t>(r)];
   const GpuParams& gp = plan.memory.stages[static_cast<std::size_t>(r)].params;
   const double dense_bpp = gp.dense() > 0 ? d.dense_grad_bytes / gp.dense() : 0;
@@ -349,34 +347,58 @@ void dp_buckets(const RankPlan& plan, const ModelSpec& model, const FeatureSpec&
   const double cap = f.dp_bucket_bytes;
   const bool full = f.recompute == RecomputeKind::kFull;
   for (const bool expert : {false, true}) {
+    if ((expert ? d.expert_grad_bytes : d.dense_grad_bytes) <= 0) continue;  // no bucket in this group
     double level = 0;  // backward seconds done
     double open = 0;   // bytes in the open bucket
     double carried = 0;
     auto close = [&](double bytes, double ready) {
       replay.add(DpBucket{.ready = ready, .latency = latency, .bandwidth = bytes * bandwidth_per_byte});
     };
-    auto add = [&](const PlanBlock& b, double backward) {
-      level += backward;
-      const double bytes = (expert ? b.expert_params * expert_bpp : b.dense_params * dense_bpp);
-      if (bytes <= 0) return;
-      carried += bytes;
-      open += bytes;
-      if (cap > 0 && open >= cap) {
-        close(open, level);
-        open = 0;
+    // `n` blocks alike (same bytes, same backward) in a row, closing the buckets they fill: as n
+    // calls of GradientBuckets::add, each bucket closing on the block that reaches the cap.
+    auto add = [&](const PlanBlock& b, double backward, int n) {
+      const double bytes = expert ? b.expert_params * expert_bpp : b.dense_params * dense_bpp;
+      if (bytes <= 0) {
+        level += n * backward;
+        return;
+      }
+      while (n > 0) {
+        // Blocks until the open bucket reaches the cap (never with cap <= 0: a single bucket).
+        const double need = cap > 0 ? std::max(1.0, std::ceil((cap - open) / bytes)) : INFINITY;
+        const bool closes = need <= n;
+        const int run = closes ? static_cast<int>(need) : n;
+        level += run * backward;
+        open += run * bytes;
+        carried += run * bytes;
+        n -= run;
+        if (closes) {
+          close(open, level);
+          open = 0;
+        }
       }
     };
-    for (int k = plan.v - 1; k >= 0; --k) {  // interleaved: local chunk k sits at position k·p + r
-      const PlanChunk& c = plan.chunk(r, k);
-      level += (group - 1) * chunk_times[r * plan.v + k].t.backward().total();  // the group's other passes
-      if (c.head) add(plan.head, bt.head.backward().total());
-      for (int l = c.first_layer + c.num_layers - 1; l >= c.first_layer; --l) {
+    {
+      const PlanChunk& c = plan.chunk(r, 0);
+      if (c.head) add(plan.head, bt.head.backward().total(), 1);
+      // The layers from last to first, in runs of one type and recompute status.
+      int l = c.first_layer + c.num_layers - 1;
+      while (l >= c.first_layer) {
         const bool moe = model.is_moe_layer(l);
         const bool kept = full && !full_recompute_applies(f, l - c.first_layer);
+        int n = 1;
+        if (!full && !model.is_moe()) {
+          n = l - c.first_layer + 1;  // all dense and kept alike: one run
+        } else {
+          while (l - n >= c.first_layer && model.is_moe_layer(l - n) == moe &&
+                 (full && !full_recompute_applies(f, l - n - c.first_layer)) == kept) {
+            ++n;
+          }
+        }
         const LayerTime& t = moe ? (kept ? bt.moe_kept : bt.moe) : (kept ? bt.dense_kept : bt.dense);
-        add(plan.layer_block(model, l), t.backward().total());
+        add(plan.layer_block(model, l), t.backward().total(), n);
+        l -= n;
       }
-      if (c.embedding) add(plan.embedding, bt.emb.backward().total());
+      if (c.embedding) add(plan.embedding, bt.emb.backward().total(), 1);
     }
     const double rest = (expert ? d.expert_grad_bytes : d.dense_grad_bytes) - carried;
     if (rest > 0) open += rest;
@@ -387,7 +409,7 @@ void dp_buckets(const RankPlan& plan, const ModelSpec& model, const FeatureSpec&
 // MoFa(13) MoFa(24) MoFa(25) MoFa(26) MoFa(27) MoFa(28): each rank reduces and updates after its own
 // last pass; the step ends with the last rank to finish (MoFa(14)). Fills the DP and optimizer
 // terms and the step time.
-void optimizer_term(const RankPlan& plan, const ModelSpec& model, ScheduleKind kind, const BlockTimes& blocks,
+void optimizer_term(const RankPlan& plan, const ModelSpec& model, const BlockTimes& blocks,
                     const ChunkBuffer& chunk_times, const StageBuffer& last_end, const LayerRates& x, StepTiming& out) {
   const int p = plan.p;
   const int m = plan.m;
@@ -425,7 +447,7 @@ void optimizer_term(const RankPlan& plan, const ModelSpec& model, ScheduleKind k
       if (of != exposed_of) {
         exposed_of = of;
         BucketedDpReplay replay(bwd, f.dp_overlap.alpha, f.dp_overlap.beta);
-        dp_buckets(plan, model, f, blocks, chunk_times, r, 1, x.inv_mub, replay);
+        dp_buckets(plan, model, f, blocks, r, x.inv_mub, replay);
         exposed = replay.finish() - bwd + params;
         stretch = replay.compute_end() - bwd;
       }
@@ -437,18 +459,8 @@ void optimizer_term(const RankPlan& plan, const ModelSpec& model, ScheduleKind k
       const std::array<double, 4> of{grad, params, bwd, fwd};
       if (of != exposed_of) {
         exposed_of = of;
-        const double gather = dp_overlap_exposed_seconds(params / v, fwd, v, f.dp_overlap.alpha, f.dp_overlap.beta);
-        if (kind == ScheduleKind::kInterleaved1F1B) {
-          // Interleaved: the buckets (filled across chunks, as the simulation issues them) over the
-          // cool-down, where each chunk's group of backwards ends with its last one (MoFa(24) with
-          // buckets for chunks; v chunk backwards of mb_group passes in all).
-          BucketedDpReplay replay(v * bwd, f.dp_overlap.alpha, f.dp_overlap.beta);
-          dp_buckets(plan, model, f, blocks, chunk_times, r, mb_group, x.inv_mub, replay);
-          exposed = replay.finish() - v * bwd + gather;
-          stretch = replay.compute_end() - v * bwd;
-        } else {
-          exposed = dp_overlap_exposed_seconds(grad / v, bwd, v, f.dp_overlap.alpha, f.dp_overlap.beta) + gather;
-        }
+        exposed = dp_overlap_exposed_seconds(grad / v, bwd, v, f.dp_overlap.alpha, f.dp_overlap.beta) +
+                  dp_overlap_exposed_seconds(params / v, fwd, v, f.dp_overlap.alpha, f.dp_overlap.beta);
       }
     }
     double update = 0;
@@ -589,7 +601,7 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
   StageBuffer last_end(p_);
   pipeline_term(plan_, k, f, chunk_times, t_pp, blocks.moe_pair_delta,
                 {.rank = busiest, .busy = busiest_busy, .sum = rank_sum, .pair = rank_pair}, out, last_end);
-  optimizer_term(plan_, input_.model, k, blocks, chunk_times, last_end, x, out);
+  optimizer_term(plan_, input_.model, blocks, chunk_times, last_end, x, out);
   bd.dp_exposed += mb_per_chunk * (rank_sum.f.dp + rank_b.dp);  // ZeRO-3's per-layer gathers
 
   const double gpus = input_.parallel.gpus();

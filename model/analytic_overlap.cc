@@ -59,7 +59,7 @@ double dp_overlap_exposed_seconds(double comm_per_chunk, double compute_per_chun
 }
 
 BucketedDpReplay::BucketedDpReplay(double backward, double alpha, double beta)
-    : backward_(backward), alpha_(alpha), beta_(beta), compute_end_(backward) {
+    : backward_(backward), alpha_(alpha), beta_(beta), inv_alpha_(1 / alpha), inv_beta_(1 / beta), compute_end_(backward) {
   MOFASIM_CHECK(alpha >= 1 && beta >= 1, "BucketedDpReplay: alpha and beta must be >= 1");
 }
 
@@ -73,10 +73,9 @@ void BucketedDpReplay::run(double until) {
     if (!busy_ && !waiting) return;
     if (!computing && !busy_) return;
     const bool sharing = busy_ && latency_ <= 0 && computing;  // both in their fluid phase
-    const double compute_rate = sharing ? 1 / alpha_ : 1;
     // The backward runs to its end, or to `until` while the stream is idle.
     const double target = !busy_ && until >= 0 ? std::min(backward_, until) : backward_;
-    const double dt_compute = computing ? (target - done_) / compute_rate : INFINITY;
+    const double dt_compute = computing ? (target - done_) * (sharing ? alpha_ : 1) : INFINITY;
     const double dt_comm = !busy_ ? INFINITY : latency_ > 0 ? latency_ : bandwidth_ * (sharing ? beta_ : 1);
     const double dt = std::min(dt_compute, dt_comm);
     t_ += dt;
@@ -84,7 +83,7 @@ void BucketedDpReplay::run(double until) {
       done_ = target;
       if (done_ >= backward_) compute_end_ = t_;
     } else if (computing) {
-      done_ += dt * compute_rate;
+      done_ += sharing ? dt * inv_alpha_ : dt;
     }
     if (!busy_) continue;
     if (dt_comm <= dt_compute) {  // the running term ends
@@ -98,7 +97,7 @@ void BucketedDpReplay::run(double until) {
     } else if (latency_ > 0) {
       latency_ -= dt;
     } else {
-      bandwidth_ -= dt / (sharing ? beta_ : 1);
+      bandwidth_ -= sharing ? dt * inv_beta_ : dt;
     }
   }
 }

@@ -93,7 +93,7 @@ class BucketedDpReplay {
 
  private:
   void run(double until);
-  double backward_, alpha_, beta_;
+  double backward_, alpha_, beta_, inv_alpha_, inv_beta_;
   double t_ = 0;
   double done_ = 0;  // backward seconds (alone) done
   double compute_end_;

@@ -303,29 +303,6 @@ TEST(AnalyticModel, DpOverlapWithOneChunkQueuesTheBucketsOnOneStream) {
   }
 }
 
-TEST(AnalyticModel, InterleavedDpOverlapQueuesBucketsFilledAcrossChunks) {
-  // Interleaved p = 2, v = 2, m = 2, dp = 2, distributed optimizer, one gradient bucket
-  // (dp_bucket_bytes 0: every chunk's gradients in it, as the step simulation fills buckets across
-  // a rank's chunks). The bucket is ready when the cool-down's last backward ends, so its whole
-  // reduce-scatter G is exposed, while the parameter all-gather still hides all but its first
-  // chunk under the warm-up: exposed DP = G + P/v against G + P without overlap. (MoFa(24) per
-  // chunk exposed only G/v of the reduction here: the G/v of chunk 1 hides under the cool-down.)
-  AnalyticInput in = input(Layout{.pp = 2, .vpp = 2, .dp = 2, .global_batch = 4}, ScheduleKind::kInterleaved1F1B, 8);
-  in.features.distributed_optimizer = true;
-  in.features.dp_bucket_bytes = 0;
-  const AnalyticModel off(in);
-  const RankDp& d = off.plan().dp[0];
-  ASSERT_EQ(d.dense_grad_buckets, 1);
-  const double g = comm_seconds(d.grad, 1);
-  const double params = comm_seconds(d.params, 1);
-  const StepTiming t_off = off.evaluate().timing;
-  EXPECT_NEAR(t_off.breakdown.dp_exposed, g + params, 1e-12);
-  in.features.dp_overlap.enabled = true;
-  const StepTiming t_on = evaluate_mofa(in).timing;
-  EXPECT_LT(g / 2, t_on.backward_chunk_s);  // per chunk, the reduction would hide under the cool-down
-  EXPECT_NEAR(t_on.breakdown.dp_exposed, g + params / 2, 1e-12);
-}
-
 TEST(AnalyticModel, CpuOptimizerIsCopiesPlusHostUpdate) {
   // MoFa(28): t_D2H(fp32 grads) + t_CPU + t_H2D(bf16 params).
   AnalyticInput in = input(Layout{.global_batch = 1}, ScheduleKind::k1F1B, 2);
