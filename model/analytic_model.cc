@@ -206,10 +206,16 @@ void pipeline_term(const RankPlan& plan, ScheduleKind k, const FeatureSpec& f, c
   const double rank_pair = busiest.pair;
   const double hops = 2.0 * (p - 1) * t_pp;  // warm-up and cool-down hops, exposed
   // Each rank's pass costs as the replays below see them: a blocking send is part of its pass
-  // (and the receiver has the data when the pass ends); with PP overlap a pass costs MoFa(23) and
-  // the data arrives one hop after it.
+  // (and the receiver has the data when the pass ends); with PP overlap a pass costs MoFa(23)'s
+  // window(T, t_pp), the slowdown its send causes beside it, but the send starts when the pass
+  // alone ends (the replay slows the sender's next pass, not the data): the data arrives one hop
+  // after T, i.e. t_pp − (window − T) after the window (rank 0's first forward's δ for all).
   const bool blocking = !f.pp_overlap.enabled;
-  const double edge = p > 1 && !blocking ? t_pp : 0.0;
+  double edge = 0;
+  if (p > 1 && !blocking) {
+    const double t0 = chunk_times[0].t.f.total();
+    edge = std::max(0.0, t_pp - (pp_overlap_seconds(t0, t_pp, f.pp_overlap.alpha, f.pp_overlap.beta) - t0));
+  }
   StageBuffer pass_f(p);  // [rank], first local chunk
   StageBuffer pass_b(p);
   for (int r = 0; r < p; ++r) {
@@ -287,7 +293,7 @@ void pipeline_term(const RankPlan& plan, ScheduleKind k, const FeatureSpec& f, c
       // beside them: T each) and p hops. Each of the v − 1 chunk changes waits
       // p·max(0, T + t_pp − T'), forwards in the warm-up, backwards in the cool-down (blocking
       // sends charge the hop to every pass instead: no wait). T is the busiest rank's mean chunk.
-      if (k == ScheduleKind::kInterleaved1F1B && v > 1 && edge > 0) {
+      if (k == ScheduleKind::kInterleaved1F1B && v > 1 && p > 1 && !blocking) {
         auto wait = [&](double pass) {
           return p * std::max(0.0, pass + t_pp - pp_overlap_seconds(pass, t_pp, f.pp_overlap.alpha, f.pp_overlap.beta));
         };
