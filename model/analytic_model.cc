@@ -10,13 +10,13 @@
 #include <string>
 #include <utility>
 
+#include "model/analytic_dp_buckets.h"
 #include "model/analytic_layer_time.h"
 #include "model/analytic_overlap.h"
 #include "model/analytic_pipeline.h"
 #include "model/compute_time.h"
 #include "model/flops.h"
 #include "model/interference.h"
-#include "model/memory.h"
 #include "model/shape.h"
 #include "schedules/dualpipe.h"
 #include "schedules/factory.h"
@@ -332,86 +332,6 @@ void pipeline_term(const RankPlan& plan, ScheduleKind k, const FeatureSpec& f, c
 
 }
 
-// Rank r's gradient buckets at v = 1 in the order the DP stream reduces them, for
-// BucketedDpReplay: the blocks in the order its last backward finishes them (the head, the layers
-// from last to first, the embedding) fill the buckets as model::GradientBuckets does; each bucket
-// is ready once the backward of its last block is done (the bytes no block carries ride in the
-// last bucket). The step simulation issues every dense bucket before the expert ones on the one DP
-// stream (sim/executor/generate_dp.cc): so are they listed. Each bucket pays one latency of the
-// rank's priced reduction and its bytes' share of the bandwidth term. Each is fed to `replay` as
-// it closes (no storage: time_step does not allocate).
-void dp_buckets(const RankPlan& plan, const ModelSpec& model, const FeatureSpec& f, const BlockTimes& bt, int r,
-                double inv_mub, BucketedDpReplay& replay) {
-  const RankDp& d = plan.dp[static_cast<std::size_t>(r)];
-  const GpuParams& gp = plan.memory.stages[static_cast<std::size_t>(r)].params;
-  const double dense_bpp = gp.dense() > 0 ? d.dense_grad_bytes / gp.dense() : 0;
-  const double expert_bpp = gp.expert > 0 ? d.expert_grad_bytes / gp.expert : 0;
-  const double total_bytes = d.dense_grad_bytes + d.expert_grad_bytes;
-  const int calls = std::max(d.dense_grad_buckets + d.expert_grad_buckets, 1);
-  const double latency = d.grad.latency / calls;
-  const double bandwidth_per_byte = total_bytes > 0 ? d.grad.bandwidth * inv_mub / total_bytes : 0;
-  const double cap = f.dp_bucket_bytes;
-  const bool full = f.recompute == RecomputeKind::kFull;
-  for (const bool expert : {false, true}) {
-    if ((expert ? d.expert_grad_bytes : d.dense_grad_bytes) <= 0) continue;  // no bucket in this group
-    double level = 0;  // backward seconds done
-    double open = 0;   // bytes in the open bucket
-    double carried = 0;
-    auto close = [&](double bytes, double ready) {
-      replay.add(DpBucket{.ready = ready, .latency = latency, .bandwidth = bytes * bandwidth_per_byte});
-    };
-    // `n` blocks alike (same bytes, same backward) in a row, closing the buckets they fill: as n
-    // calls of GradientBuckets::add, each bucket closing on the block that reaches the cap.
-    auto add = [&](const PlanBlock& b, double backward, int n) {
-      const double bytes = expert ? b.expert_params * expert_bpp : b.dense_params * dense_bpp;
-      if (bytes <= 0) {
-        level += n * backward;
-        return;
-      }
-      while (n > 0) {
-        // Blocks until the open bucket reaches the cap (never with cap <= 0: a single bucket).
-        const double need = cap > 0 ? std::max(1.0, std::ceil((cap - open) / bytes)) : INFINITY;
-        const bool closes = need <= n;
-        const int run = closes ? static_cast<int>(need) : n;
-        level += run * backward;
-        open += run * bytes;
-        carried += run * bytes;
-        n -= run;
-        if (closes) {
-          close(open, level);
-          open = 0;
-        }
-      }
-    };
-    {
-      const PlanChunk& c = plan.chunk(r, 0);
-      if (c.head) add(plan.head, bt.head.backward().total(), 1);
-      // The layers from last to first, in runs of one type and recompute status.
-      int l = c.first_layer + c.num_layers - 1;
-      while (l >= c.first_layer) {
-        const bool moe = model.is_moe_layer(l);
-        const bool kept = full && !full_recompute_applies(f, l - c.first_layer);
-        int n = 1;
-        if (!full && !model.is_moe()) {
-          n = l - c.first_layer + 1;  // all dense and kept alike: one run
-        } else {
-          while (l - n >= c.first_layer && model.is_moe_layer(l - n) == moe &&
-                 (full && !full_recompute_applies(f, l - n - c.first_layer)) == kept) {
-            ++n;
-          }
-        }
-        const LayerTime& t = moe ? (kept ? bt.moe_kept : bt.moe) : (kept ? bt.dense_kept : bt.dense);
-        add(plan.layer_block(model, l), t.backward().total(), n);
-        l -= n;
-      }
-      if (c.embedding) add(plan.embedding, bt.emb.backward().total(), 1);
-    }
-    const double rest = (expert ? d.expert_grad_bytes : d.dense_grad_bytes) - carried;
-    if (rest > 0) open += rest;
-    if (open > 0) close(open, level);  // the open bucket: ready when the backward ends
-  }
-}
-
 // MoFa(13) MoFa(24) MoFa(25) MoFa(26) MoFa(27) MoFa(28): each rank reduces and updates after its own
 // last pass; the step ends with the last rank to finish (MoFa(14)). Fills the DP and optimizer
 // terms and the step time.
@@ -453,7 +373,13 @@ void optimizer_term(const RankPlan& plan, const ModelSpec& model, const BlockTim
       if (of != exposed_of) {
         exposed_of = of;
         BucketedDpReplay replay(bwd, f.dp_overlap.alpha, f.dp_overlap.beta);
-        dp_buckets(plan, model, f, blocks, r, x.inv_mub, replay);
+        const DpBlockBackward backward{.head = blocks.head.backward().total(),
+                                       .embedding = blocks.emb.backward().total(),
+                                       .dense = blocks.dense.backward().total(),
+                                       .moe = blocks.moe.backward().total(),
+                                       .dense_kept = blocks.dense_kept.backward().total(),
+                                       .moe_kept = blocks.moe_kept.backward().total()};
+        dp_buckets(plan, model, f, backward, r, x.inv_mub, replay);
         exposed = replay.finish() - bwd + params;
         stretch = replay.compute_end() - bwd;
       }
