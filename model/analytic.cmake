@@ -3,6 +3,7 @@
 mofasim_library(NAME analytic
   SRCS
     ${CMAKE_CURRENT_SOURCE_DIR}/analytic_overlap.cc
+    ${CMAKE_CURRENT_SOURCE_DIR}/analytic_dp_buckets.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/analytic_layer_time.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/analytic_pipeline.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/analytic_model.cc

@@ -10,11 +10,13 @@
 #include <string>
 #include <utility>
 
+#include "model/analytic_dp_buckets.h"
 #include "model/analytic_layer_time.h"
 #include "model/analytic_overlap.h"
 #include "model/analytic_pipeline.h"
 #include "model/compute_time.h"
 #include "model/flops.h"
+#include "model/interference.h"
 #include "model/shape.h"
 #include "schedules/dualpipe.h"
 #include "schedules/factory.h"
@@ -98,11 +100,17 @@ BlockTimes time_blocks(const RankPlan& plan, const ModelSpec& model, const Layer
   // forward and again before its backward, prefetched one layer ahead as FSDP and Megatron-FSDP
   // do, so a layer's gather runs under the previous layer's pass and only what exceeds a pass is
   // exposed. Layers of one type follow each other, so the pass hiding it is one of the same type.
+  // The gather slows the pass it runs beside (the replay's overlap interference, at least; the DP
+  // overlap's α and β when it is on): what it costs beyond the pass is window(pass, gather) − pass.
+  const double gather_alpha = f.dp_overlap.enabled ? f.dp_overlap.alpha : overlap_interference_alpha(x.hw, f.overlap_interference);
+  const double gather_beta = f.dp_overlap.enabled ? f.dp_overlap.beta : 1.0;
   auto fsdp = [&](const PlanBlock& block, LayerTime& t) {
     const double gather = comm_seconds(block.fsdp_gather, x.inv_mub);
     if (gather <= 0) return;
-    t.f.dp = std::max(0.0, gather - t.f.total());
-    t.b.dp = std::max(0.0, gather - t.backward().total());
+    const double fwd = t.f.total();
+    const double bwd = t.backward().total();
+    t.f.dp = overlap_window_seconds(fwd, gather, gather_alpha, gather_beta) - fwd;
+    t.b.dp = overlap_window_seconds(bwd, gather, gather_alpha, gather_beta) - bwd;
   };
   fsdp(plan.dense, bt.dense);
   fsdp(plan.moe, bt.moe);
@@ -140,6 +148,9 @@ bool same_work(const PlanChunk& a, const PlanChunk& b) {
          a.moe_kept == b.moe_kept && a.embedding == b.embedding && a.head == b.head;
 }
 
+// Whether two chunks' passes send the same (the head's chunk sends no forward, the embedding's no backward).
+bool same_sends(const PlanChunk& a, const PlanChunk& b) { return a.head == b.head && a.embedding == b.embedding; }
+
 // One chunk's steady F+B pair, MoFa(22) on the overlapped pairs only, and its PP exposure MoFa(23).
 ChunkTime chunk_time(const PlanChunk& c, double pair_share, const BlockTimes& bt, double t_pp, int p,
                      const FeatureSpec& f) {
@@ -154,14 +165,19 @@ ChunkTime chunk_time(const PlanChunk& c, double pair_share, const BlockTimes& bt
   const double bwd = ct.t.backward().total();
   ct.ep_delta = c.moe_layers * bt.moe_pair_delta * pair_share;  // MoFa(22) on the overlapped pairs only
   ct.pair = fwd + bwd + ct.ep_delta;
-  if (p > 1) {
+  // The forward of the last virtual stage (the head's chunk) and the backward of the first (the
+  // embedding's) send nothing; every other pass sends its output one stage on.
+  const bool f_sends = p > 1 && !c.head;
+  const bool b_sends = p > 1 && !c.embedding;
+  if (f_sends || b_sends) {
+    const double sent = (f_sends ? t_pp : 0.0) + (b_sends ? t_pp : 0.0);
     if (!f.pp_overlap.enabled) {
-      ct.pp_extra = 2 * t_pp;  // each pass waits for its send
+      ct.pp_extra = sent;  // each sending pass waits for its send
     } else if (ct.ep_delta != 0) {
-      ct.pp_extra = pp_overlap_seconds(ct.pair, 2 * t_pp, f.pp_overlap.alpha, f.pp_overlap.beta) - ct.pair;
+      ct.pp_extra = pp_overlap_seconds(ct.pair, sent, f.pp_overlap.alpha, f.pp_overlap.beta) - ct.pair;
     } else {
-      ct.pp_extra = pp_overlap_seconds(fwd, t_pp, f.pp_overlap.alpha, f.pp_overlap.beta) +
-                    pp_overlap_seconds(bwd, t_pp, f.pp_overlap.alpha, f.pp_overlap.beta) - fwd - bwd;
+      ct.pp_extra = (f_sends ? pp_overlap_seconds(fwd, t_pp, f.pp_overlap.alpha, f.pp_overlap.beta) : fwd) +
+                    (b_sends ? pp_overlap_seconds(bwd, t_pp, f.pp_overlap.alpha, f.pp_overlap.beta) : bwd) - fwd - bwd;
     }
   }
   return ct;
@@ -190,24 +206,34 @@ void pipeline_term(const RankPlan& plan, ScheduleKind k, const FeatureSpec& f, c
   const double rank_pair = busiest.pair;
   const double hops = 2.0 * (p - 1) * t_pp;  // warm-up and cool-down hops, exposed
   // Each rank's pass costs as the replays below see them: a blocking send is part of its pass
-  // (and the receiver has the data when the pass ends); with PP overlap a pass costs MoFa(23) and
-  // the data arrives one hop after it.
+  // (and the receiver has the data when the pass ends); with PP overlap a pass costs MoFa(23)'s
+  // window(T, t_pp), the slowdown its send causes beside it, but the send starts when the pass
+  // alone ends (the replay slows the sender's next pass, not the data): the data arrives one hop
+  // after T, i.e. t_pp − (window − T) after the window (rank 0's first forward's δ for all).
   const bool blocking = !f.pp_overlap.enabled;
-  const double edge = p > 1 && !blocking ? t_pp : 0.0;
+  double edge = 0;
+  if (p > 1 && !blocking) {
+    const double t0 = chunk_times[0].t.f.total();
+    edge = std::max(0.0, t_pp - (pp_overlap_seconds(t0, t_pp, f.pp_overlap.alpha, f.pp_overlap.beta) - t0));
+  }
   StageBuffer pass_f(p);  // [rank], first local chunk
   StageBuffer pass_b(p);
   for (int r = 0; r < p; ++r) {
     const LayerTime& t = chunk_times[r * v].t;
     const double fwd = t.f.total();
     const double bwd = t.backward().total();
-    if (r > 0 && fwd == chunk_times[(r - 1) * v].t.f.total() && bwd == chunk_times[(r - 1) * v].t.backward().total()) {
+    const PlanChunk& c = plan.chunk(r, 0);
+    if (r > 0 && fwd == chunk_times[(r - 1) * v].t.f.total() && bwd == chunk_times[(r - 1) * v].t.backward().total() &&
+        same_sends(c, plan.chunk(r - 1, 0))) {
       pass_f[r] = pass_f[r - 1];  // the same passes as the rank above: the same costs
       pass_b[r] = pass_b[r - 1];
       continue;
     }
-    const bool sends = p > 1;
-    pass_f[r] = !sends ? fwd : blocking ? fwd + t_pp : pp_overlap_seconds(fwd, t_pp, f.pp_overlap.alpha, f.pp_overlap.beta);
-    pass_b[r] = !sends ? bwd : blocking ? bwd + t_pp : pp_overlap_seconds(bwd, t_pp, f.pp_overlap.alpha, f.pp_overlap.beta);
+    // The last virtual stage's forward and the first's backward send nothing (chunk_time).
+    const bool f_sends = p > 1 && !c.head;
+    const bool b_sends = p > 1 && !c.embedding;
+    pass_f[r] = !f_sends ? fwd : blocking ? fwd + t_pp : pp_overlap_seconds(fwd, t_pp, f.pp_overlap.alpha, f.pp_overlap.beta);
+    pass_b[r] = !b_sends ? bwd : blocking ? bwd + t_pp : pp_overlap_seconds(bwd, t_pp, f.pp_overlap.alpha, f.pp_overlap.beta);
   }
   const bool replay_1f1b = k == ScheduleKind::k1F1B && moe_pair_delta == 0;
   const bool gpipe = k == ScheduleKind::kGpipe;
@@ -246,6 +272,7 @@ void pipeline_term(const RankPlan& plan, ScheduleKind k, const FeatureSpec& f, c
       out.cooldown_s = pipeline - busiest_busy - out.warmup_s;
     }
   } else {
+    double ring_wait = 0;  // interleaved chunk changes waiting for the ring (below)
     if (k == ScheduleKind::k1F1B || k == ScheduleKind::kInterleaved1F1B) {
       // MoFa(9) MoFa(10) MoFa(11) MoFa(12): the first micro-batch's forward down virtual stages 0..p-2, the steady
       // pairs of the busiest rank, the last micro-batch's backward back up through p-2..0.
@@ -259,6 +286,23 @@ void pipeline_term(const RankPlan& plan, ScheduleKind k, const FeatureSpec& f, c
       out.warmup_s = warm + (p - 1) * t_pp;
       out.cooldown_s = cool + (p - 1) * t_pp;
       bd.pp_bubble = warm + cool;
+      // Interleaved with sends that do not block the sender (PP overlap): in the warm-up each rank
+      // runs one chunk for a group of p micro-batches back to back, each pass slowed by its send
+      // to T' = MoFa(23)'s window(T, t_pp), then the next chunk, whose first input is the group's
+      // first micro-batch back from the ring: p passes that waited for their input (none sending
+      // beside them: T each) and p hops. Each of the v − 1 chunk changes waits
+      // p·max(0, T + t_pp − T'), forwards in the warm-up, backwards in the cool-down (blocking
+      // sends charge the hop to every pass instead: no wait). T is the busiest rank's mean chunk.
+      if (k == ScheduleKind::kInterleaved1F1B && v > 1 && p > 1 && !blocking) {
+        auto wait = [&](double pass) {
+          return p * std::max(0.0, pass + t_pp - pp_overlap_seconds(pass, t_pp, f.pp_overlap.alpha, f.pp_overlap.beta));
+        };
+        const double ring_f = (v - 1) * wait(rank_sum.f.total() / v);
+        const double ring_b = (v - 1) * wait(rank_sum.backward().total() / v);
+        out.warmup_s += ring_f;
+        out.cooldown_s += ring_b;
+        ring_wait = ring_f + ring_b;
+      }
     } else {
       // Other schedules: busy + the schedule's closed-form bubble (per full stage) + exposed hops.
       const double stage_chunks = k == ScheduleKind::kDualPipe ? 2.0 : 1.0;
@@ -273,8 +317,8 @@ void pipeline_term(const RankPlan& plan, ScheduleKind k, const FeatureSpec& f, c
         bd.pp_bubble = schedules::bubble_time(k, shape, times);
       }
     }
-    bd.pp_exposed += hops;
-    out.pipeline_s = busiest_busy + bd.pp_bubble + hops;  // MoFa(12)
+    bd.pp_exposed += hops + ring_wait;
+    out.pipeline_s = busiest_busy + bd.pp_bubble + hops + ring_wait;  // MoFa(12)
     // Where each rank's last pass ends: 1F1B-family schedules drain through the first chunks,
     // rank r finishing Σ_{j<r} (B_j + hop) before rank 0 (an upper bound when the drain waits);
     // ZB-H1 and DualPipe end every rank together.
@@ -291,8 +335,8 @@ void pipeline_term(const RankPlan& plan, ScheduleKind k, const FeatureSpec& f, c
 // MoFa(13) MoFa(24) MoFa(25) MoFa(26) MoFa(27) MoFa(28): each rank reduces and updates after its own
 // last pass; the step ends with the last rank to finish (MoFa(14)). Fills the DP and optimizer
 // terms and the step time.
-void optimizer_term(const RankPlan& plan, const ChunkBuffer& chunk_times, const StageBuffer& last_end,
-                    const LayerRates& x, StepTiming& out) {
+void optimizer_term(const RankPlan& plan, const ModelSpec& model, const BlockTimes& blocks,
+                    const ChunkBuffer& chunk_times, const StageBuffer& last_end, const LayerRates& x, StepTiming& out) {
   const int p = plan.p;
   const int m = plan.m;
   const int v = plan.v;
@@ -307,6 +351,8 @@ void optimizer_term(const RankPlan& plan, const ChunkBuffer& chunk_times, const 
   // What the rank above exposed, and of what: a rank reducing the same bytes under the same passes
   // exposes the same (ranks laid out alike).
   double exposed = 0;
+  double stretch = 0;       // of it, the backward's own slowdown beside the DP reduction (v = 1)
+  double tail_stretch = 0;  // that of the rank that ends the step
   std::array<double, 4> exposed_of{-1, -1, -1, -1};  // grad, params, bwd, fwd
   for (int r = 0; r < p; ++r) {
     const RankDp& d = plan.dp[static_cast<std::size_t>(r)];
@@ -317,18 +363,25 @@ void optimizer_term(const RankPlan& plan, const ChunkBuffer& chunk_times, const 
     } else if (v == 1) {
       // One chunk: MoFa(24) at chunk granularity (below) would expose the whole reduction, but the
       // gradient buckets (GradientBuckets, as the step simulation issues them) reduce while the
-      // last micro-batch's backward produces the next ones. Closed form: the reduction split
-      // evenly over the buckets and the backward likewise, all but the last bucket hidden
-      // (MoFa(24) with buckets for chunks). The parameter all-gather runs ahead of the first
-      // forward, with nothing to hide under.
-      const int buckets = std::max(d.dense_grad_buckets + d.expert_grad_buckets, 1);
+      // last micro-batch's backward produces the next ones, one after the other on the DP stream:
+      // MoFa(24) with buckets for chunks, replayed bucket by bucket (bucketed_dp_overlap_seconds),
+      // so that buckets slower than the backward queue up and the backward runs slowed (α) while
+      // they reduce. The parameter all-gather runs ahead of the first forward, with nothing to
+      // hide under.
       const double bwd = chunk_times[r].t.backward().total();
       const std::array<double, 4> of{grad, params, bwd, 0};
       if (of != exposed_of) {
         exposed_of = of;
-        exposed = dp_overlap_exposed_seconds(grad / buckets, bwd / buckets, buckets, f.dp_overlap.alpha,
-                                             f.dp_overlap.beta) +
-                  params;
+        BucketedDpReplay replay(bwd, f.dp_overlap.alpha, f.dp_overlap.beta);
+        const DpBlockBackward backward{.head = blocks.head.backward().total(),
+                                       .embedding = blocks.emb.backward().total(),
+                                       .dense = blocks.dense.backward().total(),
+                                       .moe = blocks.moe.backward().total(),
+                                       .dense_kept = blocks.dense_kept.backward().total(),
+                                       .moe_kept = blocks.moe_kept.backward().total()};
+        dp_buckets(plan, model, f, backward, r, x.inv_mub, replay);
+        exposed = replay.finish() - bwd + params;
+        stretch = replay.compute_end() - bwd;
       }
     } else {
       LayerTime per;  // mean chunk of rank r
@@ -356,6 +409,7 @@ void optimizer_term(const RankPlan& plan, const ChunkBuffer& chunk_times, const 
     if (last_end[r] + exposed + update > step) {
       step = last_end[r] + exposed + update;
       tail_update = update;
+      tail_stretch = stretch;
     }
   }
   // What runs after the pipeline's end: the update last, the DP reduction before it.
@@ -363,6 +417,10 @@ void optimizer_term(const RankPlan& plan, const ChunkBuffer& chunk_times, const 
   out.optimizer_s = step - out.pipeline_s;
   bd.optimizer = std::min(tail_update, out.optimizer_s);
   bd.dp_exposed = out.optimizer_s - bd.optimizer;
+  // The backward's slowdown is compute time, as the replay reports it; the rest is exposed DP.
+  const double slowed = std::min(tail_stretch, bd.dp_exposed);
+  bd.compute += slowed;
+  bd.dp_exposed -= slowed;
   out.step_time_s = step;  // MoFa(14)
 }
 
@@ -401,6 +459,13 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
   hw.roofline_intercept = knobs.roofline_intercept;
   FeatureSpec f = input_.features;
   f.compute_scale = knobs.compute_scale;
+  // The replay slows compute by at least the hardware's overlap interference beside any
+  // communication kernel (sim/executor/replay.cc comm_alpha); a scenario file's seal raises every
+  // overlap's α to it, specs built in code (the measured runs) may not: the floor is taken here too.
+  const double interference = overlap_interference_alpha(hw, f.overlap_interference);
+  for (OverlapSpec* o : {&f.tp_overlap, &f.cp_overlap, &f.ep_overlap, &f.pp_overlap, &f.dp_overlap}) {
+    o->alpha = std::max(o->alpha, interference);
+  }
   const LayerRates x{.hw = hw, .f = f, .inv_mub = 1.0 / knobs.bandwidth_scale, .cp = input_.parallel.cp};
   const ScheduleKind kind = input_.parallel.schedule;
 
@@ -468,7 +533,7 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
   StageBuffer last_end(p_);
   pipeline_term(plan_, k, f, chunk_times, t_pp, blocks.moe_pair_delta,
                 {.rank = busiest, .busy = busiest_busy, .sum = rank_sum, .pair = rank_pair}, out, last_end);
-  optimizer_term(plan_, chunk_times, last_end, x, out);
+  optimizer_term(plan_, input_.model, blocks, chunk_times, last_end, x, out);
   bd.dp_exposed += mb_per_chunk * (rank_sum.f.dp + rank_b.dp);  // ZeRO-3's per-layer gathers
 
   const double gpus = input_.parallel.gpus();

@@ -38,7 +38,11 @@
 //     r's end as Σ_{j<r}(T_B,j + hop) before rank 0's (the drain), ZB-H1 and DualPipe the pipeline's.
 //     DP overlap (24): the reduction of chunk i hides under the cool-down backward of one
 //     micro-batch group (min(m, p) chunk backwards), the all-gather under the warm-up forwards; the
-//     last chunk's part stays exposed (so v = 1 hides nothing).
+//     last chunk's part stays exposed. At v = 1 the chunk is the gradient bucket: the last
+//     micro-batch's backward closes the buckets block by block and their reductions queue on the
+//     one DP stream, the backward running α-slowed beside them (bucketed_dp_overlap_seconds).
+//   * Every overlap's α is at least the hardware's overlap interference (model/interference.h),
+//     the floor the replay applies beside any collective, whether or not the specs carry it.
 //   * Recompute: selective (29)–(30) adds the forward of the recomputed ops to T_B; full (31)–(32)
 //     adds the whole T_F,layer (its TP/CP/EP collectives included) to T_B.
 //   * Offload (33)–(35): T_F,layer → max(α·T_F, β·t_D2H), T_B,layer → max(α'·T_B, β'·t_H2D) with

@@ -2,6 +2,7 @@
 #include "model/analytic_overlap.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "sim/units/check.h"
 
@@ -55,6 +56,73 @@ double dp_overlap_exposed_seconds(double comm_per_chunk, double compute_per_chun
   const double hidden_steps = chunks - 1;
   return comm_per_chunk +
          hidden_steps * (overlap_window_seconds(compute_per_chunk, comm_per_chunk, alpha, beta) - compute_per_chunk);
+}
+
+BucketedDpReplay::BucketedDpReplay(double backward, double alpha, double beta)
+    : backward_(backward), alpha_(alpha), beta_(beta), inv_alpha_(1 / alpha), inv_beta_(1 / beta), compute_end_(backward) {
+  MOFASIM_CHECK(alpha >= 1 && beta >= 1, "BucketedDpReplay: alpha and beta must be >= 1");
+}
+
+// Runs both streams until the DP stream is idle and, when `until` >= 0, the backward has reached
+// `until` (or ended). Each pass ends the backward, the running bucket's latency or the bucket, or
+// reaches `until`: at most 3 passes per bucket plus one.
+void BucketedDpReplay::run(double until) {
+  for (;;) {
+    const bool computing = done_ < backward_;
+    const bool waiting = until >= 0 && computing && done_ < until;
+    if (!busy_ && !waiting) return;
+    if (!computing && !busy_) return;
+    const bool sharing = busy_ && latency_ <= 0 && computing;  // both in their fluid phase
+    // The backward runs to its end, or to `until` while the stream is idle.
+    const double target = !busy_ && until >= 0 ? std::min(backward_, until) : backward_;
+    const double dt_compute = computing ? (target - done_) * (sharing ? alpha_ : 1) : INFINITY;
+    const double dt_comm = !busy_ ? INFINITY : latency_ > 0 ? latency_ : bandwidth_ * (sharing ? beta_ : 1);
+    const double dt = std::min(dt_compute, dt_comm);
+    t_ += dt;
+    if (dt_compute <= dt_comm) {
+      done_ = target;
+      if (done_ >= backward_) compute_end_ = t_;
+    } else if (computing) {
+      done_ += sharing ? dt * inv_alpha_ : dt;
+    }
+    if (!busy_) continue;
+    if (dt_comm <= dt_compute) {  // the running term ends
+      if (latency_ > 0) {
+        latency_ = 0;
+        busy_ = bandwidth_ > 0;
+      } else {
+        bandwidth_ = 0;
+        busy_ = false;
+      }
+    } else if (latency_ > 0) {
+      latency_ -= dt;
+    } else {
+      bandwidth_ -= sharing ? dt * inv_beta_ : dt;
+    }
+  }
+}
+
+void BucketedDpReplay::add(const DpBucket& bucket) {
+  run(bucket.ready);  // the stream free and the bucket ready
+  latency_ = bucket.latency;
+  bandwidth_ = bucket.bandwidth;
+  busy_ = latency_ > 0 || bandwidth_ > 0;
+}
+
+double BucketedDpReplay::finish() {
+  run(-1);
+  if (done_ < backward_) {  // no bucket left: the backward runs alone to its end
+    t_ += backward_ - done_;
+    done_ = backward_;
+    compute_end_ = t_;
+  }
+  return std::max(t_, compute_end_);
+}
+
+double bucketed_dp_overlap_seconds(const DpBucket* buckets, int count, double backward, double alpha, double beta) {
+  BucketedDpReplay replay(backward, alpha, beta);
+  for (int i = 0; i < count; ++i) replay.add(buckets[i]);
+  return replay.finish();
 }
 
 double offload_seconds(double layer, double copy, double alpha, double beta) {

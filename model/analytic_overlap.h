@@ -64,6 +64,44 @@ double pp_overlap_seconds(double step, double pp_hop, double alpha, double beta)
 double dp_overlap_exposed_seconds(double comm_per_chunk, double compute_per_chunk, int chunks, double alpha,
                                   double beta);
 
+// MoFa(24) at v = 1 with gradient buckets: the last micro-batch's backward (`backward` seconds
+// alone) closes the buckets one after the other, and each bucket's reduction is queued on the one
+// DP stream in issue order (a bucket starts when it is ready and the one before it has ended), as
+// the step simulation issues them (sim/executor/generate_dp.cc). A reduction first spends its
+// latency (no interference, as in the replay's fluid model) and then its bandwidth term, during
+// which the backward runs α times slower, and it runs β times slower while the backward runs.
+// Replayed event by event (two streams, O(buckets)): the time from the backward's start until both
+// the backward and the last reduction have ended (>= backward). With one bucket ready at the end
+// it is backward + latency + bandwidth; with α = β = 1 and buckets that keep up with the backward
+// only the last bucket shows.
+struct DpBucket {
+  double ready = 0;      // seconds of the backward (alone) done when the bucket is ready
+  double latency = 0;    // seconds
+  double bandwidth = 0;  // seconds alone
+};
+double bucketed_dp_overlap_seconds(const DpBucket* buckets, int count, double backward, double alpha, double beta);
+
+// The same replay fed one bucket at a time in issue order (no storage): add() each bucket, then
+// finish() returns what bucketed_dp_overlap_seconds returns.
+class BucketedDpReplay {
+ public:
+  BucketedDpReplay(double backward, double alpha, double beta);
+  void add(const DpBucket& bucket);
+  double finish();
+  // After finish(): when the backward ended (>= backward: its α slowdown included).
+  [[nodiscard]] double compute_end() const { return compute_end_; }
+
+ private:
+  void run(double until);
+  double backward_, alpha_, beta_, inv_alpha_, inv_beta_;
+  double t_ = 0;
+  double done_ = 0;  // backward seconds (alone) done
+  double compute_end_;
+  double latency_ = 0;  // what the running bucket has left of each term
+  double bandwidth_ = 0;
+  bool busy_ = false;
+};
+
 // MoFa(33) MoFa(34) MoFa(35): asynchronous activation offload of one layer. The forward's D2H copy of the
 // layer's activation runs under the next layer's forward, the backward's H2D prefetch under the
 // previous layer's backward: window(T_layer, t_copy).

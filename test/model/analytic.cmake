@@ -2,6 +2,7 @@
 mofasim_add_test(model_analytic_test
   SRCS ${CMAKE_CURRENT_SOURCE_DIR}/analytic_model_test.cc
        ${CMAKE_CURRENT_SOURCE_DIR}/analytic_interference_test.cc
+       ${CMAKE_CURRENT_SOURCE_DIR}/analytic_dp_buckets_test.cc
   DEPS mofasim::analytic)
 mofasim_add_benchmark(model_analytic_bench
   SRCS ${CMAKE_CURRENT_SOURCE_DIR}/analytic_bench.cc

@@ -226,8 +226,27 @@ TEST(AnalyticModel, PpHopsExposedInWarmupAndCooldownHiddenBySteadyOverlap) {
   // Steady hops hide under compute (MoFa(23), α = β = 1); warm-up and cool-down expose one each.
   EXPECT_NEAR(r.timing.breakdown.pp_exposed, 2 * t_pp, 1e-12);
   in.features.pp_overlap.enabled = false;
-  // Without overlap each steady pass adds its hop: + m · 2 · t_pp.
-  EXPECT_NEAR(evaluate_mofa(in).timing.breakdown.pp_exposed, 2 * t_pp + 4 * 2 * t_pp, 1e-12);
+  // Without overlap each sending pass adds its hop, one per steady pair on either rank: rank 0's
+  // forward sends but its backward (the first virtual stage's) does not, rank 1's backward sends
+  // but its forward (the head's) does not: + m · t_pp (m · 2 · t_pp when every pass was charged).
+  EXPECT_NEAR(evaluate_mofa(in).timing.breakdown.pp_exposed, 2 * t_pp + 4 * t_pp, 1e-12);
+}
+
+TEST(AnalyticModel, InterleavedChunkChangesWaitForTheRingWithPpOverlap) {
+  // Interleaved 1F1B, p = 2, v = 2, m = 4, 8 layers, PP overlap at α = β = 1: every pass hides its
+  // send (T' = max(T, t_pp) = T), so in the warm-up each rank's p forwards of chunk 0 end p hops
+  // before the group's first micro-batch is back from the ring for chunk 1: (v − 1)·p·t_pp, and
+  // the backwards again in the cool-down. Exposed PP: the 2(p − 1) fill hops plus 2·(v − 1)·p·t_pp.
+  AnalyticInput in = input(Layout{.pp = 2, .vpp = 2, .global_batch = 4}, ScheduleKind::kInterleaved1F1B, 8);
+  in.features.pp_overlap = OverlapSpec{.enabled = true, .alpha = 1, .beta = 1, .chunks = 1};
+  const double t_pp = 2.0 * 4096 * 8192 / 100e9;  // boundary 2·s·h bytes over 100 GB/s, as above
+  const StepTiming t = evaluate_mofa(in).timing;
+  EXPECT_NEAR(t.breakdown.pp_exposed, 2 * t_pp + 2 * 1 * 2 * t_pp, 1e-12);
+  // Blocking sends charge the hop to every pass instead: the warm-up has no ring wait, its
+  // forwards down p − 1 stages and their hops only ((v − 1)·p·t_pp = 2·t_pp less).
+  in.features.pp_overlap.enabled = false;
+  const StepTiming blocking = evaluate_mofa(in).timing;
+  EXPECT_NEAR(t.warmup_s - blocking.warmup_s, 2 * t_pp, 1e-12);
 }
 
 TEST(AnalyticModel, DistributedOptimizerDividesTheUpdateByDp) {
@@ -241,26 +260,46 @@ TEST(AnalyticModel, DistributedOptimizerDividesTheUpdateByDp) {
   EXPECT_NEAR(full, adam_seconds(in, stage_gpu_params(in.model, in.parallel, 0).total()), 1e-12);
 }
 
-TEST(AnalyticModel, DpOverlapWithOneChunkHidesAllButTheLastBucket) {
+TEST(AnalyticModel, DpOverlapWithOneChunkQueuesTheBucketsOnOneStream) {
   // p = 1, v = 1, dp = 8 on one node (no latency), 4 layers, 40 MB buckets: every block (head,
   // layers, embedding) closes its own bucket, n = 6. Without overlap the whole ring all-reduce of
-  // the fp32 gradients S, G = 2·(7/8)·S / bandwidth, is exposed. With overlap the buckets reduce
-  // under the backward of the one micro-batch, W = T_B of 4 layers + embedding + head:
-  // exposed G/n + (n − 1)·max(G/n − W/n, 0) (MoFa(24) with the buckets for chunks).
+  // the fp32 gradients S, G = 2·(7/8)·S / bandwidth, is exposed. With overlap (MoFa(24) with the
+  // buckets for chunks) bucket i is ready when the backward has finished its block (r_i: the
+  // head's T_B, then one layer's more each, the embedding last, W in all) and reduces in
+  // c_i = G·bytes_i / S on the one DP stream after the bucket before it: with α = β = 1 and no
+  // latency the last reduction ends at max_i (r_i + Σ_{j>=i} c_j) (a FIFO queue), and what
+  // runs past the backward's end W is exposed.
   AnalyticInput in = input(Layout{.dp = 8, .global_batch = 8}, ScheduleKind::k1F1B, 4);
-  const double w = chunk_seconds(in, 4, true, true).b;
+  const LayerSeconds layer = layer_compute_seconds(ops_for_layer(in.model, in.parallel, 0), in.hardware, in.features);
+  const LayerSeconds emb = layer_compute_seconds(ops_for_embedding(in.model, in.parallel), in.hardware, in.features);
+  const LayerSeconds head = layer_compute_seconds(ops_for_head(in.model, in.parallel), in.hardware, in.features);
+  const double w = head.backward() + 4 * layer.backward() + emb.backward();
   const double grad_bytes = AnalyticModel(in).memory().stages[0].params.dense() * 4;
   const double ring = 2.0 * 7 / 8 * grad_bytes;
-  for (const double g : {w / 3, 3 * w}) {  // hides under the backward; outlasts it
+  for (const double g : {w / 3, 3 * w}) {  // keeps up with the backward; outlasts it
     in.topology.intra_node.bandwidth = ring / g;
     in.features.dp_overlap.enabled = false;
     EXPECT_NEAR(AnalyticModel(in).evaluate().timing.breakdown.dp_exposed, g, 1e-9 * g);
     in.features.dp_overlap.enabled = true;
     const AnalyticModel on(in);
-    const int n = on.plan().dp[0].dense_grad_buckets;
-    EXPECT_EQ(n, 6);  // head, 4 layers, embedding (70B shapes: each block is over 40 MB)
-    const double want = g < w ? g / n : g / n + (n - 1) * (g - w) / n;
-    EXPECT_NEAR(on.evaluate().timing.breakdown.dp_exposed, want, 1e-9 * g) << "G = " << g << ", W = " << w;
+    const RankPlan& plan = on.plan();
+    EXPECT_EQ(plan.dp[0].dense_grad_buckets, 6);  // head, 4 layers, embedding (70B shapes: each over 40 MB)
+    const std::array<double, 6> ready{head.backward(), head.backward() + layer.backward(),
+                                      head.backward() + 2 * layer.backward(), head.backward() + 3 * layer.backward(),
+                                      head.backward() + 4 * layer.backward(), w};
+    std::array<double, 6> bytes{plan.head.dense_params, plan.dense.dense_params, plan.dense.dense_params,
+                                plan.dense.dense_params, plan.dense.dense_params, plan.embedding.dense_params};
+    double carried = 0;
+    for (double& b : bytes) carried += b *= 4;
+    bytes[5] += grad_bytes - carried;  // what no block carries rides in the last bucket
+    double end = w;
+    for (int i = 0; i < 6; ++i) {
+      double queued = ready[static_cast<std::size_t>(i)];
+      for (int j = i; j < 6; ++j) queued += g * bytes[static_cast<std::size_t>(j)] / grad_bytes;
+      end = std::max(end, queued);
+    }
+    EXPECT_GT(end - w, g / 6);  // not the even split of the reduction over the buckets
+    EXPECT_NEAR(on.evaluate().timing.breakdown.dp_exposed, end - w, 1e-9 * g) << "G = " << g << ", W = " << w;
   }
 }
 
