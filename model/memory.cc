@@ -180,7 +180,7 @@ MemoryReport report_with_chunks(const ModelSpec& model, const HardwareSpec& hw, 
     if (middle && have_prev && kinds == prev_kinds) {
       st.params = prev_params;
     } else {
-      st.params = stage_gpu_params(model, parallel, rank);
+      st.params = stage_gpu_params(model, parallel, rank, chunks);
       if (middle) {
         prev_kinds.swap(kinds);
         prev_params = st.params;

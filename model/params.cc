@@ -1,6 +1,7 @@
 // Megatron-style parameter counting (see params.h; reference-formulas.md §1.2).
 #include "model/params.h"
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -100,8 +101,16 @@ ModelParams model_params(const ModelSpec& model) {
 }
 
 GpuParams stage_gpu_params(const ModelSpec& model, const ParallelSpec& parallel, int rank) {
+  return stage_gpu_params(model, parallel, rank, chunk_layers(model, parallel));
+}
+
+GpuParams stage_gpu_params(const ModelSpec& model, const ParallelSpec& parallel, int rank,
+                           std::span<const ChunkLayers> layout) {
   validate_model(model);
   validate_parallel(model, parallel);
+  if (rank < 0 || rank >= parallel.pp) {
+    throw std::invalid_argument("pipeline rank must be in [0, pp), got " + std::to_string(rank));
+  }
   const double t = parallel.tp;
   const double expert_shards = static_cast<double>(parallel.ep) * parallel.etp;
   GpuParams g;
@@ -110,11 +119,22 @@ GpuParams stage_gpu_params(const ModelSpec& model, const ParallelSpec& parallel,
     g.replicated += lp.norms + lp.router;
     g.expert += lp.routed_experts / expert_shards;
   };
+  // Every dense layer holds the same, and every MoE layer: one count of each kind.
+  std::optional<LayerParams> dense_layer;
+  std::optional<LayerParams> moe_layer;
+  auto layer_of = [&](int i) -> const LayerParams& {
+    std::optional<LayerParams>& kind = model.is_moe_layer(i) ? moe_layer : dense_layer;
+    if (!kind) kind = layer_params(model, i);
+    return *kind;
+  };
   const int last_chunk = parallel.pp * parallel.vpp - 1;
   bool embedding = false;
   bool head = false;
-  for (const ChunkLayers& c : parameter_chunks(model, parallel, rank)) {
-    for (int i = c.first_layer; i < c.first_layer + c.num_layers; ++i) add_layer(layer_params(model, i));
+  // parameter_chunks: this rank's chunks, and under DualPipe the mirror rank's too.
+  const int mirror = parallel.schedule == ScheduleKind::kDualPipe ? parallel.pp - 1 - rank : -1;
+  for (const ChunkLayers& c : layout) {
+    if (c.rank != rank && c.rank != mirror) continue;
+    for (int i = c.first_layer; i < c.first_layer + c.num_layers; ++i) add_layer(layer_of(i));
     embedding = embedding || c.chunk == 0;
     head = head || c.chunk == last_chunk;
   }

@@ -13,7 +13,10 @@
 // and router replicated. MLA latent norms count with the attention block (as Megatron does).
 #pragma once
 
+#include <span>
+
 #include "model/spec.h"
+#include "model/stage_layout.h"
 
 namespace mofasim::model {
 
@@ -91,6 +94,10 @@ struct GpuParams {
 // copy included; see the placement notes above).
 // Throws std::invalid_argument on a bad rank or a layout chunk_layers() rejects.
 GpuParams stage_gpu_params(const ModelSpec& model, const ParallelSpec& parallel, int rank);
+// The same from the whole layout, chunk_layers(model, parallel), which the caller already holds
+// (the memory report walks every rank: one layout instead of one per rank).
+GpuParams stage_gpu_params(const ModelSpec& model, const ParallelSpec& parallel, int rank,
+                           std::span<const ChunkLayers> layout);
 
 // Megatron's estimator for the most-loaded GPU (PP stage 0 holding the embedding and the whole MTP
 // block; layers spread as L/p even when fractional; the final norm spread over stages), as in
