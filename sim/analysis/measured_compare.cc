@@ -37,13 +37,13 @@ StepPredictor analytic_step_predictor() {
     // The closed form has no recompute or offload category (step_prediction.h): both stay 0.
     return without_residue(StepPrediction{.step_s = t.step_time_s,
                                           .breakdown = PredictedBreakdown{.compute = b.compute,
+                                                                          .optimizer = b.optimizer,
                                                                           .tp = b.tp_exposed,
                                                                           .cp = b.cp_exposed,
                                                                           .ep = b.ep_exposed,
                                                                           .pp_comm = b.pp_exposed,
                                                                           .dp = b.dp_exposed,
-                                                                          .pp_bubble = b.pp_bubble,
-                                                                          .optimizer = b.optimizer}});
+                                                                          .pp_bubble = b.pp_bubble}});
   };
 }
 
@@ -56,18 +56,7 @@ StepPredictor simulated_step_predictor() {
                                                           .features = c.features,
                                                           .topology = c.topology},
                                 executor::SimulateOptions{.fidelity = executor::Fidelity::kFolded});
-    const executor::Breakdown& b = r.breakdown;
-    return without_residue(StepPrediction{.step_s = r.step_time_s,
-                                          .breakdown = PredictedBreakdown{.compute = b.compute,
-                                                                          .recompute = b.recompute,
-                                                                          .tp = b.tp,
-                                                                          .cp = b.cp,
-                                                                          .ep = b.ep,
-                                                                          .pp_comm = b.pp_comm,
-                                                                          .dp = b.dp,
-                                                                          .offload = b.offload,
-                                                                          .pp_bubble = b.pp_bubble,
-                                                                          .optimizer = b.optimizer}});
+    return without_residue(StepPrediction{.step_s = r.step_time_s, .breakdown = r.breakdown});
   };
 }
 

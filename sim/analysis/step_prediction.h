@@ -6,30 +6,18 @@
 #include <array>
 #include <optional>
 
+#include "sim/executor/step_result.h"
+
 namespace mofasim::analysis {
 
-// The predicted step by category, in seconds; the categories sum to the step time.
-// Simulated: executor::StepResult::breakdown, the critical stage's timeline with every instant
-// under one category (communication hidden under compute counts as compute).
-// Analytic: model::StepBreakdown, which does not split out recompute or offload: recompute is inside
-// compute, the offload stalls inside compute and the CPU optimizer's copies inside optimizer, so
-// recompute and offload are 0 there. tp / cp / ep / pp_comm / dp are the exposed parts.
-struct PredictedBreakdown {
-  double compute = 0;
-  double recompute = 0;
-  double tp = 0;
-  double cp = 0;
-  double ep = 0;
-  double pp_comm = 0;
-  double dp = 0;
-  double offload = 0;
-  double pp_bubble = 0;
-  double optimizer = 0;
-
-  [[nodiscard]] double total() const {
-    return compute + recompute + tp + cp + ep + pp_comm + dp + offload + pp_bubble + optimizer;
-  }
-};
+// The predicted step by category, in seconds; the categories sum to the step time: the step
+// simulation's own breakdown type (executor::StepResult::breakdown, the critical stage's timeline
+// with every instant under one category; communication hidden under compute counts as compute).
+// The closed form's model::StepBreakdown fills the same fields but does not split out recompute or
+// offload: recompute is inside compute, the offload stalls inside compute and the CPU optimizer's
+// copies inside optimizer, so recompute and offload are 0 there. tp / cp / ep / pp_comm / dp are
+// the exposed parts.
+using PredictedBreakdown = executor::Breakdown;
 
 // The fields in report order with their column / key names (those of `simulate --json`'s breakdown).
 struct BreakdownField {
