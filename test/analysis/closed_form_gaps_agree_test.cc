@@ -66,15 +66,22 @@ TEST(ClosedFormGapsAgree, FirstAndLastStagesSendOneWayOnly) {
   expect_agrees(r, "step_time_s", 1e-6);
 }
 
+// The fixture on `gpus` GPUs of one node, `global_batch` sequences, without its full recompute.
+std::string one_node(std::string text, int gpus, int global_batch) {
+  const std::string node = "gpus: " + std::to_string(gpus) + ", gpus_per_node: " + std::to_string(gpus);
+  text.replace(text.find("gpus: 8, gpus_per_node: 4"), 25, node);
+  text.replace(text.find("global_batch: 16"), 16, "global_batch: " + std::to_string(global_batch));
+  text.replace(text.find("recompute: full, "), 17, "");
+  return text;
+}
+
 // Before: step 0.784103 s analytic, 0.820799 s simulated (+4.68 %), about 0.037 s short at
 // m = 6, 12, 24 and 48; p 4 v 2 +1.7 %, p 6 v 4 +3.5 %, p 3 v 8 +4.6 % likewise.
 TEST(ClosedFormGapsAgree, InterleavedChunkChangesWaitForTheRing) {
-  std::string text = yaml("tp: 1, pp: 6, vpp: 8, dp: 1, schedule: interleaved-1f1b",
-                          "pp_overlap: { enabled: true }, optimizer: { placement: gpu, distributed: false }");
-  text.replace(text.find("gpus: 8, gpus_per_node: 4"), 25, "gpus: 6, gpus_per_node: 6");
+  std::string text = one_node(yaml("tp: 1, pp: 6, vpp: 8, dp: 1, schedule: interleaved-1f1b",
+                                    "pp_overlap: { enabled: true }, optimizer: { placement: gpu, distributed: false }"),
+                               6, 6);
   text.replace(text.find("seq_length: 1024"), 16, "seq_length: 1024, num_layers: 48");
-  text.replace(text.find("global_batch: 16"), 16, "global_batch: 6");
-  text.replace(text.find("recompute: full, "), 17, "");
   const ValidationReport r = test::validate_text(text, "gaps");
   expect_agrees(r, "step_time_s", 1e-3);
 }
@@ -82,11 +89,8 @@ TEST(ClosedFormGapsAgree, InterleavedChunkChangesWaitForTheRing) {
 // Before: step 0.067434 s analytic, 0.066642 s simulated (-1.17 %) at m = 1; -0.91 % at m = 4,
 // -0.70 % at m = 16 (the same 0.6-0.8 ms: the chain's hops).
 TEST(ClosedFormGapsAgree, OverlappedSendLeavesWhenThePassAloneEnds) {
-  std::string text = yaml("tp: 1, pp: 4, dp: 1",
-                          "pp_overlap: { enabled: true }, optimizer: { placement: gpu, distributed: false }");
-  text.replace(text.find("gpus: 8, gpus_per_node: 4"), 25, "gpus: 4, gpus_per_node: 4");
-  text.replace(text.find("global_batch: 16"), 16, "global_batch: 1");
-  text.replace(text.find("recompute: full, "), 17, "");
+  const std::string text = one_node(
+      yaml("tp: 1, pp: 4, dp: 1", "pp_overlap: { enabled: true }, optimizer: { placement: gpu, distributed: false }"), 4, 1);
   const ValidationReport r = test::validate_text(text, "gaps");
   expect_agrees(r, "step_time_s", 1e-6);
 }
