@@ -34,18 +34,22 @@ int ring_steps(CollectiveKind kind, int p) {
 
 // NCCL's ring broadcast forwards the message chunk by chunk along the ring: the last member
 // receives the first chunk only after it has crossed all P − 1 hops, each hop at one channel's
-// share of its bandwidth. Channels: one per NIC (NCCL builds its inter-node rings one per NIC), so
-// a node-to-node hop moves a chunk at one NIC's rate (a spine port's between supernodes) and an
-// NVLink hop at the NVLink bus rate over k channels. NCCL's own latency model (nccl_protocols.cc) has no such term, and a broadcast over
-// hundreds of ranks measures far slower than it predicts.
+// share of its bandwidth. Channels: one per NIC the group uses on a node (NCCL builds its
+// inter-node rings one per NIC), so a node-to-node hop moves a chunk at one NIC's rate (a spine
+// port's between supernodes) and an NVLink hop at the NVLink bus rate over k channels. NCCL's own
+// latency model (nccl_protocols.cc) has no such term, and a broadcast over hundreds of ranks
+// measures far slower than it predicts.
 // The chunk, 128 KiB per channel, is fitted: on the 16 open-set rows of InternEvo's ZeRO-1 over
 // the whole DP group (O-ILM-01..08 and 17..24, 8 to 1,024 A100s, one broadcast per owner rank;
-// docs/validation-measured.md), the grid 64 / 128 / 192 / 256 / 384 / 512 KiB gives simulated
-// MAPE 4.40 / 3.17 / 3.28 / 4.61 / 6.92 / 8.84 %. It is a quarter of NCCL's Simple step
+// docs/validation-measured.md), the grid 64 / 96 / 128 / 192 / 256 / 512 KiB gives simulated
+// MAPE 4.55 / 3.73 / 3.12 / 3.21 / 4.26 / 8.35 %. It is a quarter of NCCL's Simple step
 // (NCCL_BUFFSIZE 4 MiB / NCCL_STEPS 8) and NCCL's floor when it shrinks chunks (enqueue.cc).
 PipelineFill broadcast_fill(const Topology& t, const GroupShape& s) {
   constexpr double kChunkBytes = 128.0 * 1024;
-  const double channels = std::max(1, t.nics_per_node());
+  // The NICs the group's members use on a node (members over the most on one rail), at most the
+  // node's: the same count whether the group is seen on the whole cluster or on rank 0's compact copy.
+  const int per_rail = std::max(1, s.max_per_rail);
+  const double channels = std::max(1, std::min(t.nics_per_node(), (s.max_local + per_rail - 1) / per_rail));
   const double nv = t.bandwidth(LinkClass::kIntraNode).bytes_per_second;
   const double nvlink_hops = s.size - std::max(1, s.nodes);
   // Node-to-node hops: those leaving a supernode go through its spine port, the rest through a NIC
