@@ -11,6 +11,7 @@
 #include "sim/analysis/input_file.h"
 #include "sim/analysis/measured_open_quantity.h"
 #include "sim/analysis/measured_report.h"
+#include "sim/analysis/step_prediction_json.h"
 #include "sim/units/format.h"
 
 namespace mofasim::analysis {
@@ -251,11 +252,7 @@ nlohmann::json open_json(const OpenValidation& v, const std::string& predictor) 
       r["error_percent"] = c.error_percent();
       r["measured_step_s"] = c.measured_step_s;
       r["predicted_step_s"] = *c.predicted_step_s;
-      if (c.breakdown) {
-        nlohmann::json b = nlohmann::json::object();
-        for (const BreakdownField& f : kBreakdownFields) b[f.name] = (*c.breakdown).*f.seconds;
-        r["breakdown"] = std::move(b);
-      }
+      if (c.breakdown) r["breakdown"] = breakdown_json(*c.breakdown);
     } else {
       r["not_expressible"] = c.mapped.reasons;
     }

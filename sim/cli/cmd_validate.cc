@@ -8,6 +8,7 @@
 #include "sim/analysis/compare.h"
 #include "sim/analysis/measured_open_validate.h"
 #include "sim/analysis/measured_validate.h"
+#include "sim/analysis/step_prediction_json.h"
 #include "sim/cli/cli_common.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/mpi_world.h"
@@ -20,16 +21,10 @@ namespace mofasim::cli {
 
 namespace {
 
-nlohmann::json breakdown_json(const analysis::PredictedBreakdown& b) {
-  nlohmann::json j = nlohmann::json::object();
-  for (const analysis::BreakdownField& f : analysis::kBreakdownFields) j[f.name] = b.*f.seconds;
-  return j;
-}
-
 // A row of a --shard document: {"step_s", "breakdown"} (the breakdown when the predictor gave one).
 nlohmann::json shard_value(const analysis::MeasuredComparison& c) {
   nlohmann::json v = {{"step_s", c.predicted_s}};
-  if (c.breakdown) v["breakdown"] = breakdown_json(*c.breakdown);
+  if (c.breakdown) v["breakdown"] = analysis::breakdown_json(*c.breakdown);
   return v;
 }
 
@@ -69,7 +64,7 @@ nlohmann::json measured_json(const analysis::MeasuredValidation& v, const analys
                           {"measured_s", c.row.iteration_time_s},
                           {"predicted_s", c.predicted_s},
                           {"error_percent", c.signed_percent_error()}};
-    if (c.breakdown) row["breakdown"] = breakdown_json(*c.breakdown);  // where predicted_s goes
+    if (c.breakdown) row["breakdown"] = analysis::breakdown_json(*c.breakdown);  // where predicted_s goes
     rows.push_back(std::move(row));
   }
   nlohmann::json subsets = nlohmann::json::array();
