@@ -91,8 +91,9 @@ void count_broadcast_owners(const RankPlan& plan, const ModelSpec& model, const 
       expert.insert(expert.end(), t.expert.begin(), t.expert.end());
     }
     if (c.head) {
-      dense.push_back(h * norm_vectors(model.norm));  // the final norm, then the head
-      dense.push_back(plan.head.dense_params - h * norm_vectors(model.norm));
+      const double final_norm = h * norm_vectors(model.norm);
+      dense.push_back(final_norm);  // then the head's own weights (none when tied on one stage)
+      if (plan.head.dense_params > final_norm) dense.push_back(plan.head.dense_params - final_norm);
     }
   }
   d.dense_param_broadcasts = shards.dense_dp > 1 ? zero_broadcast_owners(dense, shards.dense_dp) : 0;
