@@ -67,6 +67,8 @@ double kernel_seconds(const PhaseCost& work, const HardwareSpec& hw, const Featu
     memory = work.hbm_bytes / (kn.hbm_fraction * hw.hbm_bandwidth);
   }
   if (work.flops <= 0) return memory;
+  // The measured kernel rates are of kernels run alone; inside a step they keep in_step_rate of it.
+  const double step_rate = features.compute_scale * kn.in_step_rate;
   const KernelShape& sh = work.shape;
   if (sh.kind == KernelKind::kGemm) {
     const DType dtype = phase_dtype(work, features);
@@ -74,17 +76,18 @@ double kernel_seconds(const PhaseCost& work, const HardwareSpec& hw, const Featu
     const kernels::GemmDevice device{.sm_count = kn.sm_count,
                                      .tile_m = kn.gemm_tile_m,
                                      .tile_n = kn.gemm_tile_n,
-                                     .ceiling_flops = gemm_ceiling(hw, dtype) * features.compute_scale * recipe,
+                                     .ceiling_flops = gemm_ceiling(hw, dtype) * step_rate * recipe,
                                      .hbm_bandwidth = hw.hbm_bandwidth,
                                      .hbm_fraction = kn.hbm_fraction,
-                                     .grouped_fraction = kn.grouped_gemm_fraction};
+                                     .grouped_fraction = kn.grouped_gemm_fraction,
+                                     .stream_k = kn.gemm_stream_k};
     return kernels::gemm_time(device, sh.m, sh.n, sh.k, sh.groups, work.hbm_bytes).seconds;
   }
   if (sh.kind == KernelKind::kAttention) {
     // Attention stays in BF16 under FP8 training (Transformer Engine runs only GEMMs in FP8).
     const double fraction = sh.flash1 ? kernels::flash1_peak_fraction(kn.family, sh.seq, sh.head_dim)
                                       : kernels::attention_peak_fraction(kn.family, sh.seq, sh.head_dim, sh.backward);
-    const double rate = fraction * peak_flops(hw, DType::kBf16) * features.compute_scale;
+    const double rate = fraction * peak_flops(hw, DType::kBf16) * step_rate;
     const double flops = sh.backward ? kFlashBackwardFlopsPerOpFlop * work.flops : work.flops;
     return std::max(flops / rate, memory);
   }
@@ -92,7 +95,7 @@ double kernel_seconds(const PhaseCost& work, const HardwareSpec& hw, const Featu
   // GEMM rate of the phase's dtype.
   const DType dtype = phase_dtype(work, features);
   const double recipe = recipe_factor(dtype, features);
-  const double ceiling = gemm_ceiling(hw, dtype) * features.compute_scale * recipe;
+  const double ceiling = gemm_ceiling(hw, dtype) * step_rate * recipe;
   require_positive(ceiling, "hardware.kernels.gemm_ceiling (of the compute dtype)");
   return std::max(work.flops / ceiling, memory);
 }

@@ -157,6 +157,8 @@ struct KernelSpec {
   double host_launch_seconds = 0; // host cost of one eager kernel launch: a kernel takes at least
                                   // this long unless FeatureSpec::cuda_graphs
   double grouped_gemm_fraction = 1;  // grouped (MoE expert) GEMMs run at this fraction of the ceiling
+  bool gemm_stream_k = false;        // the last partial wave of a GEMM as stream-K (kernels/gemm_cost.h)
+  double in_step_rate = 1;           // GEMM ceilings and attention curves inside a step: x this (compute_time.h)
 };
 
 struct EfficiencySpec {

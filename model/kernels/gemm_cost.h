@@ -14,6 +14,15 @@
 //               (ceiling x grouped_fraction when groups > 1)
 //   t_memory = bytes / (hbm_fraction * hbm_bandwidth)
 //   t = max(t_compute, t_memory)
+//
+// Stream-K schedule (GemmDevice::stream_k, Hopper and Blackwell presets): the persistent kernels of
+// cuBLAS / CUTLASS 3 on SM90 and SM100 run the full waves of tiles data-parallel and spread the
+// last, partial wave's k-iterations evenly over all SMs (CUTLASS's "data-parallel + one stream-K
+// wave" hybrid), so a partial wave costs its share of the work plus one tile fill, not a whole wave:
+//   full = floor(tiles / sms), rest = tiles - full * sms
+//   steps = full * (k + kTileFillK) + (rest > 0 ? max(rest * k / sms, min(k, kMinSplitK)) + kTileFillK : 0)
+//   t_compute = steps * 2 * tile_m * tile_n / (ceiling / sms)
+// Grouped GEMMs keep the wave schedule (Transformer Engine's grouped kernels schedule whole tiles).
 #pragma once
 
 namespace mofasim::model::kernels {
@@ -38,6 +47,7 @@ struct GemmDevice {
   // grouped GEMMs reach less of the best shape than one dense GEMM of the same tiles (measured
   // per GPU, hardware.kernels.grouped_gemm_fraction).
   double grouped_fraction = 1;
+  bool stream_k = false;  // the last partial wave as stream-K (above); false: whole waves
 };
 
 struct GemmTime {

@@ -280,6 +280,7 @@ class Validator {
     require(k, p, "gemm_ceiling_bf16", why);
     unit_fraction(k.hbm_fraction(), p + ".hbm_fraction");
     unit_fraction(k.grouped_gemm_fraction(), p + ".grouped_gemm_fraction");
+    unit_fraction(k.in_step_rate(), p + ".in_step_rate");
     // FlashAttention-1's measured curves exist for A100 and H100 only (it has no Blackwell kernel).
     if (s_.model().attention_impl() == proto::FLASH1 && k.family() == proto::BLACKWELL) {
       fail("model.attention_impl", "flash1 has no Blackwell kernel (hardware.kernels.family blackwell); use fused");

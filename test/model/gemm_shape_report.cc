@@ -127,7 +127,8 @@ int main(int argc, char** argv) {
                                                      .ceiling_flops = ceiling,
                                                      .hbm_bandwidth = hw.hbm_bandwidth,
                                                      .hbm_fraction = hw.kernels.hbm_fraction,
-                                                     .grouped_fraction = hw.kernels.grouped_gemm_fraction};
+                                                     .grouped_fraction = hw.kernels.grouped_gemm_fraction,
+                                                     .stream_k = hw.kernels.gemm_stream_k};
     const double seconds = mofasim::model::kernels::gemm_time(device, m, n, k, groups, bytes).seconds;
     const double predicted = 2 * m * n * k * groups / seconds / 1e12;
     const double error = predicted / std::stod(f[5]) - 1;

@@ -63,6 +63,30 @@ TEST(GemmCost, ThinOutputSplitsTheReduction) {
   EXPECT_DOUBLE_EQ(t.seconds, 2.0 * 128 * 256 * (1024 + 256) / 1e12);  // 83.9 us
 }
 
+// Stream-K (Hopper / Blackwell presets): full waves data-parallel, the partial wave's k-iterations
+// spread over every SM with one tile fill.
+TEST(GemmCost, StreamKSpreadsThePartialWaveOverAllSms) {
+  GemmDevice sk = kDevice;
+  sk.stream_k = true;
+  // 2048 x 2560: 16 x 10 = 160 tiles = 1 full wave of 100 SMs + 60 tiles.
+  // Whole waves: 2 waves of (4096 + 256) steps = 8704 steps per SM. Stream-K: 4096 + 256 for the
+  // full wave, then 60 * 4096 / 100 = 2457.6 steps + 256 fill = 2713.6: 7065.6 steps, 463.1 us.
+  const auto whole = gemm_time(kDevice, 2048, 2560, 4096, 1, 0);
+  const auto t = gemm_time(sk, 2048, 2560, 4096, 1, 0);
+  EXPECT_EQ(whole.waves, 2);
+  EXPECT_DOUBLE_EQ(whole.seconds, 2 * 2.0 * 128 * 256 * (4096 + 256) / 1e12);
+  EXPECT_DOUBLE_EQ(t.waves, 1.6);
+  EXPECT_DOUBLE_EQ(t.seconds, (4096 + 256 + 60 * 4096 / 100.0 + 256) * 2.0 * 128 * 256 / 1e12);
+  EXPECT_NEAR(t.seconds, 463.1e-6, 0.1e-6);
+  // Fewer tiles than SMs: 8 tiles of k = 8192 give each SM 8 * 8192 / 100 = 655 steps, below the
+  // 1024-step least piece, so each piece keeps 1024 (+ 256 fill): 2 * 128 * 256 * 1280 / 1e12.
+  EXPECT_DOUBLE_EQ(gemm_time(sk, 256, 1024, 8192, 1, 0).seconds, 2.0 * 128 * 256 * (1024 + 256) / 1e12);
+  // An exact number of waves costs the same under both schedules (200 tiles = 2 waves).
+  EXPECT_DOUBLE_EQ(gemm_time(sk, 2560, 2560, 4096, 1, 0).seconds, gemm_time(kDevice, 2560, 2560, 4096, 1, 0).seconds);
+  // Grouped GEMMs keep whole waves: 4 groups of 64 tiles = 3 waves.
+  EXPECT_DOUBLE_EQ(gemm_time(sk, 1024, 2048, 4096, 4, 0).seconds, 3 * 2.0 * 128 * 256 * (4096 + 256) / 1e12);
+}
+
 TEST(GemmCost, MemoryBoundWhenBytesDominate) {
   // 64 x 7168 x 16384 (a skinny GEMM): compute one wave of 28 tiles = 2*128*256*(16384/3 + 256)...
   // bytes 2*(64*16384 + 16384*7168 + 64*7168) = 237,895,680 B at 0.5 TB/s = 475.8 us.
@@ -154,6 +178,24 @@ TEST(KernelComputeModel, GemmPhaseTakesItsShapeTime) {
   FeatureSpec fp8;
   fp8.compute_dtype = DType::kFp8;
   EXPECT_DOUBLE_EQ(phase_seconds(gemm, OpClass::kSmallGemm, hw, fp8), 2.0 * 128 * 256 * (4096 + 256) / 2e12);
+}
+
+// kernels.in_step_rate scales the measured compute rates (GEMM ceiling, attention curve), not the
+// memory-bound kernels, and multiplies with the scenario's compute_scale.
+TEST(KernelComputeModel, InStepRateScalesComputeBoundKernelsOnly) {
+  HardwareSpec hw = kernel_gpu();
+  hw.kernels.in_step_rate = 0.8;
+  const PhaseCost gemm{.flops = 2.0 * 1024 * 2048 * 4096, .hbm_bytes = 0,
+                       .shape = {.kind = KernelKind::kGemm, .m = 1024, .n = 2048, .k = 4096, .groups = 1}};
+  EXPECT_DOUBLE_EQ(phase_seconds(gemm, OpClass::kGemm, hw, FeatureSpec{}), 2.0 * 128 * 256 * (4096 + 256) / 0.8e12);
+  FeatureSpec half;
+  half.compute_scale = 0.5;
+  EXPECT_DOUBLE_EQ(phase_seconds(gemm, OpClass::kGemm, hw, half), 2.0 * 128 * 256 * (4096 + 256) / 0.4e12);
+  const KernelShape fwd{.kind = KernelKind::kAttention, .seq = 2048, .head_dim = 128};
+  EXPECT_DOUBLE_EQ(phase_seconds({1e12, 0, fwd}, OpClass::kAttention, hw, FeatureSpec{}),
+                   1e12 / (0.8 * 484 / 989.4 * 1e15));
+  // 1e8 B at 0.5 TB/s stays 200 us.
+  EXPECT_DOUBLE_EQ(phase_seconds({0, 1e8}, OpClass::kElementwise, hw, FeatureSpec{}), 200e-6);
 }
 
 TEST(KernelComputeModel, AttentionUsesTheCurveAndTheFlashBackwardConvention) {
