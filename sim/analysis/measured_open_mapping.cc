@@ -329,6 +329,7 @@ struct Stack {
   model::MoeDispatcher dispatcher = model::MoeDispatcher::kAllToAll;  // MoE token dispatch
   bool flash_attention_1 = false;  // attention by flash-attn < 2.0 (ModelSpec::attention_impl kFlash1)
   bool zero_broadcast = false;     // its ZeRO-1 syncs parameters by owner broadcasts (DpParamSync::kBroadcast)
+  bool interleaved_p2p_overlap = false;  // with pp > 1 and vpp > 1 its P2P sends overlap compute (pp_overlap)
 };
 
 Stack stack_of(const std::string& group) {
@@ -360,8 +361,15 @@ Stack stack_of(const std::string& group) {
   // Both are NVIDIA's Megatron-Core + Transformer Engine recipes (NeMo / Megatron-Bridge containers).
   // MLPerf's submissions also overlap the TP collectives with the GEMMs ("TP-comm overlap" in every
   // O-MLP row's notes, TE userbuffers): a per-row fact, read from the notes (tp_comm_overlap_of).
+  // NeMo's MegatronCommOverlapCallback (_get_model_comm_overlap_cfgs) turns on overlap_p2p_comm (and
+  // off batch_p2p_comm) whenever pp > 1 and the virtual pipeline size > 1, and Megatron-Bridge's
+  // comm-overlap config does the same: the interleaved schedule's sends and receives run beside the
+  // next chunk's compute (Megatron's --overlap-p2p-communication, pp_overlap here; MoFa(23)).
   if (group == "O-MBR" || group == "O-MLP") {
-    return {.sequence_parallel = true, .dp_overlap = true, .kernels = model::KernelStack::kTransformerEngine};
+    return {.sequence_parallel = true,
+            .dp_overlap = true,
+            .kernels = model::KernelStack::kTransformerEngine,
+            .interleaved_p2p_overlap = true};
   }
   // O-AM: NeMo AutoModel's benchmarks run "kernels: TE + DeepEP" (every O-AM row's notes): TE's
   // kernels, and DeepEP's dispatch (one copy per destination node, forwarded over NVLink: flex).
@@ -512,6 +520,7 @@ OpenCase map_open_run(const OpenRun& run) {
       .recompute = out.recompute,
   };
   c.features.dist_opt_instances = sharding.instances;
+  c.features.pp_overlap.enabled = stack.interleaved_p2p_overlap && run.pp > 1 && run.vpp > 1;
   // InternEvo's ZeRO-1 over the whole DP group (zero1 = -1) all-reduces the gradients and has each
   // owner broadcast its parameters (HybridZeroOptimizer.broadcast_params; model/zero_broadcast.h).
   // Its zero1 = g < dp rows stay HSDP above: the schema's broadcast sync has one instance only.
