@@ -361,10 +361,13 @@ Stack stack_of(const std::string& group) {
   // Both are NVIDIA's Megatron-Core + Transformer Engine recipes (NeMo / Megatron-Bridge containers).
   // MLPerf's submissions also overlap the TP collectives with the GEMMs ("TP-comm overlap" in every
   // O-MLP row's notes, TE userbuffers): a per-row fact, read from the notes (tp_comm_overlap_of).
-  // NeMo's MegatronCommOverlapCallback (_get_model_comm_overlap_cfgs) turns on overlap_p2p_comm (and
-  // off batch_p2p_comm) whenever pp > 1 and the virtual pipeline size > 1, and Megatron-Bridge's
-  // comm-overlap config does the same: the interleaved schedule's sends and receives run beside the
-  // next chunk's compute (Megatron's --overlap-p2p-communication, pp_overlap here; MoFa(23)).
+  // Their interleaved schedules overlap the P2P sends and receives with the next chunk's compute
+  // (Megatron's --overlap-p2p-communication, pp_overlap here; MoFa(23)): MLPerf's GPT-3 config
+  // (training_results_v4.1 NVIDIA/benchmarks/gpt3/implementations/*/conf/custom.yaml:
+  // overlap_p2p_comm ${OVERLAP_P2P_COMM,True}, batch_p2p_comm False, "valid only when
+  // virtual_pipeline_model_parallel_size is larger than 1"), and NeMo 2's MegatronCommOverlapCallback
+  // (_get_model_comm_overlap_cfgs: overlap_p2p_comm True, batch_p2p_comm False when pp > 1 and
+  // vp > 1), which the Llama 3.1 405B submissions and Megatron-Bridge recipes run under.
   if (group == "O-MBR" || group == "O-MLP") {
     return {.sequence_parallel = true,
             .dp_overlap = true,
