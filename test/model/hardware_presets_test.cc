@@ -38,7 +38,7 @@ TEST(HardwarePresets, KernelParametersAreTheSourcedNumbers) {
       {"h100-96gb", GpuFamily::kHopper, 132, 794.5e12, 1402.6e12, 0.80},  // assumed as h100-sxm (no 500 W data)
       {"h200", GpuFamily::kHopper, 132, 794.5e12, 1453.4e12, 0.80},
       // b200 bf16: fitted by summed time on the even-numbered dense B200 SimuMax per-shape rows.
-      {"b200", GpuFamily::kBlackwell, 148, 1121.8e12, 3432.5e12, 0.72},
+      {"b200", GpuFamily::kBlackwell, 148, 1106.9e12, 3432.5e12, 0.72},
       {"gb200", GpuFamily::kBlackwell, 148, 1822e12, 3615.6e12, 0.72},
   };
   for (const Expected& e : all) {
@@ -52,10 +52,13 @@ TEST(HardwarePresets, KernelParametersAreTheSourcedNumbers) {
     EXPECT_DOUBLE_EQ(hw.kernels.gemm_ceiling_fp8, e.ceiling_fp8) << e.name;
     EXPECT_DOUBLE_EQ(hw.kernels.hbm_fraction, e.hbm_fraction) << e.name;
     EXPECT_DOUBLE_EQ(hw.kernels.host_launch_seconds, 5e-6) << e.name;
-    EXPECT_DOUBLE_EQ(hw.kernel_launch_seconds, 50e-6) << e.name;  // fitted on the open set's fit split
+    EXPECT_DOUBLE_EQ(hw.kernel_launch_seconds, 35e-6) << e.name;  // fitted on the open set's fit split,
+    EXPECT_DOUBLE_EQ(hw.kernels.in_step_rate, 0.93) << e.name;      // the two together
+    // Stream-K on Hopper and Blackwell (persistent kernels); Ampere pays whole waves.
+    EXPECT_EQ(hw.kernels.gemm_stream_k, e.family != GpuFamily::kAmpere) << e.name;
   }
   // Grouped GEMMs: B200's fitted fraction (54 even-numbered grouped rows, by summed time); the rest keep 1.
-  EXPECT_DOUBLE_EQ(preset("b200").kernels.grouped_gemm_fraction, 0.7783);
+  EXPECT_DOUBLE_EQ(preset("b200").kernels.grouped_gemm_fraction, 0.7865);
   EXPECT_DOUBLE_EQ(preset("h100-sxm").kernels.grouped_gemm_fraction, 1);
   // The new presets' spec-sheet peaks: B200 2.25 / GB200 2.5 PFLOPS dense BF16, 8 TB/s HBM.
   EXPECT_DOUBLE_EQ(preset("b200").peak_flops_bf16, 2250e12);
@@ -65,10 +68,12 @@ TEST(HardwarePresets, KernelParametersAreTheSourcedNumbers) {
 }
 
 TEST(HardwarePresets, H100LayerQkvGemmUnderTheKernelModel) {
-  // LLaMA2-70B at tp 8: QKV forward 4096 x 1280 x 8192 on 132 SMs: 32 x 5 = 160 tiles = 2 waves,
-  // each 2*128*256*(8192 + 256) FLOPs per SM at 794.5e12/132 FLOP/s per SM: 368 us. Its HBM bytes
-  // (98.6 MB at 0.8 x 3.35 TB/s = 37 us) do not bind. The preset's fitted 50 us per op phase is added,
-  // eager or from CUDA graphs (graphs remove only the 5 us host floor, which a 368 us GEMM hides).
+  // LLaMA2-70B at tp 8: QKV forward 4096 x 1280 x 8192 on 132 SMs: 32 x 5 = 160 tiles = one full wave
+  // and 28 tiles, which stream-K spreads over all SMs: (8192 + 256) + (28 * 8192 / 132 + 256) =
+  // 10,441.7 reduction steps of 2*128*256 FLOPs per SM at 0.93 x 794.5e12 / 132 FLOP/s (in-step
+  // rate): 122.2 us (whole waves: 2 x 8448 steps, 197.7 us). Its HBM bytes (98.6 MB at 0.8 x 3.35
+  // TB/s = 37 us) do not bind. The preset's fitted 35 us per op phase is added, eager or from CUDA
+  // graphs (graphs remove only the 5 us host floor, which the GEMM hides).
   const HardwareSpec hw = preset("h100-sxm");
   FeatureSpec graphs;
   graphs.cuda_graphs = true;
@@ -77,9 +82,10 @@ TEST(HardwarePresets, H100LayerQkvGemmUnderTheKernelModel) {
   for (const OpCost& op : ops.ops()) {
     if (op.op != OpKind::kQkvProjection) continue;
     ++checked;
-    const double device = 2 * 2.0 * 128 * 256 * (8192 + 256) / (794.5e12 / 132);
-    EXPECT_NEAR(phase_seconds(op.forward, op.op_class, hw, graphs), device + 50e-6, 1e-12);
-    EXPECT_NEAR(phase_seconds(op.forward, op.op_class, hw, FeatureSpec{}), device + 50e-6, 1e-12);
+    const double device = (8192 + 256 + 28 * 8192 / 132.0 + 256) * 2.0 * 128 * 256 / (0.93 * 794.5e12 / 132);
+    EXPECT_NEAR(device, 122.2e-6, 0.1e-6);
+    EXPECT_NEAR(phase_seconds(op.forward, op.op_class, hw, graphs), device + 35e-6, 1e-12);
+    EXPECT_NEAR(phase_seconds(op.forward, op.op_class, hw, FeatureSpec{}), device + 35e-6, 1e-12);
   }
   EXPECT_EQ(checked, 1);
 }
