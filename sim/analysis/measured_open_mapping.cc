@@ -543,6 +543,17 @@ OpenCase map_open_run(const OpenRun& run) {
   c.topology = topo;
   // A layout whose chunks do not divide the layers: the split the source's framework uses, when
   // its rule is known (measured_open_split.h); otherwise the schema's refusal below lists the row.
+  // AutoModel's pipeline runs one schedule per local batch (measured_open_split.h): the spec is one
+  // of the GA flushes, the validation repeats it.
+  if (run.source_group() == "O-AM" && run.pp > 1) {
+    const auto flushes = automodel_pipeline_flushes(run.notes, run.global_batch, run.dp);
+    if (!flushes) {
+      why.push_back("an AutoModel pipeline row whose notes give no local batch dividing global_batch / dp");
+      return out;
+    }
+    out.pipeline_flushes = *flushes;
+    c.parallel.global_batch = run.global_batch / *flushes;
+  }
   const int chunks = run.pp * run.vpp;
   if (chunks > 1 && run.layers % chunks != 0) (void)apply_open_source_split(run.source_group(), run.layers, c.parallel);
   try {

@@ -30,6 +30,9 @@ struct OpenCase {
   std::string gpu_family{};             // "A100-SXM4-80GB", "B200", ... (the row's text when unknown)
   std::string split{};                  // open_split(source group)
   model::RecomputeKind recompute = model::RecomputeKind::kNone;  // as read (for FLOP conventions)
+  // Pipeline flushes per optimizer step: spec's global batch is the row's / this, and the row's
+  // step is repeat_pipeline_flushes of spec's (measured_open_split.h; AutoModel with pp > 1).
+  int pipeline_flushes = 1;
 };
 
 // The row's case, or its reasons. Never throws for a row parse_open_runs_csv accepted.

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "model/spec.h"
+#include "sim/analysis/step_prediction.h"
 
 namespace mofasim::analysis {
 
@@ -32,5 +33,24 @@ std::optional<std::vector<int>> automodel_split(int layers, int chunks);
 // untouched, when the source's rule is not known. Whether the layers then split is
 // model::chunk_layers' to say.
 bool apply_open_source_split(const std::string& source_group, int layers, model::ParallelSpec& parallel);
+
+// NeMo AutoModel with pipeline parallelism runs one pipeline schedule per local batch: its training
+// step (recipes/llm/train_ft.py, _forward_backward_step) calls schedule.step() once for each of the
+// GA = global_batch / (dp * local batch) local batches, and the schedule splits that local batch
+// into local_batch / pp_microbatch_size micro-batches (pipelining/functional.py,
+// build_pipeline_schedule: n_microbatches = local_batch_size // microbatch_size). Each step() fills
+// and drains the pipeline, and PyTorch's stage reduces the FSDP gradients at the end of it
+// (torch/distributed/pipelining/stage.py, _post_backward after the schedule's last backward). So a
+// GA > 1 row is GA pipeline flushes of global_batch / GA sequences before one optimizer step, not
+// one flush of the whole global batch. The row's notes give the local batch ("local batch 8, GA 2").
+// Returns GA, or nothing when the notes give no local batch or dp * local batch does not divide
+// the global batch.
+std::optional<int> automodel_pipeline_flushes(const std::string& notes, int global_batch, int dp);
+
+// The step of `flushes` pipeline flushes followed by one optimizer step, from the prediction `one`
+// of a single flush (its global batch = the row's / flushes) with its optimizer step:
+// flushes * (one - optimizer) + optimizer, every other breakdown category times `flushes`. Without
+// a breakdown the optimizer is not known and the whole step repeats. flushes = 1 returns `one`.
+StepPrediction repeat_pipeline_flushes(const StepPrediction& one, int flushes);
 
 }  // namespace mofasim::analysis

@@ -10,6 +10,7 @@
 
 #include "sim/analysis/input_file.h"
 #include "sim/analysis/measured_open_quantity.h"
+#include "sim/analysis/measured_open_split.h"
 #include "sim/analysis/measured_report.h"
 #include "sim/analysis/step_prediction_json.h"
 #include "sim/units/format.h"
@@ -135,7 +136,7 @@ OpenValidation run_open_validation(const std::vector<std::string>& paths, const 
     if (c.mapped.spec) {
       StepPrediction t;
       try {
-        t = predict(*c.mapped.spec);
+        t = repeat_pipeline_flushes(predict(*c.mapped.spec), c.mapped.pipeline_flushes);
       } catch (const std::invalid_argument& e) {
         throw InputError(c.run.file + ":" + std::to_string(c.run.line) + ": " + c.run.id + ": " + e.what());
       }

@@ -199,6 +199,51 @@ TEST(OpenMapping, GptAndDeepSeekRowsGetTheirArchitecture) {
   EXPECT_EQ(spec_of(k3).model.moe.first_k_dense_layers, 3);
 }
 
+TEST(OpenMapping, AutoModelPipelineRowsRunOneFlushPerLocalBatch) {
+  // Kimi K2's row (O-AM-02): gb 512 over dp 32 with local batch 8 is GA = 512 / (32 * 8) = 2
+  // schedule.step() calls; DeepSeek-V3's (dp 64) is 512 / (64 * 8) = 1.
+  EXPECT_EQ(automodel_pipeline_flushes("NeMo AutoModel; local batch 8, GA 2 (GBS = LBS x FSDP x GA)", 512, 32), 2);
+  EXPECT_EQ(automodel_pipeline_flushes("local batch 8, GA 1", 512, 64), 1);
+  EXPECT_FALSE(automodel_pipeline_flushes("GA 2", 512, 32));              // no local batch in the notes
+  EXPECT_FALSE(automodel_pipeline_flushes("local batch 3, GA 2", 512, 32));  // 32 * 3 = 96 does not divide 512
+  EXPECT_FALSE(automodel_pipeline_flushes("local batch 8", 128, 32));      // 256 sequences per flush > 128
+  // A 2-stage AutoModel row: 32 sequences over dp 8 with local batch 2 are 2 flushes of 16 (2
+  // micro-batches of 1 per rank each).
+  const OpenCase am = map_open_run(open_row({{"id", "O-AM-05"}, {"pp", "2"}, {"dp", "8"}, {"micro_batch", "1"},
+                                             {"global_batch", "32"}, {"notes", "local batch 2, GA 2"}}));
+  EXPECT_EQ(am.pipeline_flushes, 2);
+  EXPECT_EQ(spec_of(am).parallel.global_batch, 16);
+  EXPECT_EQ(spec_of(am).parallel.microbatches(), 2);
+  // Without pipeline parallelism AutoModel accumulates micro-batches in one backward pass each: no flushes.
+  const OpenCase flat = map_open_run(open_row({{"id", "O-AM-05"}, {"notes", "local batch 2, GA 4"}}));
+  EXPECT_EQ(flat.pipeline_flushes, 1);
+  EXPECT_EQ(spec_of(flat).parallel.global_batch, 128);
+  const OpenCase unknown = map_open_run(open_row({{"id", "O-AM-05"}, {"pp", "2"}, {"dp", "8"}, {"micro_batch", "1"},
+                                                  {"global_batch", "32"}, {"notes", "GA 2"}}));
+  EXPECT_FALSE(unknown.spec.has_value());
+  EXPECT_THAT(unknown.reasons,
+              ElementsAre("an AutoModel pipeline row whose notes give no local batch dividing global_batch / dp"));
+}
+
+TEST(OpenMapping, RepeatedFlushesPayTheOptimizerOnce) {
+  // One flush: 3 s compute, 1 s EP, 0.5 s bubble, 0.5 s optimizer = 5 s. Two flushes:
+  // 2 * (5 - 0.5) + 0.5 = 9.5 s, every category but the optimizer doubled.
+  StepPrediction one{.step_s = 5.0, .breakdown = PredictedBreakdown{}};
+  one.breakdown->compute = 3.0;
+  one.breakdown->ep = 1.0;
+  one.breakdown->pp_bubble = 0.5;
+  one.breakdown->optimizer = 0.5;
+  const StepPrediction two = repeat_pipeline_flushes(one, 2);
+  EXPECT_DOUBLE_EQ(two.step_s, 9.5);
+  EXPECT_DOUBLE_EQ(two.breakdown->compute, 6.0);
+  EXPECT_DOUBLE_EQ(two.breakdown->ep, 2.0);
+  EXPECT_DOUBLE_EQ(two.breakdown->pp_bubble, 1.0);
+  EXPECT_DOUBLE_EQ(two.breakdown->optimizer, 0.5);
+  EXPECT_DOUBLE_EQ(two.breakdown->total(), two.step_s);
+  EXPECT_DOUBLE_EQ(repeat_pipeline_flushes(one, 1).step_s, 5.0);
+  EXPECT_DOUBLE_EQ(repeat_pipeline_flushes({.step_s = 5.0}, 3).step_s, 15.0);  // no breakdown: all of it repeats
+}
+
 TEST(OpenMapping, FsdpFullShardIsZeroThree) {
   // FSDP2's full shard: parameters, gradients and optimizer state sharded over DP (ZeRO-3).
   const OpenCase fsdp = map_open_run(open_row({{"optimizer_sharding", "FSDP2 full shard over 16 DP ranks"}}));
