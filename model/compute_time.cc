@@ -86,7 +86,7 @@ double kernel_seconds(const PhaseCost& work, const HardwareSpec& hw, const Featu
   if (sh.kind == KernelKind::kAttention) {
     // Attention stays in BF16 under FP8 training (Transformer Engine runs only GEMMs in FP8).
     const double fraction = sh.flash1 ? kernels::flash1_peak_fraction(kn.family, sh.seq, sh.head_dim)
-                                      : kernels::attention_peak_fraction(kn.family, sh.seq, sh.head_dim, sh.backward);
+                                      : kernels::attention_peak_fraction(kn.family, sh.seq, sh.head_dim, sh.backward, sh.head_batches);
     const double rate = fraction * peak_flops(hw, DType::kBf16) * step_rate;
     const double flops = sh.backward ? kFlashBackwardFlopsPerOpFlop * work.flops : work.flops;
     return std::max(flops / rate, memory);

@@ -191,6 +191,7 @@ void add_fused_core(LayerOps& ops, const Ctx& c, const AttentionView& v, double 
   const KernelShape fwd{.kind = KernelKind::kAttention,
                         .seq = v.kernel_seq,
                         .head_dim = d_qk,
+                        .head_batches = heads * c.parallel.micro_batch,
                         .flash1 = c.model.attention_impl == AttentionImpl::kFlash1};
   KernelShape bwd = fwd;
   bwd.backward = true;

@@ -104,6 +104,7 @@ struct KernelShape {
   int groups = 0;
   double seq = 0;
   double head_dim = 0;
+  double head_batches = 0;  // attention: query heads x batch of one kernel call (0: unknown)
   bool backward = false;
   bool flash1 = false;
 };

@@ -16,8 +16,19 @@ const char* gpu_family_name(GpuFamily family);
 
 // Attained fraction of the GPU's dense BF16 peak for a causal flash-attention pass of sequence
 // length `seq` (per kernel call) and head dim `head_dim` (the q/k dim), forward or backward.
+// `head_batches` is the kernel call's query heads x batch (0: unknown, the curve as it is). On
+// Blackwell the curve's rows have the most query heads measured (128 at seq 4096); a call with fewer
+// 128-query tiles (head_batches x seq / 128) leaves SMs idle, and its rate takes the factor the
+// B200 rows at seq 4096 measured for that many tiles (blackwell_tile_factor). Hopper and Ampere
+// have no per-heads rows: head_batches is ignored there.
 // Throws std::invalid_argument for kUnspecified or a non-positive seq / head dim.
-double attention_peak_fraction(GpuFamily family, double seq, double head_dim, bool backward);
+double attention_peak_fraction(GpuFamily family, double seq, double head_dim, bool backward,
+                               double head_batches = 0);
+
+// The Blackwell factor above: the rate of a causal hdim-128 call at seq 4096 with `tiles` 128-query
+// tiles (tiles = 32 x query heads at batch 1) over the 128-head call's (4096 tiles), linear in
+// log2(tiles) between the measured head counts, 1 at or above 4096 tiles, clamped below 128.
+double blackwell_tile_factor(double tiles, bool backward);
 
 // The same for FlashAttention-1 (flash-attn < 2.0), causal, forward or backward alike: only its
 // fwd+bwd rate was published (FlashAttention-2 paper figures, A100 and H100), so both passes take

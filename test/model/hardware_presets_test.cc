@@ -6,6 +6,7 @@
 #include <string>
 
 #include "model/compute_time.h"
+#include "model/interference.h"
 #include "model/op_table.h"
 #include "sim/scenario/loader.h"
 #include "test/model/model_presets_for_test.h"
@@ -65,6 +66,22 @@ TEST(HardwarePresets, KernelParametersAreTheSourcedNumbers) {
   EXPECT_DOUBLE_EQ(preset("gb200").peak_flops_bf16, 2500e12);
   EXPECT_DOUBLE_EQ(preset("gb200").hbm_bandwidth, 8000e9);
   EXPECT_DOUBLE_EQ(preset("a100-pcie").hbm_bandwidth, 1935e9);
+}
+
+// Overlap interference: every kernel preset names the SMs an overlapped collective holds, so compute
+// beside communication slows on every GPU, not only on those that happen to carry the number. Hopper:
+// 24 CTAs of an H100 NCCL all-gather (nsys, contention.csv), 132 / (132 - 24) = 1.2222. Blackwell:
+// NCCL's default NVLS channels on SM100 in one NVLink domain, 24 (nccl_model.csv), 148 / 124 = 1.1935.
+// Without it B200 and GB200 overlapped TP / DP / CP / PP traffic for free (alpha 1).
+TEST(HardwarePresets, OverlappedComputeKeepsTheSmsTheCollectiveLeaves) {
+  EXPECT_EQ(preset("h100-sxm").collective_sms, 24);
+  EXPECT_EQ(preset("h200").collective_sms, 24);
+  EXPECT_EQ(preset("b200").collective_sms, 24);
+  EXPECT_EQ(preset("gb200").collective_sms, 24);
+  EXPECT_NEAR(overlap_interference_alpha(preset("h200")), 1.2222, 1e-4);
+  EXPECT_NEAR(overlap_interference_alpha(preset("b200")), 1.1935, 1e-4);
+  EXPECT_NEAR(overlap_interference_alpha(preset("gb200")), 1.1935, 1e-4);
+  EXPECT_DOUBLE_EQ(overlap_interference_alpha(preset("gb200"), false), 1.0);  // optimizations switch off
 }
 
 TEST(HardwarePresets, H100LayerQkvGemmUnderTheKernelModel) {

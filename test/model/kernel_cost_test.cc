@@ -9,6 +9,8 @@
 #include "model/compute_time.h"
 #include "model/kernels/attention_cost.h"
 #include "model/kernels/gemm_cost.h"
+#include "model/op_table.h"
+#include "test/model/model_presets_for_test.h"
 
 namespace mofasim::model {
 namespace {
@@ -136,6 +138,41 @@ TEST(AttentionCurves, InterpolateInLogSeqAndHeadDimAndClamp) {
   EXPECT_DOUBLE_EQ(kernels::attention_peak_fraction(GpuFamily::kAmpere, 128, 32, false), 88 / 312.0);
   EXPECT_THROW(kernels::attention_peak_fraction(GpuFamily::kUnspecified, 2048, 128, false), std::invalid_argument);
   EXPECT_THROW(kernels::attention_peak_fraction(GpuFamily::kHopper, 0, 128, false), std::invalid_argument);
+}
+
+TEST(AttentionCurves, BlackwellCallsWithFewHeadsTakeTheMeasuredHeadFactor) {
+  // attention.csv, B200 TE causal hdim 128 seq 4096 batch 1: 32 query heads = 1,024 tiles of 128
+  // queries; fwd rows 823.2, 816.8, 812.5, 822.7 (mean 818.8) against the 128-head rows 1121.2,
+  // 1064.7 (mean 1092.95); bwd 895.9, 894.5, 885.4, 884.4 (890.05) against 935.5, 927.6 (931.55).
+  EXPECT_NEAR(kernels::blackwell_tile_factor(1024, false), 818.8 / 1092.95, 1e-12);  // 0.7492
+  EXPECT_NEAR(kernels::blackwell_tile_factor(1024, true), 890.05 / 931.55, 1e-12);   // 0.9555
+  // The curve's 128-head rate times that factor: a tp-4 Llama-3.1-405B rank (128 / 4 = 32 heads).
+  EXPECT_NEAR(kernels::attention_peak_fraction(GpuFamily::kBlackwell, 4096, 128, false, 32),
+              1121.2 / 2250 * (818.8 / 1092.95), 1e-12);
+  // Halfway in log2 between 32 and 64 heads (1,448.2 tiles): the mean of the two factors.
+  EXPECT_NEAR(kernels::blackwell_tile_factor(std::sqrt(1024.0 * 2048), false), (818.8 + 960.0) / 2 / 1092.95, 1e-12);
+  // 4,096 tiles or more: 1. The seq-32768 rows were measured with 16 heads, 16 x 32768 / 128 = 4,096
+  // tiles, and reproduce themselves; below 4 heads the 4-head factor (clamp).
+  EXPECT_DOUBLE_EQ(kernels::attention_peak_fraction(GpuFamily::kBlackwell, 32768, 128, false, 16), 1311.1 / 2250);
+  EXPECT_DOUBLE_EQ(kernels::blackwell_tile_factor(64, true), 387.35 / 931.55);
+  // No per-heads rows on Hopper: the argument changes nothing there; 0 (unknown) keeps the curve.
+  EXPECT_DOUBLE_EQ(kernels::attention_peak_fraction(GpuFamily::kHopper, 2048, 128, false, 8), 484 / 989.4);
+  EXPECT_DOUBLE_EQ(kernels::attention_peak_fraction(GpuFamily::kBlackwell, 4096, 128, true, 0), 935.5 / 2250);
+  EXPECT_THROW(kernels::blackwell_tile_factor(0, false), std::invalid_argument);
+}
+
+TEST(AttentionCurves, TheOpTableGivesTheCallItsLocalHeadsTimesBatch) {
+  // LLaMA2-70B (64 query heads) at tp 8, micro-batch 2: 8 local heads x 2 sequences = 16.
+  const LayerOps ops = ops_for_layer(testing::llama2_70b(),
+                                     testing::parallel_spec({.tp = 8, .micro_batch = 2, .global_batch = 2}), 0);
+  int checked = 0;
+  for (const OpCost& op : ops.ops()) {
+    if (op.forward.shape.kind != KernelKind::kAttention) continue;
+    ++checked;
+    EXPECT_DOUBLE_EQ(op.forward.shape.head_batches, 16);
+    EXPECT_DOUBLE_EQ(op.backward_input.shape.head_batches, 16);
+  }
+  EXPECT_EQ(checked, 2);  // attention_map and attention_value
 }
 
 TEST(AttentionCurves, FlashAttention1ReproducesItsRowsForwardAndBackwardAlike) {
