@@ -385,10 +385,10 @@ Stack stack_of(const std::string& group) {
 // overlap", every O-MLP row; not "... overlap disabled", O-SMXB's non-overlap contract): MoFa(20)
 // with tp pieces. TE's ring exchange, which NeMo's userbuffer configs use for the all-gather side
 // (qkv_fprop, fc1_fprop, proj_dgrad, fc2_dgrad), sends one of the tp shards per step and runs the
-// GEMM on the shard already there, i.e. tp pieces. Their reduce-scatter side (proj_fprop,
-// fc2_fprop, method "pipeline") uses num_splits pieces, 4 in those configs; the model has one piece
-// count, so at tp 8 it splits that side finer than TE does (chunks 4 instead: fit split 10.09 %
-// against 10.04 %, docs/validation-measured.md). The bulk overlaps of the dgrad/wgrad GEMMs with the
+// GEMM on the shard already there, i.e. tp pieces. The reduce-scatter side (proj_fprop, fc2_fprop)
+// is ring exchange too in the FP8 Llama 3.1 405B configs (tp pieces, exact); where a config runs it
+// as "pipeline" with num_splits 4, the model's one piece count splits it finer than TE does at tp 8
+// (chunks 4 instead: fit split 10.09 % against 10.04 %, docs/validation-measured.md). The bulk overlaps of the dgrad/wgrad GEMMs with the
 // all-gather / reduce-scatter of the backward are not modelled.
 model::OverlapSpec tp_comm_overlap_of(const std::string& notes, int tp) {
   if (tp < 2 || !has(notes, "TP-comm overlap") || has(notes, "overlap disabled")) return {};
