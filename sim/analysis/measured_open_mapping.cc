@@ -377,7 +377,18 @@ Stack stack_of(const std::string& group) {
   // O-AM: NeMo AutoModel's benchmarks run "kernels: TE + DeepEP" (every O-AM row's notes): TE's
   // kernels, and DeepEP's dispatch (one copy per destination node, forwarded over NVLink: flex).
   if (group == "O-AM") return {.kernels = model::KernelStack::kTransformerEngine, .dispatcher = model::MoeDispatcher::kFlex};
-  // O-MLL: Megatron-LLaMA; overlap comes only with its OverlappedDistributedOptimizer (sharding_of).
+  // O-MLL: Megatron-LLaMA (alibaba/Megatron-LLaMA, a Megatron-LM fork of mid-2023 without Transformer
+  // Engine); overlap comes only with its OverlappedDistributedOptimizer (sharding_of). Read from its code:
+  // - attention by flash-attn 1: transformer.py imports flash_attn_unpadded_func, FlashAttention-1's
+  //   interface, and the README lists FlashAttention2 as future work;
+  // - the layer's other kernels as eager PyTorch ops (kUnfused): transformer.py's SwiGLU is
+  //   F.silu(x[0]) * x[1] on a torch.chunk, RoPE is rotary_pos_embedding.apply_rotary_pos_emb's
+  //   rotate/multiply/add, and the vocab-parallel cross-entropy is Megatron-LM's eager one;
+  // - sequence parallelism with tp > 1: the repository's example launch scripts pass
+  //   --sequence-parallel (assumption: the rows' LLaMA_13_slurm.sh is not quoted by the set).
+  if (group == "O-MLL") {
+    return {.sequence_parallel = true, .kernels = model::KernelStack::kUnfused, .flash_attention_1 = true};
+  }
   return {};
 }
 

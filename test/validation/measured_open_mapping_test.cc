@@ -99,16 +99,24 @@ TEST(OpenMapping, TheSourcesStackSetsSequenceParallelismAndVppTheSchedule) {
   EXPECT_EQ(megatron.parallel.vpp, 2);
   EXPECT_FALSE(megatron.features.dp_overlap.enabled);  // SimuMax's runs overlap nothing
   EXPECT_EQ(megatron.model.attention_impl, model::AttentionImpl::kFused);  // TE 2.11's fused attention
-  EXPECT_EQ(spec_of(map_open_run(row("O-MLL-02"))).model.attention_impl, model::AttentionImpl::kFused);
   EXPECT_FALSE(spec_of(map_open_run(row("O-ILM-17"))).parallel.sequence_parallel);
   // Megatron-Core on Transformer Engine (SimuMax, MLPerf, Megatron-Bridge) runs TE's fused memory-
   // bound kernels; InternEvo's layers run InternLM's own set (flash-attn's fused rotary kernel, two
-  // eager residual adds, fp32-input norms recomputed in the backward, eager SwiGLU); Megatron-LLaMA's
-  // stay MoFa Table 2.
+  // eager residual adds, fp32-input norms recomputed in the backward, eager SwiGLU).
   EXPECT_EQ(megatron.model.kernel_stack, model::KernelStack::kTransformerEngine);
   EXPECT_EQ(spec_of(map_open_run(row("O-MLP-01"))).model.kernel_stack, model::KernelStack::kTransformerEngine);
   EXPECT_EQ(spec_of(map_open_run(row("O-ILM-17"))).model.kernel_stack, model::KernelStack::kInternLm);
-  EXPECT_EQ(spec_of(map_open_run(row("O-MLL-02"))).model.kernel_stack, model::KernelStack::kMofaTable2);
+  // Megatron-LLaMA (mid-2023 Megatron-LM, no TE): flash-attn 1, eager SwiGLU / RoPE / cross-entropy,
+  // sequence parallelism as its example scripts run it.
+  const MeasuredCase megatron_llama = spec_of(map_open_run(row("O-MLL-02")));
+  EXPECT_EQ(megatron_llama.model.kernel_stack, model::KernelStack::kUnfused);
+  EXPECT_EQ(megatron_llama.model.attention_impl, model::AttentionImpl::kFlash1);
+  EXPECT_TRUE(megatron_llama.parallel.sequence_parallel);
+  // A source with no stack in the table keeps the defaults: MoFa Table 2's kernels, FlashAttention-2.
+  const MeasuredCase unknown = spec_of(map_open_run(row("O-XYZ-01")));
+  EXPECT_EQ(unknown.model.kernel_stack, model::KernelStack::kMofaTable2);
+  EXPECT_EQ(unknown.model.attention_impl, model::AttentionImpl::kFused);
+  EXPECT_FALSE(unknown.parallel.sequence_parallel);
 }
 
 // MLPerf's *_cg configurations say "layer CUDA graphs" / "CUDA graphs" in their notes: their
