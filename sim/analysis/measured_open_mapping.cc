@@ -401,8 +401,14 @@ Stack stack_of(const std::string& group) {
 // as "pipeline" with num_splits 4, the model's one piece count splits it finer than TE does at tp 8
 // (chunks 4 instead: fit split 10.09 % against 10.04 %, docs/validation-measured.md). The bulk overlaps of the dgrad/wgrad GEMMs with the
 // all-gather / reduce-scatter of the backward are not modelled.
+// torchtitan's async TP (O-TT rows whose notes say "async TP", against "vanilla TP") is the same
+// decomposition in PyTorch: micro-pipelined all-gather + matmul and matmul + reduce-scatter over
+// symmetric memory, one shard per step (torch.distributed._symmetric_memory fused_all_gather_matmul /
+// fused_matmul_reduce_scatter), so tp pieces as well.
 model::OverlapSpec tp_comm_overlap_of(const std::string& notes, int tp) {
-  if (tp < 2 || !has(notes, "TP-comm overlap") || has(notes, "overlap disabled")) return {};
+  if (tp < 2) return {};
+  const bool te_userbuffers = has(notes, "TP-comm overlap") && !has(notes, "overlap disabled");
+  if (!te_userbuffers && !has(notes, "async TP")) return {};
   return {.enabled = true, .chunks = tp};
 }
 

@@ -151,6 +151,19 @@ TEST(OpenMapping, RowsWhoseNotesSayTpCommOverlapOverlapTheTpCollectivesInTpPiece
   EXPECT_FALSE(spec_of(map_open_run(row("4", "sequence parallel"))).features.tp_overlap.enabled);
 }
 
+// torchtitan's async TP (symmetric-memory all-gather + matmul and matmul + reduce-scatter, one shard
+// per step) is the same overlap: tp pieces. Its "vanilla TP" rows overlap nothing.
+TEST(OpenMapping, TorchtitanAsyncTpOverlapsTheTpCollectivesInTpPieces) {
+  const auto row = [](const std::string& notes) {
+    return open_row({{"id", "O-TT-15"}, {"gpus", "8"}, {"tp", "8"}, {"pp", "1"}, {"dp", "1"}, {"global_batch", "12"},
+                     {"micro_batch", "12"}, {"notes", notes}});
+  };
+  const model::OverlapSpec async = spec_of(map_open_run(row("async TP; torch.compile on"))).features.tp_overlap;
+  EXPECT_TRUE(async.enabled);
+  EXPECT_EQ(async.chunks, 8);
+  EXPECT_FALSE(spec_of(map_open_run(row("vanilla TP; torch.compile on"))).features.tp_overlap.enabled);
+}
+
 // NVLink 5 (B200, GB200): 733.8 GB/s and 6.48 us per ring step, fitted on collectives.csv's 8 x B200
 // all-reduce sweep from 8 MiB to 4 GiB. The alpha-beta ring all-reduce of 8 ranks,
 // 14 alpha + 14/8 bytes / busBW, against two of those rows: 128 MiB measured 413.2 us (model 410.8),

@@ -132,6 +132,11 @@ constexpr Bound kB200Analytic = {"fit", 45, 3.99, 3.65};
 // GB200 went to 12.23 / 10.64 and back to 9.03 / 7.53 with Blackwell's overlap interference and
 // attention heads axis. H100-96GB lowered from 24.65 / 22.60 (24.69 / 22.56) by stream-K and the
 // refitted in-step rate and launch cost.
+// RAISED: torchtitan's async TP (O-TT-11, 13, 15, 17, mapped as TP-comm overlap in tp pieces) moved
+// H100-96GB from 23.26 / 22.05 (23.30 / 22.01) to 27.12 / 28.40 (27.16 / 28.30). The model's async
+// speed-ups over the vanilla rows, +13.0 / +10.7 / +10.2 % (70B, 8B bf16, 8B fp8), are near the
+// measured +9.2 / +9.9 / +9.7 %; what is off is the absolute rate, which is the 500 W power limit
+// that this preset does not model (scenarios/presets/hardware/h100-96gb.yaml).
 struct FamilyBounds {
   const char* gpu;
   Bound simulated;
@@ -139,7 +144,7 @@ struct FamilyBounds {
 };
 constexpr FamilyBounds kNewFamilies[] = {
     {"H100-SXM5-80GB", {"fit", 13, 4.36, 2.29}, {"fit", 13, 4.81, 3.18}},
-    {"H100-96GB", {"test", 9, 23.26, 22.05}, {"test", 9, 23.30, 22.01}},
+    {"H100-96GB", {"test", 9, 27.12, 28.40}, {"test", 9, 27.16, 28.30}},
     {"H200", {"fit", 2, 5.29, 5.29}, {"fit", 2, 5.05, 5.05}},
     {"GB200", {"fit", 7, 9.03, 7.53}, {"fit", 7, 7.72, 6.31}},
 };
