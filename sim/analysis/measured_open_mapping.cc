@@ -14,6 +14,7 @@
 #include "model/stage_layout.h"
 #include "sim/analysis/measured_open_quantity.h"
 #include "sim/analysis/measured_open_split.h"
+#include "sim/analysis/measured_open_stack.h"
 #include "sim/scenario/budgets.h"
 #include "sim/scenario/loader.h"
 
@@ -321,77 +322,6 @@ Sharding sharding_of(const std::string& text, int dp) {
   return {.why_not = "optimizer sharding not recognised: '" + text + "'"};
 }
 
-// What a source's training stack does by default, from the set's README (per source, not per row).
-struct Stack {
-  bool sequence_parallel = false;  // with tp > 1
-  bool dp_overlap = false;         // gradient reduce overlapped with the backward
-  model::KernelStack kernels = model::KernelStack::kMofaTable2;  // memory-bound kernels beyond MoFa Table 2
-  model::MoeDispatcher dispatcher = model::MoeDispatcher::kAllToAll;  // MoE token dispatch
-  bool flash_attention_1 = false;  // attention by flash-attn < 2.0 (ModelSpec::attention_impl kFlash1)
-  bool zero_broadcast = false;     // its ZeRO-1 syncs parameters by owner broadcasts (DpParamSync::kBroadcast)
-  bool interleaved_p2p_overlap = false;  // with pp > 1 and vpp > 1 its P2P sends overlap compute (pp_overlap)
-};
-
-Stack stack_of(const std::string& group) {
-  // O-SMXB/O-SMXA: Megatron-LM with sequence parallelism, TP-comm and P2P overlap off (README §3.1).
-  // Both run Megatron-Core layers on Transformer Engine (TE 2.11 for O-SMXB, README §3.1): TE's
-  // fused RoPE, residual adds and MoE permute are kernels of their step.
-  if (group == "O-SMXB" || group == "O-SMXA") {
-    return {.sequence_parallel = true, .kernels = model::KernelStack::kTransformerEngine};
-  }
-  // O-ILM: InternEvo's hybrid ZeRO overlaps the gradient reduce with the backward (configs/7B_sft.py
-  // overlap_sync_grad); tensor parallelism without sequence parallelism. Assumption where unstated.
-  // Its attention is flash-attn 1.0.5: InternLM doc/en/install.md ("Flash-Attention == v1.0.5",
-  // InternLM/InternLM@0f5ee05), the stack of the July 2023 measurements (FlashAttention-2 was
-  // released on 2023-07-17).
-  // Its layer's kernels are the internlm set (model/spec.h KernelStack::kInternLm), read from the
-  // code of the rows' config commit (configs/7B_sft.py @ 0047876; docs/validation-measured.md):
-  // RoPE by flash-attn's rotary CUDA kernel, in place on q and k (internlm/model/embedding.py,
-  // ApplyRotaryEmbQKV_: rotary_emb.apply_rotary), two eager residual adds per layer
-  // (modeling_internlm.py, PackedFlashBaseLayer1D._forward: dropped2 + residual1, hidden_states +
-  // residual2), each RMSNorm on an fp32 copy (norm1(residual1.float())) inside the default
-  // dropout_selective_checkpoint, and w3(F.silu(w1(x)) * w2(x)) with separate w1 / w2 GEMMs.
-  if (group == "O-ILM") {
-    return {.dp_overlap = true, .kernels = model::KernelStack::kInternLm, .flash_attention_1 = true, .zero_broadcast = true};
-  }
-  // O-FA: PyTorch Lightning DDP, which overlaps bucketed all-reduces with the backward; the
-  // table is of November 2022, FlashAttention v1 (the rows' notes; FlashAttention-2 came in 2023).
-  if (group == "O-FA") return {.dp_overlap = true, .flash_attention_1 = true};
-  // O-MBR / O-MLP: Megatron-Core recipes with sequence parallelism and overlapped gradient reduce.
-  // Both are NVIDIA's Megatron-Core + Transformer Engine recipes (NeMo / Megatron-Bridge containers).
-  // MLPerf's submissions also overlap the TP collectives with the GEMMs ("TP-comm overlap" in every
-  // O-MLP row's notes, TE userbuffers): a per-row fact, read from the notes (tp_comm_overlap_of).
-  // Their interleaved schedules overlap the P2P sends and receives with the next chunk's compute
-  // (Megatron's --overlap-p2p-communication, pp_overlap here; MoFa(23)): MLPerf's GPT-3 config
-  // (training_results_v4.1 NVIDIA/benchmarks/gpt3/implementations/*/conf/custom.yaml:
-  // overlap_p2p_comm ${OVERLAP_P2P_COMM,True}, batch_p2p_comm False, "valid only when
-  // virtual_pipeline_model_parallel_size is larger than 1"), and NeMo 2's MegatronCommOverlapCallback
-  // (_get_model_comm_overlap_cfgs: overlap_p2p_comm True, batch_p2p_comm False when pp > 1 and
-  // vp > 1), which the Llama 3.1 405B submissions and Megatron-Bridge recipes run under.
-  if (group == "O-MBR" || group == "O-MLP") {
-    return {.sequence_parallel = true,
-            .dp_overlap = true,
-            .kernels = model::KernelStack::kTransformerEngine,
-            .interleaved_p2p_overlap = true};
-  }
-  // O-AM: NeMo AutoModel's benchmarks run "kernels: TE + DeepEP" (every O-AM row's notes): TE's
-  // kernels, and DeepEP's dispatch (one copy per destination node, forwarded over NVLink: flex).
-  if (group == "O-AM") return {.kernels = model::KernelStack::kTransformerEngine, .dispatcher = model::MoeDispatcher::kFlex};
-  // O-MLL: Megatron-LLaMA (alibaba/Megatron-LLaMA, a Megatron-LM fork of mid-2023 without Transformer
-  // Engine); overlap comes only with its OverlappedDistributedOptimizer (sharding_of). Read from its code:
-  // - attention by flash-attn 1: transformer.py imports flash_attn_unpadded_func, FlashAttention-1's
-  //   interface, and the README lists FlashAttention2 as future work;
-  // - the layer's other kernels as eager PyTorch ops (kUnfused): transformer.py's SwiGLU is
-  //   F.silu(x[0]) * x[1] on a torch.chunk, RoPE is rotary_pos_embedding.apply_rotary_pos_emb's
-  //   rotate/multiply/add, and the vocab-parallel cross-entropy is Megatron-LM's eager one;
-  // - sequence parallelism with tp > 1: the repository's example launch scripts pass
-  //   --sequence-parallel (assumption: the rows' LLaMA_13_slurm.sh is not quoted by the set).
-  if (group == "O-MLL") {
-    return {.sequence_parallel = true, .kernels = model::KernelStack::kUnfused, .flash_attention_1 = true};
-  }
-  return {};
-}
-
 // Transformer Engine's userbuffers TP-comm overlap, where a row's notes say it ran ("TP-comm
 // overlap", every O-MLP row; not "... overlap disabled", O-SMXB's non-overlap contract): MoFa(20)
 // with tp pieces. TE's ring exchange, which NeMo's userbuffer configs use for the all-gather side
@@ -513,12 +443,12 @@ OpenCase map_open_run(const OpenRun& run) {
   }
   if (!why.empty()) return out;
 
-  const Stack stack = stack_of(run.source_group());
+  const OpenStack stack = open_stack(run);
   MeasuredCase c;
   c.model = m;
   c.model.kernel_stack = stack.kernels;
   if (c.model.is_moe()) c.model.moe.token_dispatcher = stack.dispatcher;
-  if (stack.flash_attention_1) c.model.attention_impl = model::AttentionImpl::kFlash1;
+  c.model.attention_impl = stack.attention;
   c.hardware = *hardware;
   c.parallel = model::ParallelSpec{
       .tp = run.tp,

@@ -11,7 +11,7 @@
 //                   72-GPU NVLink domain as a supernode
 //   model        -> architecture family (GPT-style, Llama-style, DeepSeek MLA, Qwen3 MoE)
 //   recompute / precision / optimizer_sharding -> FeatureSpec fields
-//   the id's source group -> the stack's defaults (sequence parallelism, DP overlap) from the set's README
+//   the id's source group and the row's own text -> its training stack (measured_open_stack.h)
 // and the declared fit/test split by source (open_split).
 #pragma once
 
