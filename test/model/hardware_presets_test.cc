@@ -83,6 +83,9 @@ TEST(HardwarePresets, OverlappedComputeKeepsTheSmsTheCollectiveLeaves) {
   EXPECT_NEAR(overlap_interference_alpha(preset("b200")), 1.1935, 1e-4);
   EXPECT_NEAR(overlap_interference_alpha(preset("gb200")), 1.1935, 1e-4);
   EXPECT_DOUBLE_EQ(overlap_interference_alpha(preset("gb200"), false), 1.0);  // optimizations switch off
+  // Ampere: both A100 presets (one GA100 die), 108 / (108 - 24) = 1.2857.
+  EXPECT_NEAR(overlap_interference_alpha(preset("a100-80gb")), 1.2857, 1e-4);
+  EXPECT_NEAR(overlap_interference_alpha(preset("a100-pcie")), 1.2857, 1e-4);
 }
 
 TEST(HardwarePresets, H100LayerQkvGemmUnderTheKernelModel) {
