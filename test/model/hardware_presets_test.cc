@@ -36,7 +36,8 @@ TEST(HardwarePresets, KernelParametersAreTheSourcedNumbers) {
       {"a100-pcie", GpuFamily::kAmpere, 108, 252.9e12, 0, 0.91},
       {"h100-sxm", GpuFamily::kHopper, 132, 794.5e12, 1402.6e12, 0.80},
       {"h800", GpuFamily::kHopper, 132, 794.5e12, 1402.6e12, 0.80},
-      {"h100-96gb", GpuFamily::kHopper, 132, 794.5e12, 1402.6e12, 0.80},  // assumed as h100-sxm (no 500 W data)
+      // h100-96gb: the 700 W part's rows x 0.8445, NVIDIA's rating of the die on its 350-600 W boards.
+      {"h100-96gb", GpuFamily::kHopper, 132, 670.9e12, 1184.5e12, 0.80},
       {"h200", GpuFamily::kHopper, 132, 794.5e12, 1402.6e12, 0.80},  // one ceiling set per die: H100's
       // b200 bf16: fitted by summed time on the even-numbered dense B200 SimuMax per-shape rows.
       {"b200", GpuFamily::kBlackwell, 148, 1106.9e12, 3432.5e12, 0.72},
