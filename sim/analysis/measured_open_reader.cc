@@ -117,6 +117,14 @@ std::vector<OpenRun> parse_open_runs_csv(std::string_view text, const std::strin
       throw std::invalid_argument(where + ": expected " + std::to_string(header_columns) +
                                   " columns as in the header, got " + std::to_string(cells.size()));
     }
+    // The text columns are read by pattern (measured_open_mapping.cc, measured_open_stack.cc); a cell
+    // of megabytes would only be a broken file, and the patterns' cost grows with the text.
+    for (const auto& [column, c] : index) {
+      if (c < cells.size() && cells[c].size() > kMaxOpenCellChars) {
+        throw std::invalid_argument(where + ": column '" + column + "': a cell of " + std::to_string(cells[c].size()) +
+                                    " characters, at most " + std::to_string(kMaxOpenCellChars) + " allowed");
+      }
+    }
     auto cell = [&](const char* column) -> const std::string& { return cells[index.at(column)]; };
     auto integer = [&](const char* column) { return count(cell(column), where, column, 1); };
     auto optional_integer = [&](const char* column, int minimum) -> std::optional<int> {

@@ -7,6 +7,7 @@
 // Every error is a std::invalid_argument of one line naming `file:line`, the column and the value.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -67,9 +68,13 @@ const std::vector<std::string>& open_run_columns();
 // and measured_value (how `validate --measured` tells this format from vTrain's).
 bool is_open_runs_csv(std::string_view text);
 
+// Longest cell a row may have (the open set's longest, a notes cell, has 916 characters).
+inline constexpr std::size_t kMaxOpenCellChars = 4096;
+
 // Parses the whole file. Checks per row: the numeric columns are positive integers (the optional
 // ones may be empty; shared_experts may be 0), tp*pp*cp*dp == gpus, global_batch divisible by
-// dp*micro_batch, a known measured_quantity and a positive finite measured_value.
+// dp*micro_batch, a known measured_quantity and a positive finite measured_value, and no cell of
+// the file's columns longer than kMaxOpenCellChars.
 std::vector<OpenRun> parse_open_runs_csv(std::string_view text, const std::string& name);
 
 }  // namespace mofasim::analysis

@@ -11,7 +11,7 @@ bool found(const std::string& text, const std::regex& pattern) { return std::reg
 // A phrase that is stated but switched off in the same clause ("TP-comm overlap and P2P overlap
 // disabled", "sequence_parallel=False"): the clause runs to the next ';' or ','.
 bool negated_in_clause(const std::string& text, const std::regex& phrase) {
-  static const std::regex kOff(R"((disabled|\boff\b|=\s*false|:\s*false|\bno\b|\bwithout\b|\bnot\b))", std::regex::icase);
+  static const std::regex kOff(R"((disabled|\boff\b|=\s?false|:\s?false|\bno\b|\bwithout\b|\bnot\b))", std::regex::icase);
   for (auto it = std::sregex_iterator(text.begin(), text.end(), phrase); it != std::sregex_iterator(); ++it) {
     const auto begin = text.find_last_of(";,(", static_cast<std::size_t>(it->position()));
     const auto end = text.find_first_of(";,)", static_cast<std::size_t>(it->position()));
@@ -105,6 +105,8 @@ std::optional<OpenStack> known_source_stack(const std::string& group) {
 // - FlashAttention-1: "FlashAttention v1" (O-FA-01), "flash-attn 1.0.5", "FlashAttention-1"; attention
 //   without a flash kernel: "unfused attention", "no flash attention", "without FlashAttention";
 // - DeepEP: the flex dispatcher (one copy per destination node; "kernels: TE + DeepEP", O-AM-01).
+// Every repeat in the patterns is bounded, so their cost stays linear in the text (at most
+// kMaxOpenCellChars per column, measured_open_reader.h).
 StatedStack stack_stated_in(const OpenRun& run) {
   const std::string text = run.notes + "; " + run.optimizer_sharding + "; " + run.precision;
   static const std::regex kSp(R"(sequence[ _-]parallel)", std::regex::icase);
@@ -112,10 +114,10 @@ StatedStack stack_stated_in(const OpenRun& run) {
   static const std::regex kTeStack(R"(transformer ?engine|\bnemo\b|megatron[ -]core|\bmcore\b|megatron[ -]bridge)",
                                    std::regex::icase);
   static const std::regex kDpOverlap(
-      R"(overlap(ped)?[ _-]*(of )?grad|grad(ient)?[ _-]*(reduce|sync|all-?reduce)[ _-]*overlap|\bddp\b)",
+      R"(overlap(ped)?[ _-]{0,3}(of )?grad|grad(ient)?[ _-]{0,3}(reduce|sync|all-?reduce)[ _-]{0,3}overlap|\bddp\b)",
       std::regex::icase);
-  static const std::regex kP2pOverlap(R"(p2p[ _-]*(comm[a-z]*[ _-]*)?overlap|overlap[ _-]*p2p)", std::regex::icase);
-  static const std::regex kFlash1(R"(flash[ _-]?att(n|ention)[ _-]*(v|==|version ?)?1(\.[0-9]+)*(?![0-9]))",
+  static const std::regex kP2pOverlap(R"(p2p[ _-]{0,3}(comm[a-z]{0,11}[ _-]{0,3})?overlap|overlap[ _-]{0,3}p2p)", std::regex::icase);
+  static const std::regex kFlash1(R"(flash[ _-]?att(n|ention)[ _-]{0,3}(v|==|version ?)?1(\.[0-9]{1,3}){0,3}(?![0-9]))",
                                   std::regex::icase);
   static const std::regex kUnfused(R"(unfused attention|non-flash attention|(no|without) flash[ _-]?att(n|ention))",
                                    std::regex::icase);

@@ -89,6 +89,10 @@ TEST(OpenReader, ErrorsNameTheLineTheColumnAndTheValue) {
   std::string short_row = open_csv({{}});
   short_row.insert(short_row.find('\n') + 1, "O-X-1,only,three\n");
   EXPECT_EQ(error_of(short_row), "runs.csv:2: expected 33 columns as in the header, got 3");
+  // Free text is read by pattern: a cell longer than the limit is a broken file, not a row.
+  EXPECT_EQ(error_of(open_csv({{{"notes", std::string(4097, 'x')}}})),
+            "runs.csv:2: column 'notes': a cell of 4097 characters, at most 4096 allowed");
+  EXPECT_EQ(parse_open_runs_csv(open_csv({{{"notes", std::string(4096, 'x')}}}), "runs.csv").at(0).notes.size(), 4096u);
 }
 
 TEST(OpenReader, TheHeaderTellsTheOpenFormatFromVtrains) {
