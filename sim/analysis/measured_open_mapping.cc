@@ -441,9 +441,16 @@ OpenCase map_open_run(const OpenRun& run) {
     why.push_back("an estimated " + std::to_string(static_cast<long long>(tasks)) +
                   " simulator tasks per step exceed the scenario budget of 2e7");
   }
+  const OpenStack stack = open_stack(run);
+  // The scenario schema's rule (validate_rules.cc): FlashAttention-1's measured curves exist for
+  // Ampere and Hopper only (flash-attn 1 has no Blackwell kernel).
+  if (hardware && stack.attention == model::AttentionImpl::kFlash1 &&
+      hardware->compute_model == model::ComputeModelKind::kKernel &&
+      hardware->kernels.family != model::GpuFamily::kAmpere && hardware->kernels.family != model::GpuFamily::kHopper) {
+    why.push_back("FlashAttention-1 on a GPU without its measured curves (ampere and hopper only)");
+  }
   if (!why.empty()) return out;
 
-  const OpenStack stack = open_stack(run);
   MeasuredCase c;
   c.model = m;
   c.model.kernel_stack = stack.kernels;

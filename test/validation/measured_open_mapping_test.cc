@@ -326,7 +326,8 @@ TEST(OpenMapping, RowsTheSchemaCannotExpressAreListedWithEveryReason) {
 
 TEST(OpenMapping, Fp8PrecisionTextBecomesTheRecipe) {
   const auto fp8_of = [](const std::string& gpu, const std::string& precision) {
-    return spec_of(map_open_run(open_row({{"gpu", gpu}, {"precision", precision}}))).features.fp8;
+    // A Megatron-Core + TE source (the base row's InternLM runs flash-attn 1, which has no Blackwell curves).
+    return spec_of(map_open_run(open_row({{"id", "O-SMXB-01"}, {"gpu", gpu}, {"precision", precision}}))).features.fp8;
   };
   const model::Fp8Spec te = fp8_of("H100-SXM5-80GB", "fp8 (TE hybrid E4M3/E5M2, FP8 weights) with bf16 master/optimizer path");
   EXPECT_TRUE(te.enabled);

@@ -2,10 +2,12 @@
 // writes it), and how they combine with its source's entry.
 #include "sim/analysis/measured_open_stack.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <string>
 
+#include "sim/analysis/measured_open_mapping.h"
 #include "test/validation/open_rows_for_test.h"
 
 namespace mofasim::analysis {
@@ -75,6 +77,16 @@ TEST(OpenStack, RowTextOverridesTheSourceEntryExceptItsKernelSet) {
   EXPECT_EQ(open_stack(internlm).kernels, model::KernelStack::kInternLm);
   EXPECT_EQ(open_stack(open_row({{"id", "O-MLL-02"}, {"notes", "TE mentioned"}})).kernels, model::KernelStack::kUnfused);
   EXPECT_EQ(known_source_stack("X-NEW"), std::nullopt);
+}
+
+// A row whose text says FlashAttention-1 on a GPU without its measured curves is listed with that
+// reason, not priced (the scenario schema refuses the same combination).
+TEST(OpenStack, FlashAttentionOneOnBlackwellIsAReasonNotAnError) {
+  const OpenCase c = map_open_run(open_row({{"id", "X-NEW-01"}, {"gpu", "B200"}, {"interconnect", "NVLink5"},
+                                            {"gpus", "8"}, {"dp", "8"}, {"global_batch", "64"},
+                                            {"notes", "FlashAttention v1"}}));
+  EXPECT_FALSE(c.spec.has_value());
+  EXPECT_THAT(c.reasons, ::testing::Contains(::testing::HasSubstr("FlashAttention-1 on a GPU without its measured curves")));
 }
 
 }  // namespace
