@@ -508,6 +508,16 @@ OpenCase map_open_run(const OpenRun& run) {
     out.pipeline_flushes = *flushes;
     c.parallel.global_batch = run.global_batch / *flushes;
   }
+  // The scenario schema's rule (validate.cc): the interleaved schedule needs the micro-batches of
+  // one pipeline flush to be a multiple of pp.
+  if (c.parallel.schedule == model::ScheduleKind::kInterleaved1F1B) {
+    const long long per_flush = c.parallel.global_batch / (static_cast<long long>(run.dp) * run.micro_batch);
+    if (per_flush % run.pp != 0) {
+      why.push_back("interleaved 1F1B with " + std::to_string(per_flush) +
+                    " micro-batches per pipeline flush, not a multiple of pp = " + std::to_string(run.pp));
+      return out;
+    }
+  }
   const int chunks = run.pp * run.vpp;
   if (chunks > 1 && run.layers % chunks != 0) (void)apply_open_source_split(run.source_group(), run.layers, c.parallel);
   try {

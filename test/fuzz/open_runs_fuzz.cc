@@ -1,7 +1,9 @@
 // Fuzz target for the open-set CSV reader and its row -> scenario mapping (validate --measured).
 // The reader must either return rows or throw std::invalid_argument (a one-line file:line error);
 // every row it returns must map to a scenario or to its reasons without throwing
-// (measured_open_mapping.h). Any other exception, crash, hang or sanitizer report is a bug. Built
+// (measured_open_mapping.h), and every scenario it maps to must be priced by the analytic model or
+// refused with std::invalid_argument (which validate --measured reports as file:line: id: message
+// and exit 2). Any other exception, crash, hang or sanitizer report is a bug. Built
 // as a libFuzzer target under clang, or linked with fuzz_replay_main.cc (seed corpus +
 // deterministic mutations) under other compilers.
 #include <cstddef>
@@ -10,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/analysis/measured_compare.h"
 #include "sim/analysis/measured_open_mapping.h"
 #include "sim/analysis/measured_open_reader.h"
 #include "sim/analysis/measured_open_stack.h"
@@ -22,9 +25,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const std::invalid_argument&) {
     return 0;  // the expected outcome for a bad file
   }
+  static const mofasim::analysis::StepPredictor predict = mofasim::analysis::analytic_step_predictor();
   for (const auto& row : rows) {
     (void)mofasim::analysis::open_stack(row);
-    (void)mofasim::analysis::map_open_run(row);
+    const mofasim::analysis::OpenCase mapped = mofasim::analysis::map_open_run(row);
+    if (!mapped.spec) continue;
+    try {
+      (void)predict(*mapped.spec);
+    } catch (const std::invalid_argument&) {
+      // a row the model refuses: reported with its file:line by run_open_validation
+    }
   }
   return 0;
 }

@@ -343,6 +343,17 @@ TEST(OpenMapping, Fp8PrecisionTextBecomesTheRecipe) {
   EXPECT_THAT(mx_on_hopper.reasons, ElementsAre("MXFP8 on a GPU that is not Blackwell"));
 }
 
+// The interleaved schedule needs the micro-batches of one pipeline flush to be a multiple of pp
+// (the scenario schema's rule): a row that breaks it is listed, not priced.
+TEST(OpenMapping, InterleavedFlushesThatAreNotAMultipleOfPpAreAReason) {
+  const OpenCase c = map_open_run(open_row({{"id", "O-SMXB-01"}, {"tp", "1"}, {"pp", "4"}, {"vpp", "2"}, {"dp", "4"},
+                                            {"micro_batch", "1"}, {"global_batch", "24"}}));
+  EXPECT_FALSE(c.spec.has_value());
+  EXPECT_THAT(c.reasons, ElementsAre("interleaved 1F1B with 6 micro-batches per pipeline flush, not a multiple of pp = 4"));
+  EXPECT_TRUE(map_open_run(open_row({{"id", "O-SMXB-01"}, {"tp", "1"}, {"pp", "4"}, {"vpp", "2"}, {"dp", "4"},
+                                     {"micro_batch", "1"}, {"global_batch", "32"}})).spec.has_value());
+}
+
 TEST(OpenMapping, LayersThatDoNotSplitOverTheChunksAreAReason) {
   // 30 layers over pp 2 x vpp 2 = 4 chunks: refused here, not by the simulator later.
   const OpenCase uneven = map_open_run(open_row({{"layers", "30"}, {"pp", "2"}, {"vpp", "2"}, {"dp", "8"}}));
