@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -294,11 +295,21 @@ struct Sharding {
   std::string why_not{};
 };
 
+bool has_any(const std::string& text, std::initializer_list<const char*> needles) {
+  return std::any_of(needles.begin(), needles.end(), [&](const char* n) { return has(text, n); });
+}
+
 Sharding sharding_of(const std::string& text, int dp) {
   // FSDP2's full shard (reshard after forward, its default) is ZeRO-3: parameters, gradients and
   // optimizer state sharded over the DP group, each layer gathered for its forward and backward.
-  if (has(text, "full shard") || has(text, "zero-3")) {
+  // FSDP1 writes it FULL_SHARD, DeepSpeed ZeRO stage 3.
+  if (has_any(text, {"full shard", "full_shard", "fully sharded", "zero-3", "zero3", "zero stage 3", "stage 3"})) {
     return {.distributed_optimizer = true, .level = model::DpSharding::kOptimGradsParams};
+  }
+  // Hybrid sharding (FSDP HYBRID_SHARD, HSDP) shards within groups whose size the text must give
+  // ("within groups of N", below); without it the layout is unknown.
+  if (has_any(text, {"hybrid shard", "hybrid_shard", "hsdp"}) && !has(text, "within groups of")) {
+    return {.why_not = "hybrid sharding without its shard group size ('within groups of N')"};
   }
   static const std::regex kGroups(R"(within groups of (\d+))");
   std::smatch m;
@@ -314,11 +325,18 @@ Sharding sharding_of(const std::string& text, int dp) {
     return {.distributed_optimizer = true, .instances = dp / group};
   }
   if (has(text, "overlappeddistributedoptimizer")) return {.distributed_optimizer = true, .overlapped = true};
-  if (has(text, "distributed optimizer") || has(text, "distributedoptimizer") || has(text, "zero-1") ||
-      has(text, "distributed (fused) adam")) {
+  // ZeRO-2 (DeepSpeed stage 2, FSDP SHARD_GRAD_OP): gradients and optimizer state sharded.
+  if (has_any(text, {"zero-2", "zero2", "zero stage 2", "stage 2", "shard_grad_op", "shard grad op"})) {
+    return {.distributed_optimizer = true, .level = model::DpSharding::kOptimGrads};
+  }
+  if (has_any(text, {"distributed optimizer", "distributedoptimizer", "zero-1", "zero1", "zero stage 1", "stage 1",
+                     "distributed (fused) adam"})) {
     return {.distributed_optimizer = true};
   }
-  if (lower(text).starts_with("none")) return {};
+  // Nothing sharded: "none ...", plain DDP, NO_SHARD.
+  if (lower(text).starts_with("none") || lower(text).starts_with("ddp") || has_any(text, {"no_shard", "no shard"})) {
+    return {};
+  }
   return {.why_not = "optimizer sharding not recognised: '" + text + "'"};
 }
 

@@ -272,6 +272,19 @@ TEST(OpenMapping, FsdpFullShardIsZeroThree) {
   EXPECT_TRUE(spec_of(fsdp).features.distributed_optimizer);
   const OpenCase zero1 = map_open_run(open_row({{"optimizer_sharding", "Distributed optimizer"}}));
   EXPECT_EQ(spec_of(zero1).features.dp_sharding, model::DpSharding::kOptim);
+  // The other stacks' words for the same levels: FSDP1's sharding strategies and DeepSpeed's stages.
+  const auto level_of = [](const std::string& text) {
+    return spec_of(map_open_run(open_row({{"optimizer_sharding", text}}))).features.dp_sharding;
+  };
+  EXPECT_EQ(level_of("FSDP (FULL_SHARD)"), model::DpSharding::kOptimGradsParams);
+  EXPECT_EQ(level_of("DeepSpeed ZeRO stage 3"), model::DpSharding::kOptimGradsParams);
+  EXPECT_EQ(level_of("DeepSpeed ZeRO-2"), model::DpSharding::kOptimGrads);
+  EXPECT_EQ(level_of("FSDP SHARD_GRAD_OP"), model::DpSharding::kOptimGrads);
+  EXPECT_EQ(level_of("DeepSpeed ZeRO stage 1"), model::DpSharding::kOptim);
+  EXPECT_EQ(level_of("DDP"), model::DpSharding::kNone);
+  EXPECT_EQ(level_of("FSDP NO_SHARD"), model::DpSharding::kNone);
+  EXPECT_THAT(map_open_run(open_row({{"optimizer_sharding", "FSDP HYBRID_SHARD"}})).reasons,
+              ElementsAre("hybrid sharding without its shard group size ('within groups of N')"));
   // A split the layers do not divide evenly needs the run's stage_layers, which the row lacks.
   const OpenCase uneven = map_open_run(open_row({{"gpus", "64"}, {"layers", "61"}, {"pp", "4"}, {"vpp", "8"}}));
   EXPECT_FALSE(uneven.spec.has_value());
