@@ -256,6 +256,19 @@ Recompute recompute_of(const std::string& text) {
   }
   if (t.starts_with("selective")) return {model::RecomputeKind::kSelective, ""};  // Megatron selective
   if (t.starts_with("full") || t.starts_with("activation checkpointing on")) return {model::RecomputeKind::kFull, ""};
+  // Other stacks' words: Megatron's flag as written, "no ..." for none, and PyTorch / Hugging Face
+  // activation (gradient) checkpointing, which recomputes each checkpointed layer whole.
+  static const std::regex kGranularity(R"(granularity[ =:_-]{0,3}(full|selective))");
+  std::smatch g;
+  if (std::regex_search(t, g, kGranularity)) {
+    return {g[1].str() == "full" ? model::RecomputeKind::kFull : model::RecomputeKind::kSelective, ""};
+  }
+  if (t == "no" || t == "off" || t == "false" || t == "disabled" || t.starts_with("no ") || t.starts_with("without ")) {
+    return {model::RecomputeKind::kNone, ""};
+  }
+  if (t.find("gradient checkpointing") != std::string::npos || t.find("activation checkpointing") != std::string::npos) {
+    return {model::RecomputeKind::kFull, ""};
+  }
   return {std::nullopt, "recompute text not recognised: '" + text + "'"};
 }
 
@@ -266,13 +279,20 @@ Recompute recompute_of(const std::string& text) {
 // only as a side value ("value in parentheses = MXFP8") are read as the default recipe.
 struct Precision {
   model::Fp8Spec fp8{};
+  bool fp16 = false;  // FP16 mixed precision instead of BF16
   std::string why_not{};
 };
 
 Precision precision_of(const std::string& text) {
   Precision p;
   if (!has(text, "fp8")) {
-    if (!has(text, "bf16")) p.why_not = "precision not recognised: '" + text + "'";
+    // FP16 mixed precision (the stacks before BF16) runs its GEMMs and attention at the BF16 rates
+    // (compute_time.cc) with FP16 parameters and FP32 main gradients, as Megatron's --fp16.
+    if (!has(text, "bf16") && (has(text, "fp16") || has(text, "float16"))) {
+      p.fp16 = true;
+    } else if (!has(text, "bf16")) {
+      p.why_not = "precision not recognised: '" + text + "'";
+    }
     return p;
   }
   p.fp8.enabled = true;
@@ -503,6 +523,10 @@ OpenCase map_open_run(const OpenRun& run) {
     c.features.param_sync = model::DpParamSync::kBroadcast;
   }
   c.features.fp8 = precision.fp8;
+  if (precision.fp16) {
+    c.features.compute_dtype = model::DType::kFp16;
+    c.features.param_dtype = model::DType::kFp16;
+  }
   // MLPerf's rows whose notes say "CUDA graphs" (their configs are the *_cg.sh ones) replay each
   // layer's kernels from a graph: no host launch per kernel.
   c.features.cuda_graphs = has(run.notes, "CUDA graphs");

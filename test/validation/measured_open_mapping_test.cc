@@ -321,7 +321,7 @@ TEST(OpenMapping, RowsTheSchemaCannotExpressAreListedWithEveryReason) {
   EXPECT_EQ(one_reason({{"recompute", "selective per-layer AC (frequency not given)"}}),
             "per-layer selective activation checkpointing without its layer frequency");
   EXPECT_EQ(one_reason({{"recompute", "sometimes"}}), "recompute text not recognised: 'sometimes'");
-  EXPECT_EQ(one_reason({{"precision", "fp16"}}), "precision not recognised: 'fp16'");
+  EXPECT_EQ(one_reason({{"precision", "int8"}}), "precision not recognised: 'int8'");
   EXPECT_EQ(one_reason({{"interconnect", "not stated"}}), "inter-node bandwidth not stated in the interconnect text");
   EXPECT_EQ(one_reason({{"model", "Mamba-2.8B"}}), "model family of 'Mamba-2.8B' not recognised (GPT, Llama, DeepSeek, Qwen3)");
   EXPECT_EQ(one_reason({{"model", "gpt-oss-20b (sliding-window attention, size unstated)"}}),
@@ -365,6 +365,29 @@ TEST(OpenMapping, InterleavedFlushesThatAreNotAMultipleOfPpAreAReason) {
   EXPECT_THAT(c.reasons, ElementsAre("interleaved 1F1B with 6 micro-batches per pipeline flush, not a multiple of pp = 4"));
   EXPECT_TRUE(map_open_run(open_row({{"id", "O-SMXB-01"}, {"tp", "1"}, {"pp", "4"}, {"vpp", "2"}, {"dp", "4"},
                                      {"micro_batch", "1"}, {"global_batch", "32"}})).spec.has_value());
+}
+
+// Other stacks' words for recompute and precision: Megatron's flag as written, "no ...", PyTorch /
+// Hugging Face activation (gradient) checkpointing, and FP16 mixed precision (BF16's rates, FP16
+// parameters); what no rule reads stays a reason.
+TEST(OpenMapping, OtherStacksRecomputeAndPrecisionWords) {
+  const auto recompute_of = [](const std::string& text) {
+    return spec_of(map_open_run(open_row({{"recompute", text}}))).features.recompute;
+  };
+  EXPECT_EQ(recompute_of("--recompute-granularity full --recompute-method uniform"), model::RecomputeKind::kFull);
+  EXPECT_EQ(recompute_of("recompute_granularity=selective"), model::RecomputeKind::kSelective);
+  EXPECT_EQ(recompute_of("no activation checkpointing"), model::RecomputeKind::kNone);
+  EXPECT_EQ(recompute_of("off"), model::RecomputeKind::kNone);
+  EXPECT_EQ(recompute_of("HF gradient checkpointing"), model::RecomputeKind::kFull);
+  EXPECT_THAT(map_open_run(open_row({{"recompute", "sometimes"}})).reasons,
+              ElementsAre("recompute text not recognised: 'sometimes'"));
+  const MeasuredCase fp16 = spec_of(map_open_run(open_row({{"precision", "fp16 mixed precision (loss scaling)"}})));
+  EXPECT_EQ(fp16.features.compute_dtype, model::DType::kFp16);
+  EXPECT_EQ(fp16.features.param_dtype, model::DType::kFp16);
+  EXPECT_EQ(fp16.features.grad_dtype, model::DType::kFp32);
+  EXPECT_FALSE(fp16.features.fp8.enabled);
+  EXPECT_EQ(spec_of(map_open_run(open_row({{"precision", "bf16"}}))).features.compute_dtype, model::DType::kBf16);
+  EXPECT_THAT(map_open_run(open_row({{"precision", "tf32"}})).reasons, ElementsAre("precision not recognised: 'tf32'"));
 }
 
 TEST(OpenMapping, LayersThatDoNotSplitOverTheChunksAreAReason) {
