@@ -41,6 +41,9 @@ std::optional<int> small_count(const std::string& digits) {
 // Intra-node bus bandwidth per GPU and direction (what nccl-tests reports as busBW), by link class.
 constexpr double kNvlink3BusBandwidth = 200e9;  // A100 SXM: nccl-tests#149, #178 (scenarios/llama2-70b-a100-1024.yaml)
 constexpr double kNvlink4BusBandwidth = 370e9;  // H100/H200: nccl-tests#212 (scenarios/small.yaml)
+// H800: NVLink cut to 400 GB/s bidirectional; ~160 GB/s achieved (DeepSeek-V3 report §3.2.2,
+// scenarios/deepseek-v3-h800-2048.yaml).
+constexpr double kH800NvlinkBusBandwidth = 160e9;
 // NVLink 5 (B200, GB200): bus bandwidth and per-ring-step latency fitted together on the 10 rows of
 // ../shared/data/kernels/collectives.csv that time an 8 x B200 all-reduce from 8 MiB to 4 GiB (AWS
 // p6-b200, all_reduce_bench.py, nccl 2.27.7): t = 2(n-1) alpha + 2(n-1)/n bytes / busBW, least squares
@@ -72,8 +75,10 @@ const std::vector<GpuClass>& gpu_classes() {
       {"H200", "H200", {"h200"}, kNvlink4BusBandwidth, kIntraLatency, ""},
       {"H100-SXM-96GB", "H100-96GB", {"h100-96gb"}, kNvlink4BusBandwidth, kIntraLatency, ""},
       {"H100-SXM5-80GB", "H100-SXM5-80GB", {"h100-sxm"}, kNvlink4BusBandwidth, kIntraLatency, ""},
+      {"H800", "H800", {"h800"}, kH800NvlinkBusBandwidth, kIntraLatency, ""},
       {"A100-PCIe", "A100-PCIe-80GB", {"a100-pcie-80gb", "a100-pcie"}, kPcieBusBandwidth, kIntraLatency, ""},
       {"A100-SXM4-80GB", "A100-SXM4-80GB", {"a100-80gb"}, kNvlink3BusBandwidth, kIntraLatency, ""},
+      {"A100-SXM4-40GB", "A100-SXM4-40GB", {"a100-40gb"}, kNvlink3BusBandwidth, kIntraLatency, ""},
   };
   return kClasses;
 }

@@ -33,6 +33,7 @@ struct Expected {
 TEST(HardwarePresets, KernelParametersAreTheSourcedNumbers) {
   const Expected all[] = {
       {"a100-80gb", GpuFamily::kAmpere, 108, 271.2e12, 0, 0.91},
+      {"a100-40gb", GpuFamily::kAmpere, 108, 271.2e12, 0, 0.91},  // the same GA100 die
       {"a100-pcie", GpuFamily::kAmpere, 108, 252.9e12, 0, 0.91},
       {"h100-sxm", GpuFamily::kHopper, 132, 794.5e12, 1402.6e12, 0.80},
       {"h800", GpuFamily::kHopper, 132, 794.5e12, 1402.6e12, 0.80},
@@ -68,6 +69,10 @@ TEST(HardwarePresets, KernelParametersAreTheSourcedNumbers) {
   EXPECT_DOUBLE_EQ(preset("gb200").peak_flops_bf16, 2500e12);
   EXPECT_DOUBLE_EQ(preset("gb200").hbm_bandwidth, 8000e9);
   EXPECT_DOUBLE_EQ(preset("a100-pcie").hbm_bandwidth, 1935e9);
+  // A100 40GB (datasheet): 40 GB of HBM2 at 1,555 GB/s, the 80GB part's peaks.
+  EXPECT_DOUBLE_EQ(preset("a100-40gb").hbm_bandwidth, 1555e9);
+  EXPECT_DOUBLE_EQ(preset("a100-40gb").gpu_memory_bytes, 40.0 * (1 << 30));
+  EXPECT_DOUBLE_EQ(preset("a100-40gb").peak_flops_bf16, preset("a100-80gb").peak_flops_bf16);
 }
 
 // Overlap interference: every kernel preset names the SMs an overlapped collective holds, so compute
@@ -87,6 +92,7 @@ TEST(HardwarePresets, OverlappedComputeKeepsTheSmsTheCollectiveLeaves) {
   // Ampere: both A100 presets (one GA100 die), 108 / (108 - 24) = 1.2857.
   EXPECT_NEAR(overlap_interference_alpha(preset("a100-80gb")), 1.2857, 1e-4);
   EXPECT_NEAR(overlap_interference_alpha(preset("a100-pcie")), 1.2857, 1e-4);
+  EXPECT_NEAR(overlap_interference_alpha(preset("a100-40gb")), 1.2857, 1e-4);
 }
 
 TEST(HardwarePresets, H100LayerQkvGemmUnderTheKernelModel) {

@@ -485,6 +485,19 @@ TEST(OpenMapping, TheGrandTetonH100HasItsOwnPreset) {
   EXPECT_DOUBLE_EQ(s.topology.inter_node.bandwidth, 400e9 / 8);  // 400 Gb/s per GPU
 }
 
+// H800 (DeepSeek's GPU) runs its own preset over its cut NVLink (~160 GB/s achieved, DeepSeek-V3
+// report); the A100 40GB its own (HBM2 at 1,555 GB/s).
+TEST(OpenMapping, H800AndA100FortyGbHaveTheirPresets) {
+  const OpenCase h800 = map_open_run(open_row({{"id", "X-NEW-01"}, {"gpu", "H800-SXM5-80GB"}}));
+  EXPECT_EQ(h800.gpu_family, "H800");
+  EXPECT_EQ(spec_of(h800).hardware.name, "H800-SXM5-80GB");
+  EXPECT_DOUBLE_EQ(spec_of(h800).topology.intra_node.bandwidth, 160e9);
+  const OpenCase a100 = map_open_run(open_row({{"gpu", "A100-SXM4-40GB"}}));
+  EXPECT_EQ(a100.gpu_family, "A100-SXM4-40GB");
+  EXPECT_DOUBLE_EQ(spec_of(a100).hardware.hbm_bandwidth, 1555e9);
+  EXPECT_DOUBLE_EQ(spec_of(a100).topology.intra_node.bandwidth, 200e9);
+}
+
 TEST(OpenMapping, Nvl72RunsSpreadTheirGpusOverTheRacksTheNotesName) {
   EXPECT_EQ(open_nvl72_nodes_per_domain("MLPerf Training v5.0 Tyche 4x NVL72; FP8", 256, 4), 16);  // 64 GPUs a rack
   EXPECT_EQ(open_nvl72_nodes_per_domain("Carina 39x NVL72 (2496 GPUs)", 2496, 4), 16);
