@@ -171,18 +171,37 @@ std::optional<std::string> set_architecture(const OpenRun& run, model::ModelSpec
     m.window_size = 128;
     m.window_attn_skip_freq = 2;
   }
-  const bool gpt = name.starts_with("gpt3") || name.starts_with("gpt-3");
-  const bool mla = name.find("deepseek") != std::string::npos || name.find("kimi") != std::string::npos;
-  const bool llama = name.find("llama") != std::string::npos || name.find("internlm") != std::string::npos ||
-                     name.find("qwen3") != std::string::npos || gpt_oss;
-  if (!gpt && !mla && !llama) return "model family of '" + run.model + "' not recognised (GPT, Llama, DeepSeek, Qwen3)";
-  if (gpt) {
-    // GPT-2/3 style: learned positions, GeLU MLP, LayerNorm, biases, tied embeddings.
+  const auto named = [&](std::initializer_list<const char*> needles) {
+    return std::any_of(needles.begin(), needles.end(), [&](const char* n) { return name.find(n) != std::string::npos; });
+  };
+  // ALiBi position biases (BLOOM, MPT, Baichuan-13B) are not in the schema.
+  if (named({"bloom", "mpt-", "alibi"})) return "ALiBi position biases (" + run.model + ") are not in the schema";
+  // GPT-2/3 and the models built like them: learned positions, a non-gated MLP, LayerNorm, biases,
+  // tied embeddings (GPT-3, Megatron-Turing NLG; OPT, whose ReLU is the same one memory-bound pass
+  // as GeLU in the timing).
+  const bool gpt = name.starts_with("gpt3") || name.starts_with("gpt-3") || name.starts_with("gpt-2") ||
+                   name.starts_with("gpt2") || named({"megatron-turing", "mt-nlg", "opt-"});
+  // Non-gated MLP with RoPE, untied: GPT-NeoX / Pythia (LayerNorm, biases) and Nemotron-4 (squared
+  // ReLU, LayerNorm, no biases). Their partial rotary (NeoX) is priced over the whole head.
+  const bool neox = named({"gpt-neox", "pythia"});
+  const bool nemotron4 = named({"nemotron-4"});
+  // Multi-head latent attention: DeepSeek-V2 / V3 / R1 and Kimi K2 (DeepSeek-V3's architecture); the
+  // earlier DeepSeek LLM and DeepSeek-MoE models are Llama style.
+  const bool mla = named({"deepseek-v2", "deepseek-v3", "deepseek v3", "deepseek-r1", "kimi"});
+  // Llama style: Llama 2/3, Mistral / Mixtral, InternLM, Qwen (its QKV biases are under 0.01 % of the
+  // layer's FLOPs and are priced as none), Yi, DeepSeek LLM / MoE, OLMo 2.
+  const bool llama = named({"llama", "internlm", "qwen", "mistral", "mixtral", "yi-", "deepseek", "olmo-2", "olmo2"}) ||
+                     gpt_oss;
+  if (!gpt && !neox && !nemotron4 && !mla && !llama) {
+    return "model family of '" + run.model +
+           "' not recognised (GPT-2/3, OPT, GPT-NeoX, Nemotron-4, Llama, Mistral, Qwen, DeepSeek, ...)";
+  }
+  if (gpt || neox || nemotron4) {
     m.mlp = model::MlpKind::kGelu;
     m.norm = model::NormKind::kLayerNorm;
-    m.position = model::PositionKind::kLearned;
-    m.linear_bias = true;
-    m.untie_embeddings = false;
+    m.position = gpt ? model::PositionKind::kLearned : model::PositionKind::kRope;
+    m.linear_bias = !nemotron4;
+    m.untie_embeddings = !gpt;
   } else {
     // Llama style (Llama 2/3, InternLM, Qwen3, DeepSeek): RoPE, SwiGLU, RMSNorm, no biases, untied.
     m.mlp = model::MlpKind::kSwiglu;
@@ -215,12 +234,11 @@ std::optional<std::string> set_architecture(const OpenRun& run, model::ModelSpec
   }
   if (run.is_moe()) {
     if (!run.moe_topk || !run.moe_ffn_hidden) return "MoE row without moe_topk or moe_ffn_hidden";
-    int dense = 0;
-    if (mla) {
-      const auto k = first_dense_layers(run.model);
-      if (!k) return "the number of dense layers before the MoE layers is not in the model text";
-      dense = *k;
-    }
+    // Dense layers before the first MoE layer where the model text states them; MLA models (DeepSeek-V3:
+    // 3, Kimi K2: 1) always have some, so for them the text must say how many.
+    const auto stated_dense = first_dense_layers(run.model);
+    if (mla && !stated_dense) return "the number of dense layers before the MoE layers is not in the model text";
+    const int dense = stated_dense.value_or(0);
     if (dense > 0 && !run.ffn_hidden) return "dense layers without ffn_hidden";
     m.moe = {.num_experts = *run.moe_experts,
              .top_k = *run.moe_topk,

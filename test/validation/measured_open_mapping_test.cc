@@ -323,7 +323,9 @@ TEST(OpenMapping, RowsTheSchemaCannotExpressAreListedWithEveryReason) {
   EXPECT_EQ(one_reason({{"recompute", "sometimes"}}), "recompute text not recognised: 'sometimes'");
   EXPECT_EQ(one_reason({{"precision", "int8"}}), "precision not recognised: 'int8'");
   EXPECT_EQ(one_reason({{"interconnect", "not stated"}}), "inter-node bandwidth not stated in the interconnect text");
-  EXPECT_EQ(one_reason({{"model", "Mamba-2.8B"}}), "model family of 'Mamba-2.8B' not recognised (GPT, Llama, DeepSeek, Qwen3)");
+  EXPECT_EQ(one_reason({{"model", "Mamba-2.8B"}}),
+            "model family of 'Mamba-2.8B' not recognised (GPT-2/3, OPT, GPT-NeoX, Nemotron-4, Llama, Mistral, Qwen, DeepSeek, ...)");
+  EXPECT_EQ(one_reason({{"model", "BLOOM-176B"}}), "ALiBi position biases (BLOOM-176B) are not in the schema");
   EXPECT_EQ(one_reason({{"model", "gpt-oss-20b (sliding-window attention, size unstated)"}}),
             "gpt-oss row without its window size");
   EXPECT_EQ(one_reason({{"measured_quantity", "mfu"}}),
@@ -388,6 +390,36 @@ TEST(OpenMapping, OtherStacksRecomputeAndPrecisionWords) {
   EXPECT_FALSE(fp16.features.fp8.enabled);
   EXPECT_EQ(spec_of(map_open_run(open_row({{"precision", "bf16"}}))).features.compute_dtype, model::DType::kBf16);
   EXPECT_THAT(map_open_run(open_row({{"precision", "tf32"}})).reasons, ElementsAre("precision not recognised: 'tf32'"));
+}
+
+// Model families by how they are built: GPT-style (learned positions, non-gated MLP, LayerNorm,
+// biases, tied: GPT-3, OPT), non-gated with RoPE (GPT-NeoX with biases, Nemotron-4 without),
+// Llama-style (Mistral, Qwen, DeepSeek LLM), MLA only for DeepSeek-V2/V3 and Kimi.
+TEST(OpenMapping, ModelFamiliesTakeTheirArchitecture) {
+  const auto model_of = [](const std::string& text) { return spec_of(map_open_run(open_row({{"model", text}}))).model; };
+  const model::ModelSpec opt = model_of("OPT-175B");
+  EXPECT_EQ(opt.mlp, model::MlpKind::kGelu);
+  EXPECT_EQ(opt.position, model::PositionKind::kLearned);
+  EXPECT_TRUE(opt.linear_bias);
+  EXPECT_FALSE(opt.untie_embeddings);
+  const model::ModelSpec neox = model_of("GPT-NeoX-20B");
+  EXPECT_EQ(neox.mlp, model::MlpKind::kGelu);
+  EXPECT_EQ(neox.position, model::PositionKind::kRope);
+  EXPECT_TRUE(neox.linear_bias);
+  EXPECT_TRUE(neox.untie_embeddings);
+  const model::ModelSpec nemotron = model_of("Nemotron-4 340B");
+  EXPECT_EQ(nemotron.mlp, model::MlpKind::kGelu);
+  EXPECT_EQ(nemotron.norm, model::NormKind::kLayerNorm);
+  EXPECT_FALSE(nemotron.linear_bias);
+  for (const char* llama_style : {"Mistral-7B", "Qwen2.5-72B", "DeepSeek LLM 67B", "Yi-34B"}) {
+    const model::ModelSpec m = model_of(llama_style);
+    EXPECT_EQ(m.mlp, model::MlpKind::kSwiglu) << llama_style;
+    EXPECT_EQ(m.attention, model::AttentionKind::kMha) << llama_style;  // the base row's kv_heads = heads
+  }
+  const OpenCase v3_without_dense = map_open_run(open_row({{"model", "DeepSeek-V3"}, {"moe_experts", "256"},
+                                                           {"moe_topk", "8"}, {"moe_ffn_hidden", "2048"}}));
+  EXPECT_THAT(v3_without_dense.reasons,
+              ElementsAre("the number of dense layers before the MoE layers is not in the model text"));
 }
 
 TEST(OpenMapping, LayersThatDoNotSplitOverTheChunksAreAReason) {
