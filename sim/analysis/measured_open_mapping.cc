@@ -59,7 +59,8 @@ constexpr double kIntraLatency = 2e-6;          // assumption, as the shipped sc
 constexpr double kInterLatency = 5e-6;          // assumption, as the shipped scenarios
 
 struct GpuClass {
-  const char* match;                 // prefix of the gpu column
+  std::vector<const char*> all;      // words the gpu column contains, all of them (case-insensitive)
+  std::vector<const char*> none;     // words it must not contain
   const char* family;
   std::vector<const char*> presets;  // preset names tried in order (none: no preset can exist yet)
   double nvlink_bus_bandwidth;
@@ -68,19 +69,29 @@ struct GpuClass {
 };
 
 const std::vector<GpuClass>& gpu_classes() {
-  // Order matters: "GB200" before "B200", the 96 GB H100 before the SXM5 part.
+  // The first class whose words the gpu column has: "GB200" before "B200", the 96 GB H100 before the
+  // SXM5 part. The open set writes A100-SXM4-80GB, H100-SXM5-80GB, ...; other files write "A100 80GB",
+  // "H100 SXM", "NVIDIA H800", which name the same parts. H100 PCIe / NVL (114 and 132 SMs at
+  // 350-400 W) have no preset.
   static const std::vector<GpuClass> kClasses = {
-      {"GB200", "GB200", {"gb200-nvl72", "gb200"}, kNvlink5BusBandwidth, kNvlink5Latency, ""},
-      {"B200", "B200", {"b200", "b200-sxm"}, kNvlink5BusBandwidth, kNvlink5Latency, ""},
-      {"H200", "H200", {"h200"}, kNvlink4BusBandwidth, kIntraLatency, ""},
-      {"H100-SXM-96GB", "H100-96GB", {"h100-96gb"}, kNvlink4BusBandwidth, kIntraLatency, ""},
-      {"H100-SXM5-80GB", "H100-SXM5-80GB", {"h100-sxm"}, kNvlink4BusBandwidth, kIntraLatency, ""},
-      {"H800", "H800", {"h800"}, kH800NvlinkBusBandwidth, kIntraLatency, ""},
-      {"A100-PCIe", "A100-PCIe-80GB", {"a100-pcie-80gb", "a100-pcie"}, kPcieBusBandwidth, kIntraLatency, ""},
-      {"A100-SXM4-80GB", "A100-SXM4-80GB", {"a100-80gb"}, kNvlink3BusBandwidth, kIntraLatency, ""},
-      {"A100-SXM4-40GB", "A100-SXM4-40GB", {"a100-40gb"}, kNvlink3BusBandwidth, kIntraLatency, ""},
+      {{"gb200"}, {}, "GB200", {"gb200-nvl72", "gb200"}, kNvlink5BusBandwidth, kNvlink5Latency, ""},
+      {{"b200"}, {}, "B200", {"b200", "b200-sxm"}, kNvlink5BusBandwidth, kNvlink5Latency, ""},
+      {{"h200"}, {}, "H200", {"h200"}, kNvlink4BusBandwidth, kIntraLatency, ""},
+      {{"h100", "96gb"}, {}, "H100-96GB", {"h100-96gb"}, kNvlink4BusBandwidth, kIntraLatency, ""},
+      {{"h100"}, {"pcie", "h100 nvl", "h100-nvl"}, "H100-SXM5-80GB", {"h100-sxm"}, kNvlink4BusBandwidth, kIntraLatency, ""},
+      {{"h100"}, {}, "H100-PCIe/NVL", {}, 0, 0, "no hardware preset for the H100 PCIe / NVL boards"},
+      {{"h800"}, {}, "H800", {"h800"}, kH800NvlinkBusBandwidth, kIntraLatency, ""},
+      {{"a100", "pcie"}, {}, "A100-PCIe-80GB", {"a100-pcie-80gb", "a100-pcie"}, kPcieBusBandwidth, kIntraLatency, ""},
+      {{"a100", "40gb"}, {}, "A100-SXM4-40GB", {"a100-40gb"}, kNvlink3BusBandwidth, kIntraLatency, ""},
+      {{"a100"}, {}, "A100-SXM4-80GB", {"a100-80gb"}, kNvlink3BusBandwidth, kIntraLatency, ""},
   };
   return kClasses;
+}
+
+bool gpu_class_matches(const GpuClass& g, const std::string& gpu) {
+  const std::string text = lower(gpu);
+  const auto in = [&](const char* word) { return text.find(word) != std::string::npos; };
+  return std::all_of(g.all.begin(), g.all.end(), in) && std::none_of(g.none.begin(), g.none.end(), in);
 }
 
 // The preset's hardware, or nothing when no preset of that name ships. Loaded once per name.
@@ -424,7 +435,7 @@ OpenCase map_open_run(const OpenRun& run) {
   // Device.
   const GpuClass* gpu = nullptr;
   for (const GpuClass& g : gpu_classes()) {
-    if (run.gpu.starts_with(g.match)) {
+    if (gpu_class_matches(g, run.gpu)) {
       gpu = &g;
       break;
     }

@@ -530,6 +530,21 @@ TEST(OpenMapping, H800AndA100FortyGbHaveTheirPresets) {
   EXPECT_DOUBLE_EQ(spec_of(a100).topology.intra_node.bandwidth, 200e9);
 }
 
+// Other files name the same parts differently ("A100 80GB", "NVIDIA H100 SXM", "H800"); the H100
+// PCIe and NVL boards have no preset and say so.
+TEST(OpenMapping, GpuNamesAreReadByTheirWords) {
+  const auto family_of = [](const std::string& gpu) { return map_open_run(open_row({{"gpu", gpu}})).gpu_family; };
+  EXPECT_EQ(family_of("A100 80GB SXM"), "A100-SXM4-80GB");
+  EXPECT_EQ(family_of("NVIDIA A100-SXM4-40GB"), "A100-SXM4-40GB");
+  EXPECT_EQ(family_of("NVIDIA H100 SXM (NVLink)"), "H100-SXM5-80GB");
+  EXPECT_EQ(family_of("nvidia h800"), "H800");
+  EXPECT_EQ(family_of("GB200 (NVL72)"), "GB200");
+  const OpenCase pcie = map_open_run(open_row({{"gpu", "H100 PCIe 80GB"}}));
+  EXPECT_EQ(pcie.gpu_family, "H100-PCIe/NVL");
+  EXPECT_THAT(pcie.reasons, ::testing::Contains("no hardware preset for the H100 PCIe / NVL boards"));
+  EXPECT_THAT(map_open_run(open_row({{"gpu", "MI300X"}})).reasons, ::testing::Contains("GPU 'MI300X' not recognised"));
+}
+
 TEST(OpenMapping, Nvl72RunsSpreadTheirGpusOverTheRacksTheNotesName) {
   EXPECT_EQ(open_nvl72_nodes_per_domain("MLPerf Training v5.0 Tyche 4x NVL72; FP8", 256, 4), 16);  // 64 GPUs a rack
   EXPECT_EQ(open_nvl72_nodes_per_domain("Carina 39x NVL72 (2496 GPUs)", 2496, 4), 16);
