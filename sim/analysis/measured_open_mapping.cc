@@ -129,6 +129,17 @@ std::optional<double> open_inter_node_bytes_per_node(const std::string& text, in
     const auto gbit = small_count(m[2].str());
     if (nics && gbit && *nics > 0 && *gbit > 0) return static_cast<double>(*nics) * *gbit * 1e9 / 8;
   }
+  // A node's total: "3.2 Tbps per node", "1600 Gb/s per host".
+  static const std::regex kPerNode(R"((\d{1,6})(?:\.(\d{1,3}))?\s?(Gb|Tb)(?:ps|/s)?\s(?:per|/)\s?(?:node|host|server))",
+                                   std::regex::icase);
+  if (std::regex_search(text, m, kPerNode)) {
+    const auto whole = small_count(m[1].str());
+    if (!whole) return std::nullopt;
+    const double fraction = m[2].matched ? std::stod("0." + m[2].str()) : 0.0;
+    const double unit = lower(m[3].str()) == "tb" ? 1e12 : 1e9;
+    const double bits = (*whole + fraction) * unit;
+    if (bits > 0) return bits / 8;
+  }
   return std::nullopt;
 }
 

@@ -61,6 +61,9 @@ TEST(OpenMapping, InterconnectTextsGiveTheLineRatePerNode) {
   // "8x A100-SXM4-80GB" counts GPUs, not NICs (GB, not Gb); the NICs come after.
   EXPECT_EQ(open_inter_node_bytes_per_node("8x A100-SXM4-80GB per node (NVLink/NVSwitch); inter-node 4x 100 Gb RoCE", 8),
             50e9);
+  // A node's total: Tb/s or Gb/s "per node" / "per host".
+  EXPECT_EQ(open_inter_node_bytes_per_node("3.2 Tbps per node (8x CX7)", 8), 400e9);
+  EXPECT_EQ(open_inter_node_bytes_per_node("RoCE, 1600 Gb/s per host", 8), 200e9);
   EXPECT_FALSE(open_inter_node_bytes_per_node("OCI BM.GPU.H100.8: NVLink4/NVSwitch 900 GB/s; RoCEv2 cluster network", 8));
   EXPECT_FALSE(open_inter_node_bytes_per_node("not stated (Meta A100 cluster); 8 GPUs/node assumed", 8));
 }
