@@ -23,6 +23,14 @@ const MeasuredCase& spec_of(const OpenCase& c) {
   return *c.spec;
 }
 
+// The features and the reasons of the base row with one text column replaced.
+model::FeatureSpec features_with(const std::string& column, const std::string& text) {
+  return spec_of(map_open_run(open_row({{column, text}}))).features;
+}
+std::vector<std::string> reasons_with(const std::string& column, const std::string& text) {
+  return map_open_run(open_row({{column, text}})).reasons;
+}
+
 TEST(OpenMapping, AnInternLmRowBecomesTheA100PresetOnItsRoceCluster) {
   const OpenCase c = map_open_run(open_row());
   const MeasuredCase& s = spec_of(c);
@@ -276,9 +284,7 @@ TEST(OpenMapping, FsdpFullShardIsZeroThree) {
   const OpenCase zero1 = map_open_run(open_row({{"optimizer_sharding", "Distributed optimizer"}}));
   EXPECT_EQ(spec_of(zero1).features.dp_sharding, model::DpSharding::kOptim);
   // The other stacks' words for the same levels: FSDP1's sharding strategies and DeepSpeed's stages.
-  const auto level_of = [](const std::string& text) {
-    return spec_of(map_open_run(open_row({{"optimizer_sharding", text}}))).features.dp_sharding;
-  };
+  const auto level_of = [](const std::string& text) { return features_with("optimizer_sharding", text).dp_sharding; };
   EXPECT_EQ(level_of("FSDP (FULL_SHARD)"), model::DpSharding::kOptimGradsParams);
   EXPECT_EQ(level_of("DeepSpeed ZeRO stage 3"), model::DpSharding::kOptimGradsParams);
   EXPECT_EQ(level_of("DeepSpeed ZeRO-2"), model::DpSharding::kOptimGrads);
@@ -286,7 +292,7 @@ TEST(OpenMapping, FsdpFullShardIsZeroThree) {
   EXPECT_EQ(level_of("DeepSpeed ZeRO stage 1"), model::DpSharding::kOptim);
   EXPECT_EQ(level_of("DDP"), model::DpSharding::kNone);
   EXPECT_EQ(level_of("FSDP NO_SHARD"), model::DpSharding::kNone);
-  EXPECT_THAT(map_open_run(open_row({{"optimizer_sharding", "FSDP HYBRID_SHARD"}})).reasons,
+  EXPECT_THAT(reasons_with("optimizer_sharding", "FSDP HYBRID_SHARD"),
               ElementsAre("hybrid sharding without its shard group size ('within groups of N')"));
   // A split the layers do not divide evenly needs the run's stage_layers, which the row lacks.
   const OpenCase uneven = map_open_run(open_row({{"gpus", "64"}, {"layers", "61"}, {"pp", "4"}, {"vpp", "8"}}));
@@ -376,23 +382,20 @@ TEST(OpenMapping, InterleavedFlushesThatAreNotAMultipleOfPpAreAReason) {
 // Hugging Face activation (gradient) checkpointing, and FP16 mixed precision (BF16's rates, FP16
 // parameters); what no rule reads stays a reason.
 TEST(OpenMapping, OtherStacksRecomputeAndPrecisionWords) {
-  const auto recompute_of = [](const std::string& text) {
-    return spec_of(map_open_run(open_row({{"recompute", text}}))).features.recompute;
-  };
+  const auto recompute_of = [](const std::string& text) { return features_with("recompute", text).recompute; };
   EXPECT_EQ(recompute_of("--recompute-granularity full --recompute-method uniform"), model::RecomputeKind::kFull);
   EXPECT_EQ(recompute_of("recompute_granularity=selective"), model::RecomputeKind::kSelective);
   EXPECT_EQ(recompute_of("no activation checkpointing"), model::RecomputeKind::kNone);
   EXPECT_EQ(recompute_of("off"), model::RecomputeKind::kNone);
   EXPECT_EQ(recompute_of("HF gradient checkpointing"), model::RecomputeKind::kFull);
-  EXPECT_THAT(map_open_run(open_row({{"recompute", "sometimes"}})).reasons,
-              ElementsAre("recompute text not recognised: 'sometimes'"));
-  const MeasuredCase fp16 = spec_of(map_open_run(open_row({{"precision", "fp16 mixed precision (loss scaling)"}})));
-  EXPECT_EQ(fp16.features.compute_dtype, model::DType::kFp16);
-  EXPECT_EQ(fp16.features.param_dtype, model::DType::kFp16);
-  EXPECT_EQ(fp16.features.grad_dtype, model::DType::kFp32);
-  EXPECT_FALSE(fp16.features.fp8.enabled);
-  EXPECT_EQ(spec_of(map_open_run(open_row({{"precision", "bf16"}}))).features.compute_dtype, model::DType::kBf16);
-  EXPECT_THAT(map_open_run(open_row({{"precision", "tf32"}})).reasons, ElementsAre("precision not recognised: 'tf32'"));
+  EXPECT_THAT(reasons_with("recompute", "sometimes"), ElementsAre("recompute text not recognised: 'sometimes'"));
+  const model::FeatureSpec fp16 = features_with("precision", "fp16 mixed precision (loss scaling)");
+  EXPECT_EQ(fp16.compute_dtype, model::DType::kFp16);
+  EXPECT_EQ(fp16.param_dtype, model::DType::kFp16);
+  EXPECT_EQ(fp16.grad_dtype, model::DType::kFp32);
+  EXPECT_FALSE(fp16.fp8.enabled);
+  EXPECT_EQ(features_with("precision", "bf16").compute_dtype, model::DType::kBf16);
+  EXPECT_THAT(reasons_with("precision", "tf32"), ElementsAre("precision not recognised: 'tf32'"));
 }
 
 // Model families by how they are built: GPT-style (learned positions, non-gated MLP, LayerNorm,
