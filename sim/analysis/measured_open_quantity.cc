@@ -1,6 +1,7 @@
 // Row quantities and FLOP conventions of the open set (see measured_open_quantity.h).
 #include "sim/analysis/measured_open_quantity.h"
 
+#include <regex>
 #include <stdexcept>
 
 #include "sim/units/check.h"
@@ -23,6 +24,11 @@ FlopConvention convention_of(const OpenRun& run) {
 
 std::optional<FlopConvention> recognised_flop_convention(const std::string& text) {
   if (text.starts_with("InternLM get_megatron_flops")) return FlopConvention::kInternLmMegatron;
+  // Bounded patterns: the text is at most kMaxOpenCellChars (measured_open_reader.h).
+  static const std::regex kNarayanan(R"(narayanan|ptd-p|96\s?(?:·|\*|x)?\s?b\s?(?:·|\*)?\s?s\s?(?:·|\*)?\s?l)", std::regex::icase);
+  static const std::regex kKorthikanti(R"(korthikanti|72\s?(?:·|\*|x)?\s?b\s?(?:·|\*)?\s?s\s?(?:·|\*)?\s?l)", std::regex::icase);
+  if (std::regex_search(text, kNarayanan)) return FlopConvention::kNarayanan;
+  if (std::regex_search(text, kKorthikanti)) return FlopConvention::kKorthikantiModel;
   return std::nullopt;
 }
 
@@ -39,6 +45,16 @@ double convention_flops_per_step(const OpenRun& run, FlopConvention convention, 
       const long long swiglu_width = (8LL * run.hidden / 3 + 255) / 256 * 256;
       const double r = *run.ffn_hidden == swiglu_width ? 8.0 / 3.0 : static_cast<double>(*run.ffn_hidden) / h;
       return f * ((8 + 4 * 1.5 * r) * B * s * h * h + 4 * B * s * s * h) * run.layers + 6 * B * s * h * run.vocab;
+    }
+    case FlopConvention::kNarayanan:
+    case FlopConvention::kKorthikantiModel: {
+      const double B = run.global_batch;
+      const double s = run.seq;
+      const double h = run.hidden;
+      const double L = run.layers;
+      const double V = run.vocab;
+      if (convention == FlopConvention::kNarayanan) return 96 * B * s * L * h * h * (1 + s / (6 * h) + V / (16 * L * h));
+      return 72 * B * s * L * h * h * (1 + s / (6 * h) + V / (12 * h * L));
     }
   }
   return 0;

@@ -22,6 +22,14 @@ enum class FlopConvention {
   // sequences per step. With it, O-ILM-33's derived step gives 193.4 TFLOPS/GPU; InternLM
   // published 193.
   kInternLmMegatron,
+  // Narayanan et al. 2021 (the Megatron-LM PTD-P paper's formula), a GPT layer with full activation recompute,
+  // attention counted non-causal: 96·B·s·L·h²·(1 + s/(6h) + V/(16·L·h)) per step, whatever the run's
+  // own recompute (the paper's "achieved teraFLOP/s" counts it for every run). Named by the text:
+  // "Narayanan", "PTD-P" or the formula "96·B·s·L·h²".
+  kNarayanan,
+  // Korthikanti et al. 2022 model FLOPs (for MFU; no recompute, non-causal attention):
+  // 72·B·s·L·h²·(1 + s/(6h) + V/(12·h·L)). Named by "Korthikanti" or "72·B·s·L·h²".
+  kKorthikantiModel,
 };
 
 // The convention a flops_convention text names, when its formula is one we implement.

@@ -47,6 +47,29 @@ TEST(OpenQuantity, InternLmFlopConventionOnATinyModel) {
   EXPECT_FALSE(quantity_not_comparable(r).has_value());
 }
 
+// The Megatron papers' GPT formulas, named by the text, on a tiny model (B = 2, s = 4, L = 1, h = 8,
+// V = 16): Narayanan 96*2*4*1*64 * (1 + 4/48 + 16/128) = 49152 * 1.208333 = 59392; Korthikanti
+// 72*2*4*1*64 * (1 + 4/48 + 16/96) = 36864 * 1.25 = 46080. Neither depends on the run's recompute.
+TEST(OpenQuantity, MegatronPaperFlopConventionsOnATinyModel) {
+  const auto row = [](const std::string& convention) {
+    return open_row({{"layers", "1"}, {"hidden", "8"}, {"heads", "1"}, {"kv_heads", "1"}, {"vocab", "16"}, {"seq", "4"},
+                     {"gpus", "1"}, {"dp", "1"}, {"micro_batch", "2"}, {"global_batch", "2"},
+                     {"measured_quantity", "tflops_per_gpu"}, {"flops_convention", convention}});
+  };
+  const OpenRun ptdp = row("Megatron-LM paper formula (Narayanan et al. 2021), full recompute");
+  ASSERT_EQ(recognised_flop_convention(ptdp.flops_convention), FlopConvention::kNarayanan);
+  EXPECT_EQ(recognised_flop_convention("96·B·s·l·h² (1 + s/6h + V/16lh)"), FlopConvention::kNarayanan);
+  EXPECT_DOUBLE_EQ(convention_flops_per_step(ptdp, FlopConvention::kNarayanan, model::RecomputeKind::kNone), 59392);
+  EXPECT_DOUBLE_EQ(convention_flops_per_step(ptdp, FlopConvention::kNarayanan, model::RecomputeKind::kFull), 59392);
+  const OpenRun model_flops = row("model FLOPs, Korthikanti et al. 2022");
+  ASSERT_EQ(recognised_flop_convention(model_flops.flops_convention), FlopConvention::kKorthikantiModel);
+  EXPECT_EQ(recognised_flop_convention("72*B*s*L*h^2*(1 + s/(6h) + V/(12hL))"), FlopConvention::kKorthikantiModel);
+  EXPECT_DOUBLE_EQ(convention_flops_per_step(model_flops, FlopConvention::kKorthikantiModel, model::RecomputeKind::kNone),
+                   46080);
+  EXPECT_FALSE(quantity_not_comparable(ptdp).has_value());
+  EXPECT_EQ(recognised_flop_convention("SimuMax/Megatron model FLOPs per GPU per second"), std::nullopt);
+}
+
 TEST(OpenQuantity, InternLmFlopConventionReproducesAPublishedFigure) {
   // O-ILM-33 (InternLM-7B, 8 A100s, activation checkpointing on): 3314 tokens/s/GPU, 64 sequences
   // of 2048 per step, so step = 131072 / (3314 * 8) = 4.94387 s. mlp_ratio 8/3 (11008 is its
