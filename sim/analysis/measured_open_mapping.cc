@@ -29,6 +29,10 @@ std::string lower(std::string s) {
 
 bool has(const std::string& text, const std::string& needle) { return lower(text).find(lower(needle)) != std::string::npos; }
 
+bool has_any(const std::string& text, std::initializer_list<const char*> needles) {
+  return std::any_of(needles.begin(), needles.end(), [&](const char* n) { return has(text, n); });
+}
+
 // A count written in a free-text column: its value when it has 1 to 9 digits, else nothing (a
 // user's text never overflows a conversion).
 std::optional<int> small_count(const std::string& digits) {
@@ -89,8 +93,7 @@ const std::vector<GpuClass>& gpu_classes() {
 }
 
 bool gpu_class_matches(const GpuClass& g, const std::string& gpu) {
-  const std::string text = lower(gpu);
-  const auto in = [&](const char* word) { return text.find(word) != std::string::npos; };
+  const auto in = [&](const char* word) { return has(gpu, word); };
   return std::all_of(g.all.begin(), g.all.end(), in) && std::none_of(g.none.begin(), g.none.end(), in);
 }
 
@@ -193,9 +196,7 @@ std::optional<std::string> set_architecture(const OpenRun& run, model::ModelSpec
     m.window_size = 128;
     m.window_attn_skip_freq = 2;
   }
-  const auto named = [&](std::initializer_list<const char*> needles) {
-    return std::any_of(needles.begin(), needles.end(), [&](const char* n) { return name.find(n) != std::string::npos; });
-  };
+  const auto named = [&](std::initializer_list<const char*> needles) { return has_any(run.model, needles); };
   // ALiBi position biases (BLOOM, MPT, Baichuan-13B) are not in the schema.
   if (named({"bloom", "mpt-", "alibi"})) return "ALiBi position biases (" + run.model + ") are not in the schema";
   // GPT-2/3 and the models built like them: learned positions, a non-gated MLP, LayerNorm, biases,
@@ -359,10 +360,6 @@ struct Sharding {
   int instances = 1;        // HSDP: optimizer shards within dp / instances ranks, replicated across
   std::string why_not{};
 };
-
-bool has_any(const std::string& text, std::initializer_list<const char*> needles) {
-  return std::any_of(needles.begin(), needles.end(), [&](const char* n) { return has(text, n); });
-}
 
 Sharding sharding_of(const std::string& text, int dp) {
   // FSDP2's full shard (reshard after forward, its default) is ZeRO-3: parameters, gradients and

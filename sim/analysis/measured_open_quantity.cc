@@ -11,6 +11,11 @@ namespace {
 
 double tokens_per_step(const OpenRun& run) { return static_cast<double>(run.global_batch) * run.seq; }
 
+// B·s·L·h², the factor the Megatron papers' GPT formulas share.
+double gpt_bslh2(const OpenRun& run) {
+  return tokens_per_step(run) * run.layers * static_cast<double>(run.hidden) * run.hidden;
+}
+
 // Only rows that quantity_not_comparable() let through reach here, so an unknown convention is
 // an internal error, not a row to report.
 FlopConvention convention_of(const OpenRun& run) {
@@ -47,15 +52,9 @@ double convention_flops_per_step(const OpenRun& run, FlopConvention convention, 
       return f * ((8 + 4 * 1.5 * r) * B * s * h * h + 4 * B * s * s * h) * run.layers + 6 * B * s * h * run.vocab;
     }
     case FlopConvention::kNarayanan:
-    case FlopConvention::kKorthikantiModel: {
-      const double B = run.global_batch;
-      const double s = run.seq;
-      const double h = run.hidden;
-      const double L = run.layers;
-      const double V = run.vocab;
-      if (convention == FlopConvention::kNarayanan) return 96 * B * s * L * h * h * (1 + s / (6 * h) + V / (16 * L * h));
-      return 72 * B * s * L * h * h * (1 + s / (6 * h) + V / (12 * h * L));
-    }
+      return 96 * gpt_bslh2(run) * (1 + run.seq / (6.0 * run.hidden) + run.vocab / (16.0 * run.layers * run.hidden));
+    case FlopConvention::kKorthikantiModel:
+      return 72 * gpt_bslh2(run) * (1 + run.seq / (6.0 * run.hidden) + run.vocab / (12.0 * run.hidden * run.layers));
   }
   return 0;
 }
