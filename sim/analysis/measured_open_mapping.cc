@@ -16,22 +16,13 @@
 #include "sim/analysis/measured_open_quantity.h"
 #include "sim/analysis/measured_open_split.h"
 #include "sim/analysis/measured_open_stack.h"
+#include "sim/analysis/measured_open_text.h"
+#include "sim/analysis/measured_open_framework.h"
 #include "sim/scenario/budgets.h"
 #include "sim/scenario/loader.h"
 
 namespace mofasim::analysis {
 namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
-bool has(const std::string& text, const std::string& needle) { return lower(text).find(lower(needle)) != std::string::npos; }
-
-bool has_any(const std::string& text, std::initializer_list<const char*> needles) {
-  return std::any_of(needles.begin(), needles.end(), [&](const char* n) { return has(text, n); });
-}
 
 // A count written in a free-text column: its value when it has 1 to 9 digits, else nothing (a
 // user's text never overflows a conversion).
@@ -521,6 +512,7 @@ OpenCase map_open_run(const OpenRun& run) {
     why.push_back("an estimated " + std::to_string(static_cast<long long>(tasks)) +
                   " simulator tasks per step exceed the scenario budget of 2e7");
   }
+  const SourceFramework framework = source_framework(run);
   const OpenStack stack = open_stack(run);
   // The scenario schema's rule (validate_rules.cc): FlashAttention-1's measured curves exist for
   // Ampere and Hopper only (flash-attn 1 has no Blackwell kernel).
@@ -583,7 +575,7 @@ OpenCase map_open_run(const OpenRun& run) {
   // its rule is known (measured_open_split.h); otherwise the schema's refusal below lists the row.
   // AutoModel's pipeline runs one schedule per local batch (measured_open_split.h): the spec is one
   // of the GA flushes, the validation repeats it.
-  if (run.source_group() == "O-AM" && run.pp > 1) {
+  if (framework == SourceFramework::kAutomodel && run.pp > 1) {
     const auto flushes = automodel_pipeline_flushes(run.notes, run.global_batch, run.dp);
     if (!flushes) {
       why.push_back("an AutoModel pipeline row whose notes give no local batch dividing global_batch / dp");
@@ -603,7 +595,7 @@ OpenCase map_open_run(const OpenRun& run) {
     }
   }
   const int chunks = run.pp * run.vpp;
-  if (chunks > 1 && run.layers % chunks != 0) (void)apply_open_source_split(run.source_group(), run.layers, c.parallel);
+  if (chunks > 1 && run.layers % chunks != 0) (void)apply_open_source_split(framework, run.layers, c.parallel);
   try {
     model::validate_model(c.model);
     model::validate_parallel(c.model, c.parallel);

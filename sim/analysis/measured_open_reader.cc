@@ -134,6 +134,7 @@ std::vector<OpenRun> parse_open_runs_csv(std::string_view text, const std::strin
     OpenRun r{.file = name,
               .line = line_no,
               .id = cell("id"),
+              .source = cell("source"),
               .gpu = cell("gpu"),
               .gpus = integer("gpus"),
               .gpus_per_node = integer("gpus_per_node"),

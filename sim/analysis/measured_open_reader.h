@@ -24,6 +24,7 @@ struct OpenRun {
   std::string file{};  // file name given to the reader
   int line = 0;        // 1-based line in that file
   std::string id{};    // "O-ILM-01"
+  std::string source{};  // the repository or results set the row cites (measured_open_framework.h)
   std::string gpu{};
   int gpus = 0;
   int gpus_per_node = 0;
@@ -61,7 +62,7 @@ struct OpenRun {
   [[nodiscard]] std::string source_group() const;
 };
 
-// The columns every open-set file has (runs.csv's header; "source" and "notes" are read but not used).
+// The columns every open-set file has (runs.csv's header).
 const std::vector<std::string>& open_run_columns();
 
 // True when the first non-empty line of `text` has the open-set columns id, gpu, measured_quantity

@@ -12,13 +12,13 @@ std::optional<std::vector<int>> automodel_split(int layers, int chunks) {
   return split;
 }
 
-bool apply_open_source_split(const std::string& source_group, int layers, model::ParallelSpec& parallel) {
-  if (source_group == "O-MLP") {
+bool apply_open_source_split(SourceFramework framework, int layers, model::ParallelSpec& parallel) {
+  if (framework == SourceFramework::kNvidiaMegatron) {
     parallel.account_for_embedding = true;
     parallel.account_for_loss = true;
     return true;
   }
-  if (source_group == "O-AM") {
+  if (framework == SourceFramework::kAutomodel) {
     std::optional<std::vector<int>> split = automodel_split(layers, parallel.pp * parallel.vpp);
     if (!split) return false;
     parallel.stage_layers = std::move(*split);

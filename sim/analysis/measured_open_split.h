@@ -1,4 +1,4 @@
-// The split an open-set source's framework uses when pp*vpp does not divide the layer count. Two
+// The split a row's framework (measured_open_framework.h) uses when pp*vpp does not divide the layer count. Two
 // frameworks' rules, each from its own code:
 //
 //  - Megatron-Core with account_for_embedding_in_pipeline_split and
@@ -7,7 +7,10 @@
 //    and the first and last chunk hold one transformer layer fewer. The MLPerf Training v5.0
 //    llama31_405b submissions set both (ASYM_PP_EMBED=True, ASYM_PP_LOSS=True in
 //    config_DGXH100_64x8x288xtp8pp8cp2.sh and config_GB200_384x4x48xtp4pp8cp2.sh); they are the
-//    open set's only O-MLP rows with an uneven layout. The row sets the schema's two flags
+//    open set's only O-MLP rows with an uneven layout. Megatron-Bridge's library recipes of the
+//    models its performance tables run unevenly set both as well (Llama 3.1 405B, Qwen3-235B-A22B);
+//    DeepSeek-V3's recipes give a per-system pipeline layout instead, which a row does not state,
+//    so such a row stays listed. The row sets the schema's two flags
 //    (ParallelSpec::account_for_embedding / account_for_loss) and model::chunk_layers splits.
 //  - NeMo AutoModel's pipeline split (nemo_automodel/components/distributed/pipelining/
 //    functional.py, generate_hf_model_fqn_per_model_part): L / chunks layers each, and the first
@@ -20,6 +23,7 @@
 #include <vector>
 
 #include "model/spec.h"
+#include "sim/analysis/measured_open_framework.h"
 #include "sim/analysis/step_prediction.h"
 
 namespace mofasim::analysis {
@@ -28,11 +32,11 @@ namespace mofasim::analysis {
 // chunks > layers (AutoModel refuses that).
 std::optional<std::vector<int>> automodel_split(int layers, int chunks);
 
-// Writes into `parallel` the split the row's source uses for an uneven layout, by source group
-// (O-MLP: Megatron's account_for_* flags; O-AM: AutoModel's stage_layers). False, and `parallel`
+// Writes into `parallel` the split the row's framework uses for an uneven layout (NVIDIA's
+// Megatron-Core recipes: Megatron's account_for_* flags; AutoModel: its stage_layers). False, and `parallel`
 // untouched, when the source's rule is not known. Whether the layers then split is
 // model::chunk_layers' to say.
-bool apply_open_source_split(const std::string& source_group, int layers, model::ParallelSpec& parallel);
+bool apply_open_source_split(SourceFramework framework, int layers, model::ParallelSpec& parallel);
 
 // NeMo AutoModel with pipeline parallelism runs one pipeline schedule per local batch: its training
 // step (recipes/llm/train_ft.py, _forward_backward_step) calls schedule.step() once for each of the

@@ -30,14 +30,15 @@ std::optional<bool> stated(const std::string& text, const std::regex& phrase) {
 
 }  // namespace
 
-std::optional<OpenStack> known_source_stack(const std::string& group) {
-  // O-SMXB/O-SMXA: Megatron-LM with sequence parallelism, TP-comm and P2P overlap off (README §3.1).
+std::optional<OpenStack> known_source_stack(SourceFramework framework) {
+  using F = SourceFramework;
+  // SimuMax (O-SMXB/O-SMXA): Megatron-LM with sequence parallelism, TP-comm and P2P overlap off (README §3.1).
   // Both run Megatron-Core layers on Transformer Engine (TE 2.11 for O-SMXB, README §3.1): TE's
   // fused RoPE, residual adds and MoE permute are kernels of their step.
-  if (group == "O-SMXB" || group == "O-SMXA") {
+  if (framework == F::kSimuMaxMegatron) {
     return OpenStack{.sequence_parallel = true, .kernels = model::KernelStack::kTransformerEngine};
   }
-  // O-ILM: InternEvo's hybrid ZeRO overlaps the gradient reduce with the backward (configs/7B_sft.py
+  // InternEvo (O-ILM): its hybrid ZeRO overlaps the gradient reduce with the backward (configs/7B_sft.py
   // overlap_sync_grad); tensor parallelism without sequence parallelism. Assumption where unstated.
   // Its attention is flash-attn 1.0.5: InternLM doc/en/install.md ("Flash-Attention == v1.0.5",
   // InternLM/InternLM@0f5ee05), the stack of the July 2023 measurements (FlashAttention-2 was
@@ -49,13 +50,13 @@ std::optional<OpenStack> known_source_stack(const std::string& group) {
   // (modeling_internlm.py, PackedFlashBaseLayer1D._forward: dropped2 + residual1, hidden_states +
   // residual2), each RMSNorm on an fp32 copy (norm1(residual1.float())) inside the default
   // dropout_selective_checkpoint, and w3(F.silu(w1(x)) * w2(x)) with separate w1 / w2 GEMMs.
-  if (group == "O-ILM") {
+  if (framework == F::kInternEvo) {
     return OpenStack{.dp_overlap = true, .kernels = model::KernelStack::kInternLm, .attention = model::AttentionImpl::kFlash1, .zero_broadcast = true};
   }
-  // O-FA: PyTorch Lightning DDP, which overlaps bucketed all-reduces with the backward; the
+  // flash-attention GPT (O-FA): PyTorch Lightning DDP, which overlaps bucketed all-reduces with the backward; the
   // table is of November 2022, FlashAttention v1 (the rows' notes; FlashAttention-2 came in 2023).
-  if (group == "O-FA") return OpenStack{.dp_overlap = true, .attention = model::AttentionImpl::kFlash1};
-  // O-MBR / O-MLP: Megatron-Core recipes with sequence parallelism and overlapped gradient reduce.
+  if (framework == F::kFlashAttentionGpt) return OpenStack{.dp_overlap = true, .attention = model::AttentionImpl::kFlash1};
+  // NVIDIA recipes (O-MBR / O-MLP): Megatron-Core recipes with sequence parallelism and overlapped gradient reduce.
   // Both are NVIDIA's Megatron-Core + Transformer Engine recipes (NeMo / Megatron-Bridge containers).
   // MLPerf's submissions also overlap the TP collectives with the GEMMs ("TP-comm overlap" in every
   // O-MLP row's notes, TE userbuffers): a per-row fact, read from the notes (tp_comm_overlap_of).
@@ -66,16 +67,16 @@ std::optional<OpenStack> known_source_stack(const std::string& group) {
   // virtual_pipeline_model_parallel_size is larger than 1"), and NeMo 2's MegatronCommOverlapCallback
   // (_get_model_comm_overlap_cfgs: overlap_p2p_comm True, batch_p2p_comm False when pp > 1 and
   // vp > 1), which the Llama 3.1 405B submissions and Megatron-Bridge recipes run under.
-  if (group == "O-MBR" || group == "O-MLP") {
+  if (framework == F::kNvidiaMegatron) {
     return OpenStack{.sequence_parallel = true,
             .dp_overlap = true,
             .kernels = model::KernelStack::kTransformerEngine,
             .interleaved_p2p_overlap = true};
   }
-  // O-AM: NeMo AutoModel's benchmarks run "kernels: TE + DeepEP" (every O-AM row's notes): TE's
+  // AutoModel (O-AM): NeMo AutoModel's benchmarks run "kernels: TE + DeepEP" (every O-AM row's notes): TE's
   // kernels, and DeepEP's dispatch (one copy per destination node, forwarded over NVLink: flex).
-  if (group == "O-AM") return OpenStack{.kernels = model::KernelStack::kTransformerEngine, .dispatcher = model::MoeDispatcher::kFlex};
-  // O-MLL: Megatron-LLaMA (alibaba/Megatron-LLaMA, a Megatron-LM fork of mid-2023 without Transformer
+  if (framework == F::kAutomodel) return OpenStack{.kernels = model::KernelStack::kTransformerEngine, .dispatcher = model::MoeDispatcher::kFlex};
+  // Megatron-LLaMA (O-MLL; alibaba/Megatron-LLaMA, a Megatron-LM fork of mid-2023 without Transformer
   // Engine); overlap comes only with its OverlappedDistributedOptimizer (sharding_of). Read from its code:
   // - attention by flash-attn 1: transformer.py imports flash_attn_unpadded_func, FlashAttention-1's
   //   interface, and the README lists FlashAttention2 as future work;
@@ -84,7 +85,7 @@ std::optional<OpenStack> known_source_stack(const std::string& group) {
   //   rotate/multiply/add, and the vocab-parallel cross-entropy is Megatron-LM's eager one;
   // - sequence parallelism with tp > 1: the repository's example launch scripts pass
   //   --sequence-parallel (assumption: the rows' LLaMA_13_slurm.sh is not quoted by the set).
-  if (group == "O-MLL") {
+  if (framework == F::kMegatronLlama) {
     return OpenStack{.sequence_parallel = true, .kernels = model::KernelStack::kUnfused, .attention = model::AttentionImpl::kFlash1};
   }
   return std::nullopt;
@@ -137,7 +138,7 @@ StatedStack stack_stated_in(const OpenRun& run) {
 }
 
 OpenStack open_stack(const OpenRun& run) {
-  const std::optional<OpenStack> known = known_source_stack(run.source_group());
+  const std::optional<OpenStack> known = known_source_stack(source_framework(run));
   OpenStack s = known.value_or(OpenStack{});
   const StatedStack row = stack_stated_in(run);
   s.sequence_parallel = row.sequence_parallel.value_or(s.sequence_parallel);

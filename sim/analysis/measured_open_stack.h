@@ -1,7 +1,8 @@
 // What a row's training stack runs besides its layout: sequence parallelism, the DP and P2P overlaps,
 // the layer's memory-bound kernel set, the attention kernel and the MoE token dispatcher.
-// For the open set's own sources these come from the set's README and the sources' code, one entry
-// per source (known_source_stack). On top of that, what a row's own text states wins (stack_stated_in:
+// For the frameworks of the open set's sources these come from the set's README and the frameworks'
+// code, one entry per framework (known_source_stack), found from a row's source column
+// (measured_open_framework.h), so a row of the same framework in another file runs the same stack. On top of that, what a row's own text states wins (stack_stated_in:
 // the notes, optimizer_sharding and precision columns, read for the phrases the open set's rows use),
 // so a row of a source the table does not know (a user's CSV, another published set) is not priced as
 // a different stack than its notes state, and a row that states a feature its source's default lacks
@@ -12,6 +13,7 @@
 #include <string>
 
 #include "model/spec.h"
+#include "sim/analysis/measured_open_framework.h"
 #include "sim/analysis/measured_open_reader.h"
 
 namespace mofasim::analysis {
@@ -27,9 +29,9 @@ struct OpenStack {
   friend bool operator==(const OpenStack&, const OpenStack&) = default;
 };
 
-// The stack of one of the open set's sources by its id's group ("O-SMXB"), or nothing for a source
-// the table does not know.
-std::optional<OpenStack> known_source_stack(const std::string& group);
+// The stack of a framework the table knows (measured_open_framework.h: read from a row's source
+// column, so every row of that framework, in any file), or nothing for an unknown one.
+std::optional<OpenStack> known_source_stack(SourceFramework framework);
 
 // What a row's own text states about its stack (the phrases are in measured_open_stack.cc); a field
 // the text does not mention stays empty.

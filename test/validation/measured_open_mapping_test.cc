@@ -479,7 +479,7 @@ TEST(OpenMapping, UnevenLayoutsTakeTheSplitTheirFrameworkUses) {
   model::ParallelSpec untouched;
   untouched.pp = 8;
   untouched.vpp = 8;
-  EXPECT_FALSE(apply_open_source_split("O-SMXB", 126, untouched));  // no known rule: the row stays listed
+  EXPECT_FALSE(apply_open_source_split(SourceFramework::kSimuMaxMegatron, 126, untouched));  // no known rule: the row stays listed
   EXPECT_TRUE(untouched.stage_layers.empty());
   EXPECT_FALSE(untouched.account_for_embedding || untouched.account_for_loss);
 

@@ -72,11 +72,11 @@ TEST(OpenStack, RowTextOverridesTheSourceEntryExceptItsKernelSet) {
   EXPECT_EQ(open_stack(open_row({{"id", "X-NEW-01"}, {"notes", "derived step_s=4.264"}})), OpenStack{});
 
   const OpenRun internlm = open_row({{"id", "O-ILM-25"}, {"notes", "overlap of grad sync on; sequence_parallel=True"}});
-  EXPECT_FALSE(known_source_stack("O-ILM")->sequence_parallel);
+  EXPECT_FALSE(known_source_stack(SourceFramework::kInternEvo)->sequence_parallel);
   EXPECT_TRUE(open_stack(internlm).sequence_parallel);
   EXPECT_EQ(open_stack(internlm).kernels, model::KernelStack::kInternLm);
   EXPECT_EQ(open_stack(open_row({{"id", "O-MLL-02"}, {"notes", "TE mentioned"}})).kernels, model::KernelStack::kUnfused);
-  EXPECT_EQ(known_source_stack("X-NEW"), std::nullopt);
+  EXPECT_EQ(known_source_stack(SourceFramework::kUnknown), std::nullopt);
 }
 
 // A row whose text says FlashAttention-1 on a GPU without its measured curves is listed with that
