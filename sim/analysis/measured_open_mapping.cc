@@ -14,6 +14,7 @@
 #include "model/shape.h"
 #include "model/stage_layout.h"
 #include "sim/analysis/measured_open_quantity.h"
+#include "sim/analysis/measured_open_recipes.h"
 #include "sim/analysis/measured_open_split.h"
 #include "sim/analysis/measured_open_stack.h"
 #include "sim/analysis/measured_open_text.h"
@@ -241,6 +242,10 @@ std::optional<std::string> set_architecture(const OpenRun& run, model::ModelSpec
     std::smatch hd;
     if (std::regex_search(run.model, hd, kHeadDim) && small_count(hd[1].str()).value_or(0) > 0) {
       m.head_dim = *small_count(hd[1].str());
+    } else if (named({"qwen3", "qwen 3", "qwen-3"})) {
+      // Qwen3 (dense and MoE) fixes the head dim at 128 whatever the width (every Qwen3 config.json:
+      // "head_dim": 128; Qwen3-30B-A3B's 32 heads x 128 = 4096 over a 2048 hidden).
+      m.head_dim = 128;
     } else {
       if (run.hidden % run.heads != 0) return "hidden is not a multiple of heads and the CSV gives no head dim";
       m.head_dim = run.hidden / run.heads;
@@ -486,7 +491,18 @@ OpenCase map_open_run(const OpenRun& run) {
   model::ModelSpec m;
   m.attention_impl = model::AttentionImpl::kFused;  // every source runs flash / cuDNN fused attention
   if (const auto bad = set_architecture(run, m)) why.push_back(*bad);
-  const Recompute recompute = recompute_of(run.recompute);
+  Recompute recompute = recompute_of(run.recompute);
+  // A Megatron-Bridge performance-summary row leaves recompute to the recipe: the recipe's, where
+  // its model's recipe was read (measured_open_recipes.h).
+  std::optional<model::RecomputeModules> recipe_modules;
+  if (!recompute.kind && recompute_left_to_nvidia_recipe(run)) {
+    if (const auto recipe = nvidia_recipe_recompute(run)) {
+      recompute = {.kind = recipe->kind};
+      if (recipe->kind == model::RecomputeKind::kSelective) recipe_modules = recipe->modules;
+    } else {
+      recompute.why_not = "recompute left to a Megatron-Bridge performance recipe not read for model '" + run.model + "'";
+    }
+  }
   if (recompute.kind) {
     out.recompute = *recompute.kind;
   } else {
@@ -569,6 +585,7 @@ OpenCase map_open_run(const OpenRun& run) {
     c.features.recompute_method = model::RecomputeMethod::kEveryNth;
     c.features.recompute_num_layers = recompute.every_nth;
   }
+  if (recipe_modules) c.features.recompute_modules = *recipe_modules;
   if (recompute.torchtitan_op) c.features.recompute_modules = model::torchtitan_op_modules(precision.fp8.enabled);
   c.topology = topo;
   // A layout whose chunks do not divide the layers: the split the source's framework uses, when

@@ -1,0 +1,32 @@
+// Megatron-Bridge performance recipes' recompute (measured_open_recipes.h).
+#include "sim/analysis/measured_open_recipes.h"
+
+#include "sim/analysis/measured_open_framework.h"
+#include "sim/analysis/measured_open_text.h"
+
+namespace mofasim::analysis {
+
+bool recompute_left_to_nvidia_recipe(const OpenRun& run) {
+  return source_framework(run) == SourceFramework::kNvidiaMegatron && lower(run.recompute).starts_with("not stated") &&
+         has(run.recompute, "recipe");
+}
+
+std::optional<RecipeRecompute> nvidia_recipe_recompute(const OpenRun& run) {
+  using model::RecomputeModule;
+  using model::recompute_bit;
+  if (has_any(run.model, {"llama3", "llama 3", "llama-3", "qwen3", "qwen 3", "qwen-3"})) return RecipeRecompute{};
+  if (has(run.model, "gpt-oss")) {
+    if (has_any(run.gpu, {"gb300", "b300"})) return RecipeRecompute{};
+    return RecipeRecompute{.kind = model::RecomputeKind::kSelective,
+                           .modules = static_cast<model::RecomputeModules>(recompute_bit(RecomputeModule::kLayernorm) |
+                                                                           recompute_bit(RecomputeModule::kMoeAct))};
+  }
+  if (has_any(run.model, {"deepseek-v3", "deepseekv3", "deepseek v3"})) {
+    model::RecomputeModules modules = recompute_bit(RecomputeModule::kMlaUpProj);
+    if (has(run.gpu, "h100")) modules = static_cast<model::RecomputeModules>(modules | recompute_bit(RecomputeModule::kMlp));
+    return RecipeRecompute{.kind = model::RecomputeKind::kSelective, .modules = modules};
+  }
+  return std::nullopt;
+}
+
+}  // namespace mofasim::analysis

@@ -1,0 +1,35 @@
+// The activation recompute of NVIDIA's Megatron-Bridge performance recipes, for rows of their
+// performance summaries, which do not state it: the set writes "not stated (Megatron-Bridge
+// performance-recipe defaults)". Read from the recipes (NVIDIA-NeMo/Megatron-Bridge
+// scripts/performance/configs/<family>/*workload_base_configs.py and the library recipes they
+// replace), for the model families the summaries list:
+//   - Llama 3 / 3.1 (8B, 70B, 405B) and Qwen3 (30B-A3B, 235B-A22B): none. The library's Qwen3-30B
+//     recipe turns full recompute on and the performance script sets it back to None.
+//   - gpt-oss-120b: selective, modules layernorm and moe_act (GPT_OSS_120B_PRETRAIN_CONFIG_B200 /
+//     GB200 / H100_BF16_V1 and their V2 and FP8 aliases, gpt_oss_workload_base_configs.py @
+//     1e7adfa); none on GB300 / B300, whose configs use CUDA graphs instead.
+//   - DeepSeek-V3: selective, module mla_up_proj (DEEPSEEK_V3 GB200 / GB300 V2 @ f0e2c37, GB200
+//     BASE @ d19cb73); on H100 mla_up_proj and mlp (deepseek_v3_llm_pretrain.py @ 27dfb3d).
+// Other models (their recipes are not read here) get nothing: the row stays listed with the reason.
+#pragma once
+
+#include <optional>
+
+#include "model/spec.h"
+#include "sim/analysis/measured_open_reader.h"
+
+namespace mofasim::analysis {
+
+struct RecipeRecompute {
+  model::RecomputeKind kind = model::RecomputeKind::kNone;
+  model::RecomputeModules modules = 0;  // with kSelective
+};
+
+// Whether the row is one of those: NVIDIA's Megatron-Core recipes (measured_open_framework.h) and a
+// recompute column that leaves it to the recipe ("not stated ..." naming the recipe's defaults).
+bool recompute_left_to_nvidia_recipe(const OpenRun& run);
+
+// The recipe's recompute for the row's model and GPU, or nothing for a model the list above lacks.
+std::optional<RecipeRecompute> nvidia_recipe_recompute(const OpenRun& run);
+
+}  // namespace mofasim::analysis

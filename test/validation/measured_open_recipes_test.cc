@@ -1,0 +1,77 @@
+// Recompute of Megatron-Bridge's performance recipes for the summary rows that leave it to them, and
+// Qwen3's head dim: each against the recipe / config it is read from.
+#include "sim/analysis/measured_open_recipes.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "model/recompute_modules.h"
+#include "sim/analysis/measured_open_mapping.h"
+#include "test/validation/open_rows_for_test.h"
+
+namespace mofasim::analysis {
+namespace {
+
+using test::open_row;
+using model::recompute_bit;
+using model::RecomputeModule;
+
+constexpr const char* kBridge = "github.com/NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md @ 00b7660";
+constexpr const char* kLeftToRecipe = "not stated (Megatron-Bridge performance-recipe defaults)";
+
+OpenRun bridge_row(const std::string& model, const std::string& gpu) {
+  return open_row({{"id", "H-1"}, {"source", kBridge}, {"model", model}, {"gpu", gpu}, {"recompute", kLeftToRecipe}});
+}
+
+TEST(OpenRecipes, OnlyANvidiaRecipeRowThatLeavesRecomputeToTheRecipe) {
+  EXPECT_TRUE(recompute_left_to_nvidia_recipe(bridge_row("Llama3-8B", "B200")));
+  // Another framework's row saying the same is not a Megatron-Bridge recipe.
+  EXPECT_FALSE(recompute_left_to_nvidia_recipe(
+      open_row({{"id", "H-1"}, {"source", "github.com/pytorch/torchtitan"}, {"recompute", kLeftToRecipe}})));
+  // "not stated" alone does not name the recipe.
+  EXPECT_FALSE(recompute_left_to_nvidia_recipe(
+      open_row({{"id", "H-1"}, {"source", kBridge}, {"recompute", "not stated by the source"}})));
+}
+
+TEST(OpenRecipes, TheRecipesRecomputePerModelAndSystem) {
+  using model::RecomputeKind;
+  EXPECT_EQ(nvidia_recipe_recompute(bridge_row("Llama3.1-405B", "B200 (DGX B200)"))->kind, RecomputeKind::kNone);
+  EXPECT_EQ(nvidia_recipe_recompute(bridge_row("Qwen3-235B-A22B", "H100"))->kind, RecomputeKind::kNone);
+  // gpt-oss-120b: layernorm + moe_act on B200, GB200 and H100; none on GB300 (CUDA graphs instead).
+  const auto oss = nvidia_recipe_recompute(bridge_row("gpt-oss-120b", "B200 (DGX B200)"));
+  EXPECT_EQ(oss->kind, RecomputeKind::kSelective);
+  EXPECT_EQ(oss->modules, recompute_bit(RecomputeModule::kLayernorm) | recompute_bit(RecomputeModule::kMoeAct));
+  EXPECT_EQ(nvidia_recipe_recompute(bridge_row("gpt-oss-120b", "GB300"))->kind, RecomputeKind::kNone);
+  // DeepSeek-V3: mla_up_proj; on H100 mla_up_proj and mlp.
+  EXPECT_EQ(nvidia_recipe_recompute(bridge_row("DeepSeek-V3 (671B, MLA)", "GB200"))->modules,
+            recompute_bit(RecomputeModule::kMlaUpProj));
+  EXPECT_EQ(nvidia_recipe_recompute(bridge_row("DeepSeek-V3 (671B, MLA)", "H100"))->modules,
+            recompute_bit(RecomputeModule::kMlaUpProj) | recompute_bit(RecomputeModule::kMlp));
+  EXPECT_EQ(nvidia_recipe_recompute(bridge_row("Nemotron-H 56B", "H100")), std::nullopt);
+}
+
+// Through the mapping: the recipe's modules become the row's selective set, and a model whose
+// recipe was not read stays listed with that reason.
+TEST(OpenRecipes, TheMappingTakesTheRecipesRecomputeOrListsTheRow) {
+  const OpenCase llama = map_open_run(bridge_row("Llama3-8B", "A100-SXM4-80GB"));
+  ASSERT_TRUE(llama.spec.has_value()) << llama.reasons.front();
+  EXPECT_EQ(llama.recompute, model::RecomputeKind::kNone);
+  const OpenCase other = map_open_run(bridge_row("InternLM-7B", "A100-SXM4-80GB"));
+  EXPECT_FALSE(other.spec.has_value());
+  EXPECT_THAT(other.reasons, ::testing::Contains(::testing::HasSubstr("performance recipe not read for model 'InternLM-7B'")));
+}
+
+TEST(OpenRecipes, QwenThreeHasA128WideHeadWhateverItsWidth) {
+  const OpenCase qwen = map_open_run(open_row({{"model", "Qwen3-30B-A3B"}, {"hidden", "2048"}, {"heads", "32"}, {"kv_heads", "4"}}));
+  ASSERT_TRUE(qwen.spec.has_value()) << qwen.reasons.front();
+  EXPECT_EQ(qwen.spec->model.head_dim, 128);  // 32 x 128 = 4096 over a 2048 hidden
+  const OpenCase qwen2 = map_open_run(open_row({{"model", "Qwen2-7B"}, {"hidden", "3584"}, {"heads", "28"}, {"kv_heads", "4"}}));
+  ASSERT_TRUE(qwen2.spec.has_value()) << qwen2.reasons.front();
+  EXPECT_EQ(qwen2.spec->model.head_dim, 128);  // 3584 / 28 from hidden / heads
+}
+
+}  // namespace
+}  // namespace mofasim::analysis
