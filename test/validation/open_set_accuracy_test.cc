@@ -199,7 +199,7 @@ TEST_F(OpenSetAccuracy, EveryRowIsReadAndEveryRowNotPredictedHasAReason) {
     if (c.mapped.split == "fit") ++fit;
   }
   EXPECT_EQ(fit, 44 + 46 + 4 + 21);  // O-SMXB, O-ILM, O-AM, O-MLP
-  EXPECT_GE(v.predicted_count(), 104);  // 28 at the first read, 78 with the kernel model, 104 with issue 13's features
+  EXPECT_GE(v.predicted_count(), 143);  // 28 at the first read, 78 with the kernel model, 104 with issue 13's features, 143 with Megatron-Bridge's recipe recompute
 }
 
 // InternLM's FLOP convention (measured_open_quantity.h) against the TFLOPS InternLM published next
