@@ -65,12 +65,14 @@ struct GpuClass {
 };
 
 const std::vector<GpuClass>& gpu_classes() {
-  // The first class whose words the gpu column has: "GB200" before "B200", the 96 GB H100 before the
+  // The first class whose words the gpu column has: "GB300" / "GB200" before "B300" / "B200", the 96 GB H100 before the
   // SXM5 part. The open set writes A100-SXM4-80GB, H100-SXM5-80GB, ...; other files write "A100 80GB",
   // "H100 SXM", "NVIDIA H800", which name the same parts. H100 PCIe / NVL (114 and 132 SMs at
   // 350-400 W) have no preset.
   static const std::vector<GpuClass> kClasses = {
+      {{"gb300"}, {}, "GB300", {"gb300"}, kNvlink5BusBandwidth, kNvlink5Latency, ""},
       {{"gb200"}, {}, "GB200", {"gb200-nvl72", "gb200"}, kNvlink5BusBandwidth, kNvlink5Latency, ""},
+      {{"b300"}, {}, "B300", {"b300"}, kNvlink5BusBandwidth, kNvlink5Latency, ""},
       {{"b200"}, {}, "B200", {"b200", "b200-sxm"}, kNvlink5BusBandwidth, kNvlink5Latency, ""},
       {{"h200"}, {}, "H200", {"h200"}, kNvlink4BusBandwidth, kIntraLatency, ""},
       {{"h100", "96gb"}, {}, "H100-96GB", {"h100-96gb"}, kNvlink4BusBandwidth, kIntraLatency, ""},

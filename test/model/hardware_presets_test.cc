@@ -43,6 +43,9 @@ TEST(HardwarePresets, KernelParametersAreTheSourcedNumbers) {
       // b200 bf16: fitted by summed time on the even-numbered dense B200 SimuMax per-shape rows.
       {"b200", GpuFamily::kBlackwell, 148, 1106.9e12, 3432.5e12, 0.72},
       {"gb200", GpuFamily::kBlackwell, 148, 1106.9e12, 3432.5e12, 0.72},  // the B200 die: b200's
+      // Blackwell Ultra: B200's dense rates, so B200's ceilings; 160 SMs.
+      {"b300", GpuFamily::kBlackwell, 160, 1106.9e12, 3432.5e12, 0.72},
+      {"gb300", GpuFamily::kBlackwell, 160, 1106.9e12, 3432.5e12, 0.72},
   };
   for (const Expected& e : all) {
     const HardwareSpec hw = preset(e.name);
@@ -73,6 +76,14 @@ TEST(HardwarePresets, KernelParametersAreTheSourcedNumbers) {
   EXPECT_DOUBLE_EQ(preset("a100-40gb").hbm_bandwidth, 1555e9);
   EXPECT_DOUBLE_EQ(preset("a100-40gb").gpu_memory_bytes, 40.0 * (1 << 30));
   EXPECT_DOUBLE_EQ(preset("a100-40gb").peak_flops_bf16, preset("a100-80gb").peak_flops_bf16);
+  // Blackwell Ultra (datasheets): B300 at B200's 2.25 PFLOPS dense BF16, GB300 at GB200's 2.5; 270 and
+  // 279 GB of usable HBM3e at 8 TB/s; B200's grouped-GEMM fraction with its ceilings.
+  EXPECT_DOUBLE_EQ(preset("b300").peak_flops_bf16, preset("b200").peak_flops_bf16);
+  EXPECT_DOUBLE_EQ(preset("gb300").peak_flops_fp8, preset("gb200").peak_flops_fp8);
+  EXPECT_DOUBLE_EQ(preset("b300").gpu_memory_bytes, 251.0 * (1 << 30));
+  EXPECT_DOUBLE_EQ(preset("gb300").gpu_memory_bytes, 259.0 * (1 << 30));
+  EXPECT_DOUBLE_EQ(preset("gb300").hbm_bandwidth, 8000e9);
+  EXPECT_DOUBLE_EQ(preset("gb300").kernels.grouped_gemm_fraction, 0.7865);
 }
 
 // Overlap interference: every kernel preset names the SMs an overlapped collective holds, so compute
@@ -89,6 +100,9 @@ TEST(HardwarePresets, OverlappedComputeKeepsTheSmsTheCollectiveLeaves) {
   EXPECT_NEAR(overlap_interference_alpha(preset("b200")), 1.1935, 1e-4);
   EXPECT_NEAR(overlap_interference_alpha(preset("gb200")), 1.1935, 1e-4);
   EXPECT_DOUBLE_EQ(overlap_interference_alpha(preset("gb200"), false), 1.0);  // optimizations switch off
+  // Blackwell Ultra's 160 SMs: 160 / 136 = 1.1765.
+  EXPECT_NEAR(overlap_interference_alpha(preset("gb300")), 1.1765, 1e-4);
+  EXPECT_NEAR(overlap_interference_alpha(preset("b300")), 1.1765, 1e-4);
   // Ampere: both A100 presets (one GA100 die), 108 / (108 - 24) = 1.2857.
   EXPECT_NEAR(overlap_interference_alpha(preset("a100-80gb")), 1.2857, 1e-4);
   EXPECT_NEAR(overlap_interference_alpha(preset("a100-pcie")), 1.2857, 1e-4);

@@ -545,10 +545,29 @@ TEST(OpenMapping, GpuNamesAreReadByTheirWords) {
   EXPECT_EQ(family_of("NVIDIA H100 SXM (NVLink)"), "H100-SXM5-80GB");
   EXPECT_EQ(family_of("nvidia h800"), "H800");
   EXPECT_EQ(family_of("GB200 (NVL72)"), "GB200");
+  EXPECT_EQ(family_of("GB300 NVL72"), "GB300");  // Blackwell Ultra, before B300 / B200
+  EXPECT_EQ(family_of("NVIDIA B300 (DGX B300)"), "B300");
+  EXPECT_EQ(family_of("B200 (DGX B200)"), "B200");
   const OpenCase pcie = map_open_run(open_row({{"gpu", "H100 PCIe 80GB"}}));
   EXPECT_EQ(pcie.gpu_family, "H100-PCIe/NVL");
   EXPECT_THAT(pcie.reasons, ::testing::Contains("no hardware preset for the H100 PCIe / NVL boards"));
   EXPECT_THAT(map_open_run(open_row({{"gpu", "MI300X"}})).reasons, ::testing::Contains("GPU 'MI300X' not recognised"));
+}
+
+// A GB300 NVL72 row (as MLPerf v5.x and Megatron-Bridge write them) runs on the gb300 preset with its
+// 72-GPU NVLink domain as a supernode and the 800 Gb/s ConnectX-8 NIC per GPU beyond it.
+TEST(OpenMapping, AGb300RowRunsOnItsRackAsASupernode) {
+  const OpenCase c = map_open_run(open_row(
+      {{"id", "H-GB300-1"}, {"gpu", "GB300"}, {"gpus", "144"}, {"gpus_per_node", "4"}, {"dp", "144"},
+       {"global_batch", "288"}, {"micro_batch", "1"},
+       {"interconnect", "GB300 NVL72: 72-GPU NVLink domain; 800 Gb/s per GPU ConnectX-8"}}));
+  const MeasuredCase& s = spec_of(c);
+  EXPECT_EQ(c.gpu_family, "GB300");
+  EXPECT_EQ(s.hardware.name, "GB300-NVL72");
+  EXPECT_EQ(s.topology.nodes_per_supernode, 18);  // two full racks of 72 / 4 trays
+  EXPECT_DOUBLE_EQ(s.topology.inter_node.bandwidth, 733.8e9);  // NVLink 5 inside the rack
+  ASSERT_TRUE(s.topology.inter_supernode.has_value());
+  EXPECT_DOUBLE_EQ(s.topology.inter_supernode->bandwidth, 100e9);  // 800 Gb/s per GPU
 }
 
 TEST(OpenMapping, Nvl72RunsSpreadTheirGpusOverTheRacksTheNotesName) {
