@@ -397,6 +397,13 @@ Sharding sharding_of(const std::string& text, int dp) {
   if (lower(text).starts_with("none") || lower(text).starts_with("ddp") || has_any(text, {"no_shard", "no shard"})) {
     return {};
   }
+  // FSDP named without a strategy ("FSDP2", "FSDP", "fully_shard"): PyTorch's default, full shard
+  // (FSDP1 ShardingStrategy.FULL_SHARD; FSDP2 fully_shard with reshard_after_forward=True), and
+  // Megatron-Core's FSDP (optim_grads_params) where a row says FSDP=1.
+  static const std::regex kFsdpOff(R"(fsdp\s?[=:]\s?(0|false|off))", std::regex::icase);
+  if (has_any(text, {"fsdp", "fully_shard"}) && !std::regex_search(text, kFsdpOff)) {
+    return {.distributed_optimizer = true, .level = model::DpSharding::kOptimGradsParams};
+  }
   return {.why_not = "optimizer sharding not recognised: '" + text + "'"};
 }
 

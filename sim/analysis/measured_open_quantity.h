@@ -30,7 +30,25 @@ enum class FlopConvention {
   // Korthikanti et al. 2022 model FLOPs (for MFU; no recompute, non-causal attention):
   // 72·B·s·L·h²·(1 + s/(6h) + V/(12·h·L)). Named by "Korthikanti" or "72·B·s·L·h²".
   kKorthikantiModel,
+  // torchtitan's get_num_flop_per_token (PaLM's MFU count, Chowdhery et al. 2022 App. B):
+  // 6·N + 12·L·H·Q·T per token, N the parameters without the token embedding (the output layer
+  // counted), H heads of Q = hidden / heads, T = seq (attention counted non-causal). Dense
+  // Llama-style rows only: N is counted from the row's columns (wq, wk, wv, wo, w1, w2, w3, two
+  // norms a layer, the final norm and the output layer). Named by the text: "6*N" with
+  // "12*L*H*Q*T" (·, * or nothing between the letters).
+  kSixNPlusAttention,
 };
+
+// torchtitan's N (kSixNPlusAttention above) of a dense Llama-style row, or nothing when the row is
+// MoE or lacks kv_heads / ffn_hidden, or hidden is not a multiple of heads.
+std::optional<double> six_n_parameters(const OpenRun& run);
+
+// The peak an mfu row divides by (FLOP/s per GPU): the one peak its flops_convention and notes
+// state ("MFU vs 312 TF"), else the dense BF16 datasheet peak of the GPU the gpu column names, the
+// peak the open set's README gives for MFU (A100 312, H100 / H200 / H800 989, B200 / B300 2250,
+// GB200 / GB300 2500 TFLOPS; torchtitan quotes 989 for its 96 GB H100s too), twice that where
+// the text says the FP8 peak. Nothing for a GPU without one.
+std::optional<double> mfu_peak_flops(const OpenRun& run);
 
 // The convention a flops_convention text names, when its formula is one we implement.
 std::optional<FlopConvention> recognised_flop_convention(const std::string& text);
@@ -39,8 +57,8 @@ std::optional<FlopConvention> recognised_flop_convention(const std::string& text
 // checkpoints activations (the InternLM factor f).
 double convention_flops_per_step(const OpenRun& run, FlopConvention convention, model::RecomputeKind recompute);
 
-// Why the row's quantity cannot be compared, or nothing when it can: an mfu row (the CSV names no
-// peak), a tflops_per_gpu row whose convention we do not implement.
+// Why the row's quantity cannot be compared, or nothing when it can: a tflops_per_gpu or mfu row whose
+// convention we do not implement (or a 6·N row we cannot count N for), an mfu row without a peak.
 std::optional<std::string> quantity_not_comparable(const OpenRun& run);
 
 // True for tokens/s, TFLOPS and MFU: a larger value is a faster run.

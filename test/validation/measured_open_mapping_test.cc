@@ -289,6 +289,10 @@ TEST(OpenMapping, FsdpFullShardIsZeroThree) {
   EXPECT_EQ(level_of("DeepSpeed ZeRO stage 3"), model::DpSharding::kOptimGradsParams);
   EXPECT_EQ(level_of("DeepSpeed ZeRO-2"), model::DpSharding::kOptimGrads);
   EXPECT_EQ(level_of("FSDP SHARD_GRAD_OP"), model::DpSharding::kOptimGrads);
+  // FSDP named without a strategy is PyTorch's default, full shard; "FSDP=0" is Megatron-Bridge's "not FSDP".
+  EXPECT_EQ(level_of("FSDP2"), model::DpSharding::kOptimGradsParams);
+  EXPECT_EQ(level_of("fully_shard over 128 ranks"), model::DpSharding::kOptimGradsParams);
+  EXPECT_THAT(reasons_with("optimizer_sharding", "FSDP=0"), ::testing::Contains(HasSubstr("not recognised")));
   EXPECT_EQ(level_of("DeepSpeed ZeRO stage 1"), model::DpSharding::kOptim);
   EXPECT_EQ(level_of("DDP"), model::DpSharding::kNone);
   EXPECT_EQ(level_of("FSDP NO_SHARD"), model::DpSharding::kNone);
@@ -338,7 +342,7 @@ TEST(OpenMapping, RowsTheSchemaCannotExpressAreListedWithEveryReason) {
   EXPECT_EQ(one_reason({{"model", "gpt-oss-20b (sliding-window attention, size unstated)"}}),
             "gpt-oss row without its window size");
   EXPECT_EQ(one_reason({{"measured_quantity", "mfu"}}),
-            "measured_quantity mfu: the CSV does not give the peak the source divides by");
+            "mfu under a FLOP convention whose formula the row does not state (none given)");
   EXPECT_EQ(one_reason({{"measured_quantity", "tflops_per_gpu"}, {"flops_convention", "our own count (not published)"}}),
             "tflops_per_gpu under a FLOP convention whose formula the row does not state (our own count)");
   // 16,777,216 sequences on 16 GPUs of micro-batch 2: 524,288 micro-batches x 32 layers x 2 x 32.

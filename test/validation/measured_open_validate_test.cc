@@ -7,6 +7,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <string>
 #include <sstream>
 
 #include "sim/analysis/measured_open_quantity.h"
@@ -68,6 +70,51 @@ TEST(OpenQuantity, MegatronPaperFlopConventionsOnATinyModel) {
                    46080);
   EXPECT_FALSE(quantity_not_comparable(ptdp).has_value());
   EXPECT_EQ(recognised_flop_convention("SimuMax/Megatron model FLOPs per GPU per second"), std::nullopt);
+}
+
+// torchtitan's 6·N + 12·L·H·Q·T on O-TT-01's row (Llama2-13B: L 40, h 5120, 40 heads of 128, MHA,
+// ffn 13824, V 32000, seq 4096): N = 40 * (4 * 5120^2 + 3 * 5120 * 13824 + 2 * 5120) + 5120 + 32000 *
+// 5120 = 12,852,024,320; per token 6N + 12 * 40 * 40 * 128 * 4096 = 77,112,145,920 + 10,066,329,600.
+// At its 2,162 tokens/s/GPU against 312 TF that is 60.4 % MFU; torchtitan published 61.1 %.
+TEST(OpenQuantity, TorchtitanSixNConventionAndMfuOnAPublishedRow) {
+  const std::map<std::string, std::string> llama13b = {
+      {"gpu", "A100-SXM4-80GB"}, {"gpus", "64"}, {"layers", "40"}, {"hidden", "5120"}, {"heads", "40"},
+      {"kv_heads", "40"}, {"ffn_hidden", "13824"}, {"vocab", "32000"}, {"seq", "4096"}, {"dp", "64"},
+      {"micro_batch", "2"}, {"global_batch", "128"},
+      {"flops_convention", "torchtitan get_num_flop_per_token: 6*N_nonembedding + 12*L*H*Q*T (non-causal attention)"}};
+  auto row = [&](const std::map<std::string, std::string>& extra) {
+    auto cells = llama13b;
+    for (const auto& [k, v] : extra) cells[k] = v;
+    return open_row(cells);
+  };
+  const OpenRun mfu = row({{"measured_quantity", "mfu"}, {"measured_value", "0.611"}});
+  ASSERT_EQ(recognised_flop_convention(mfu.flops_convention), FlopConvention::kSixNPlusAttention);
+  EXPECT_DOUBLE_EQ(*six_n_parameters(mfu), 12852024320.0);
+  const double per_token = 6 * 12852024320.0 + 12.0 * 40 * 40 * 128 * 4096;
+  EXPECT_DOUBLE_EQ(convention_flops_per_step(mfu, FlopConvention::kSixNPlusAttention, model::RecomputeKind::kNone),
+                   per_token * 128 * 4096);
+  EXPECT_DOUBLE_EQ(*mfu_peak_flops(mfu), 312e12);  // the A100's dense BF16 peak (no peak in the row)
+  const double step_at_2162 = 128.0 * 4096 / (2162.0 * 64);
+  EXPECT_NEAR(predicted_quantity(mfu, step_at_2162, model::RecomputeKind::kNone), 0.6041, 5e-4);
+  EXPECT_FALSE(quantity_not_comparable(mfu).has_value());
+  // The measured MFU back to a step: 61.1 % is 0.6041 / 0.611 of that step.
+  EXPECT_NEAR(measured_step_seconds(mfu, model::RecomputeKind::kNone), step_at_2162 * 0.6041 / 0.611, 1e-3);
+
+  // One peak the row states wins; a list of them leaves it to the GPU; FP8 peak where it says so.
+  EXPECT_DOUBLE_EQ(*mfu_peak_flops(row({{"notes", "MFU vs 989 TF"}})), 989e12);
+  EXPECT_DOUBLE_EQ(*mfu_peak_flops(row({{"notes", "MFU vs 312 TF (A100) / 989 TF (H100 SXM)"}})), 312e12);
+  EXPECT_DOUBLE_EQ(*mfu_peak_flops(row({{"gpu", "H100-96GB (Grand Teton)"}})), 989e12);
+  EXPECT_DOUBLE_EQ(*mfu_peak_flops(row({{"gpu", "GB200"}, {"notes", "MFU against the FP8 peak"}})), 5000e12);
+  EXPECT_EQ(mfu_peak_flops(row({{"gpu", "MI300X"}})), std::nullopt);
+  EXPECT_THAT(*quantity_not_comparable(row({{"gpu", "MI300X"}, {"measured_quantity", "mfu"}})),
+              HasSubstr("neither the row nor its GPU gives the peak"));
+  // MoE rows: N is not counted here.
+  EXPECT_THAT(*quantity_not_comparable(row({{"measured_quantity", "tflops_per_gpu"}, {"moe_experts", "8"},
+                                            {"moe_topk", "2"}, {"moe_ffn_hidden", "1024"}})),
+              HasSubstr("whose N is not counted here"));
+  // An mfu row under a convention without a formula here is listed for that.
+  EXPECT_THAT(*quantity_not_comparable(row({{"measured_quantity", "mfu"}, {"flops_convention", "6ND + attention"}})),
+              HasSubstr("mfu under a FLOP convention whose formula the row does not state (6ND + attention)"));
 }
 
 TEST(OpenQuantity, InternLmFlopConventionReproducesAPublishedFigure) {
