@@ -476,7 +476,10 @@ OpenCase map_open_run(const OpenRun& run) {
     const double intra_latency = has(run.interconnect, "no nvlink") ? kIntraLatency : gpu->nvlink_latency;
     topo.intra_node = {.bandwidth = intra, .latency = intra_latency};
   }
-  const bool nvl72 = has(run.interconnect, "72-GPU NVLink");
+  // A 72-GPU NVLink domain where the text names it ("72-GPU NVLink5 domain", "NVL72"), and on every
+  // Grace-Blackwell part: GB200 and GB300 ship as NVL72 racks (or NVL36x2, the same 72-GPU domain).
+  const bool grace_blackwell = gpu != nullptr && (std::string(gpu->family) == "GB200" || std::string(gpu->family) == "GB300");
+  const bool nvl72 = grace_blackwell || has_any(run.interconnect + "; " + run.gpu, {"72-GPU NVLink", "NVL72", "NVL 72", "NVL-72"});
   if (run.gpus > run.gpus_per_node) {
     const auto per_node = open_inter_node_bytes_per_node(run.interconnect, run.gpus_per_node);
     if (!per_node) {

@@ -574,6 +574,22 @@ TEST(OpenMapping, AGb300RowRunsOnItsRackAsASupernode) {
   EXPECT_DOUBLE_EQ(s.topology.inter_supernode->bandwidth, 100e9);  // 800 Gb/s per GPU
 }
 
+// A GB200 row whose interconnect text does not spell out the rack ("DGX GB200", as a performance
+// summary's system name) still runs on its 72-GPU NVLink domain: every GB200 / GB300 ships as one.
+TEST(OpenMapping, GraceBlackwellRowsRunOnTheirNvlinkDomainWhateverTheText) {
+  const OpenCase c = map_open_run(open_row(
+      {{"id", "H-GB200-1"}, {"gpu", "GB200 (DGX GB200)"}, {"gpus", "144"}, {"gpus_per_node", "4"}, {"dp", "144"},
+       {"global_batch", "288"}, {"micro_batch", "1"}, {"interconnect", "DGX GB200; 400 Gb/s per GPU InfiniBand"}}));
+  const MeasuredCase& s = spec_of(c);
+  EXPECT_EQ(s.topology.nodes_per_supernode, 18);
+  EXPECT_DOUBLE_EQ(s.topology.inter_node.bandwidth, 733.8e9);
+  // An H100 text naming no NVLink domain keeps nodes of 8 on InfiniBand.
+  EXPECT_EQ(spec_of(map_open_run(open_row({{"gpu", "H100-SXM5-80GB"}, {"gpus", "16"}, {"dp", "16"},
+                                          {"interconnect", "8x 400 Gb/s IB per node"}})))
+                .topology.nodes_per_supernode,
+            0);  // 0: no supernode level
+}
+
 TEST(OpenMapping, Nvl72RunsSpreadTheirGpusOverTheRacksTheNotesName) {
   EXPECT_EQ(open_nvl72_nodes_per_domain("MLPerf Training v5.0 Tyche 4x NVL72; FP8", 256, 4), 16);  // 64 GPUs a rack
   EXPECT_EQ(open_nvl72_nodes_per_domain("Carina 39x NVL72 (2496 GPUs)", 2496, 4), 16);
