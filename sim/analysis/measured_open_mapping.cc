@@ -508,6 +508,7 @@ OpenCase map_open_run(const OpenRun& run) {
   // its model's recipe was read (measured_open_recipes.h).
   std::optional<model::RecomputeModules> recipe_modules;
   if (!recompute.kind && recompute_left_to_nvidia_recipe(run)) {
+    if (const auto other = nvidia_recipe_not_expressible(run)) why.push_back(*other);
     if (const auto recipe = nvidia_recipe_recompute(run)) {
       recompute = {.kind = recipe->kind};
       if (recipe->kind == model::RecomputeKind::kSelective) recipe_modules = recipe->modules;

@@ -1,6 +1,8 @@
 // Megatron-Bridge performance recipes' recompute (measured_open_recipes.h).
 #include "sim/analysis/measured_open_recipes.h"
 
+#include <regex>
+
 #include "sim/analysis/measured_open_framework.h"
 #include "sim/analysis/measured_open_text.h"
 
@@ -25,6 +27,16 @@ std::optional<RecipeRecompute> nvidia_recipe_recompute(const OpenRun& run) {
     model::RecomputeModules modules = recompute_bit(RecomputeModule::kMlaUpProj);
     if (has(run.gpu, "h100")) modules = static_cast<model::RecomputeModules>(modules | recompute_bit(RecomputeModule::kMlp));
     return RecipeRecompute{.kind = model::RecomputeKind::kSelective, .modules = modules};
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> nvidia_recipe_not_expressible(const OpenRun& run) {
+  static const std::regex kFsdpOff(R"(fsdp\s?[=:]\s?(0|false|off))", std::regex::icase);
+  const bool fsdp = has(run.optimizer_sharding, "fsdp") && !std::regex_search(run.optimizer_sharding, kFsdpOff);
+  if (fsdp && has_any(run.model, {"llama3", "llama 3", "llama-3"}) && has_any(run.gpu, {"gb200", "gb300"})) {
+    return "the Megatron-Bridge recipe offloads the activations of some layers to the CPU (cpu_offloading_num_layers), "
+           "and the schema offloads all layers or none";
   }
   return std::nullopt;
 }

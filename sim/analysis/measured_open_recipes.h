@@ -32,4 +32,11 @@ bool recompute_left_to_nvidia_recipe(const OpenRun& run);
 // The recipe's recompute for the row's model and GPU, or nothing for a model the list above lacks.
 std::optional<RecipeRecompute> nvidia_recipe_recompute(const OpenRun& run);
 
+// What else those recipes set that the schema cannot express, for such a row, or nothing: the Llama
+// 3 / 3.1 recipes that run Megatron FSDP on GB200 / GB300 also offload the activations of some layers
+// to the Grace CPU (cpu_offloading_num_layers 20 or 40 of 70B's 80 layers, 95 of 405B's 126:
+// LLAMA3_70B_PRETRAIN_CONFIG_GB200 / GB300_FP8_CS_V2 @ 3dafb00, the 25.09 llama3 / llama31 builders
+// @ 27dfb3d), where the schema offloads every layer or none.
+std::optional<std::string> nvidia_recipe_not_expressible(const OpenRun& run);
+
 }  // namespace mofasim::analysis

@@ -64,6 +64,19 @@ TEST(OpenRecipes, TheMappingTakesTheRecipesRecomputeOrListsTheRow) {
   EXPECT_THAT(other.reasons, ::testing::Contains(::testing::HasSubstr("performance recipe not read for model 'InternLM-7B'")));
 }
 
+// Megatron FSDP Llama rows on Grace-Blackwell: the recipe also offloads some layers' activations.
+TEST(OpenRecipes, PartialCpuOffloadOfTheFsdpLlamaRecipesIsAReason) {
+  OpenRun fsdp = bridge_row("Llama3-70B", "GB200");
+  fsdp.optimizer_sharding = "Megatron FSDP (FSDP=1)";
+  EXPECT_THAT(nvidia_recipe_not_expressible(fsdp), ::testing::Optional(::testing::HasSubstr("cpu_offloading_num_layers")));
+  OpenRun ddp = fsdp;
+  ddp.optimizer_sharding = "DDP + Megatron distributed optimizer (recipe default; FSDP=0)";
+  EXPECT_EQ(nvidia_recipe_not_expressible(ddp), std::nullopt);
+  OpenRun h100 = fsdp;
+  h100.gpu = "H100";
+  EXPECT_EQ(nvidia_recipe_not_expressible(h100), std::nullopt);
+}
+
 TEST(OpenRecipes, QwenThreeHasA128WideHeadWhateverItsWidth) {
   const OpenCase qwen = map_open_run(open_row({{"model", "Qwen3-30B-A3B"}, {"hidden", "2048"}, {"heads", "32"}, {"kv_heads", "4"}}));
   ASSERT_TRUE(qwen.spec.has_value()) << qwen.reasons.front();
