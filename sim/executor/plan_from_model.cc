@@ -199,8 +199,33 @@ StepPlan plan_from_model(const PlanInput& input) {
   // head's first on the last stage, the embedding's last on the first stage.
   plan.pre = layer(rp.embedding, grad_b, hw, f);
   plan.post = layer(rp.head, grad_b, hw, f);
+  // The MTP modules run in the head's block, after the main head (Megatron's MultiTokenPredictionBlock
+  // follows the decoder's final hidden states): each an eh projection, a layer of the last layer's
+  // type (its EP / TP collectives with it) and the shared output head, as the closed form prices
+  // them (analytic_model.cc, block times). Their backward runs first, in reverse. Their gradient
+  // bytes stay where the rank plan counts them; a transformer layer's recompute is not replayed
+  // inside this block.
+  if (m.mtp_depth > 0) {
+    const LayerPlan head_only = *plan.post;
+    const LayerPlan projection = layer(rp.mtp_projection, grad_b, hw, f);
+    const LayerPlan& mtp_layer = m.is_moe_layer(m.num_layers - 1) ? *moe : *dense;
+    const auto append = [](PassPlan& to, const PassPlan& from) { to.ops.insert(to.ops.end(), from.ops.begin(), from.ops.end()); };
+    PassPlan input_grad;
+    PassPlan weight_grad;
+    for (int d = 0; d < m.mtp_depth; ++d) {
+      for (const LayerPlan* part : {&projection, &mtp_layer, &head_only}) append(plan.post->forward, part->forward);
+      for (const LayerPlan* part : {&head_only, &mtp_layer, &projection}) {
+        append(input_grad, part->input_grad);
+        append(weight_grad, part->weight_grad);
+      }
+    }
+    append(input_grad, head_only.input_grad);
+    append(weight_grad, head_only.weight_grad);
+    plan.post->input_grad = std::move(input_grad);
+    plan.post->weight_grad = std::move(weight_grad);
+  }
   // The head block's memory is the memory model's head unit: the head and loss, and the MTP
-  // modules' activations (their compute is not in the DAG), so the replay's live peak counts them.
+  // modules' activations, so the replay's live peak counts them.
   plan.post->activation_bytes = rp.memory.head_unit.stored;
   // The head unit's kept bytes are already the memory model's count (MemFine included); the head
   // block holds no routed experts, so the replay takes them whole.
