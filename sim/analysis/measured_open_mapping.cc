@@ -625,7 +625,16 @@ OpenCase map_open_run(const OpenRun& run) {
     }
   }
   const int chunks = run.pp * run.vpp;
-  if (chunks > 1 && run.layers % chunks != 0) (void)apply_open_source_split(framework, run.layers, c.parallel);
+  // A Megatron-Bridge summary row runs its recipe's model and, for an uneven split, its layout.
+  const auto recipe_model = recompute_left_to_nvidia_recipe(run) ? nvidia_recipe_model(run, chunks) : std::nullopt;
+  if (recipe_model) c.model.mtp_depth = recipe_model->mtp_depth;
+  if (chunks > 1 && run.layers % chunks != 0) {
+    if (recipe_model && !recipe_model->stage_layers.empty()) {
+      c.parallel.stage_layers = recipe_model->stage_layers;
+    } else {
+      (void)apply_open_source_split(framework, run.layers, c.parallel);
+    }
+  }
   try {
     model::validate_model(c.model);
     model::validate_parallel(c.model, c.parallel);

@@ -31,6 +31,21 @@ std::optional<RecipeRecompute> nvidia_recipe_recompute(const OpenRun& run) {
   return std::nullopt;
 }
 
+std::optional<RecipeModel> nvidia_recipe_model(const OpenRun& run, int chunks) {
+  if (!has_any(run.model, {"deepseek-v3", "deepseekv3", "deepseek v3"}) || run.layers != 61) return std::nullopt;
+  RecipeModel r{.mtp_depth = 1};
+  const auto layout = [](int first, int middle, int middle_count, int last) {
+    std::vector<int> split{first};
+    split.insert(split.end(), static_cast<std::size_t>(middle_count), middle);
+    split.push_back(last);
+    return split;
+  };
+  if (chunks == 16) r.stage_layers = layout(4, 4, 14, 1);
+  if (chunks == 8) r.stage_layers = layout(8, 8, 6, 5);
+  if (chunks == 4) r.stage_layers = layout(16, 16, 2, 13);
+  return r;
+}
+
 std::optional<std::string> nvidia_recipe_not_expressible(const OpenRun& run) {
   static const std::regex kFsdpOff(R"(fsdp\s?[=:]\s?(0|false|off))", std::regex::icase);
   const bool fsdp = has(run.optimizer_sharding, "fsdp") && !std::regex_search(run.optimizer_sharding, kFsdpOff);

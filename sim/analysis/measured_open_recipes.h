@@ -14,6 +14,8 @@
 #pragma once
 
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "model/spec.h"
 #include "sim/analysis/measured_open_reader.h"
@@ -31,6 +33,17 @@ bool recompute_left_to_nvidia_recipe(const OpenRun& run);
 
 // The recipe's recompute for the row's model and GPU, or nothing for a model the list above lacks.
 std::optional<RecipeRecompute> nvidia_recipe_recompute(const OpenRun& run);
+
+// The DeepSeek-V3 recipe's model and pipeline settings (megatron/bridge/recipes/deepseek/
+// deepseek_v3.py, _deepseek_v3_common @ 05d003f): one MTP layer (mtp_num_layers = 1), and for an
+// uneven split its pipeline_model_parallel_layout by pp x vp chunks, the embedding on the first
+// chunk and the MTP layer and the loss on the last: 16 chunks (16 x 1, 8 x 2, 4 x 4) hold 4 layers
+// each and the last 1; 8 chunks (8 x 1, 4 x 2) 8 each and the last 5; 4 chunks 16, 16, 16, 13.
+struct RecipeModel {
+  int mtp_depth = 0;
+  std::vector<int> stage_layers{};  // empty: the recipe gives no layout for this chunk count
+};
+std::optional<RecipeModel> nvidia_recipe_model(const OpenRun& run, int chunks);
 
 // What else those recipes set that the schema cannot express, for such a row, or nothing: the Llama
 // 3 / 3.1 recipes that run Megatron FSDP on GB200 / GB300 also offload the activations of some layers

@@ -7,6 +7,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "model/recompute_modules.h"
 #include "sim/analysis/measured_open_mapping.h"
@@ -62,6 +63,49 @@ TEST(OpenRecipes, TheMappingTakesTheRecipesRecomputeOrListsTheRow) {
   const OpenCase other = map_open_run(bridge_row("InternLM-7B", "A100-SXM4-80GB"));
   EXPECT_FALSE(other.spec.has_value());
   EXPECT_THAT(other.reasons, ::testing::Contains(::testing::HasSubstr("performance recipe not read for model 'InternLM-7B'")));
+}
+
+// DeepSeek-V3's recipe: one MTP layer, and the library's pipeline layouts by chunk count (the
+// embedding with the first chunk, the MTP layer and the loss with the last).
+TEST(OpenRecipes, DeepSeekV3TakesTheRecipesMtpLayerAndPipelineLayout) {
+  OpenRun ds = bridge_row("DeepSeek-V3 (671B, MLA; first 3 layers dense FFN 18432)", "B200 (DGX B200)");
+  ds.layers = 61;
+  const auto sixteen = nvidia_recipe_model(ds, 16);
+  ASSERT_TRUE(sixteen.has_value());
+  EXPECT_EQ(sixteen->mtp_depth, 1);
+  ASSERT_EQ(sixteen->stage_layers.size(), 16U);
+  EXPECT_EQ(sixteen->stage_layers.front(), 4);
+  EXPECT_EQ(sixteen->stage_layers[14], 4);
+  EXPECT_EQ(sixteen->stage_layers.back(), 1);  // 4 + 14 x 4 + 1 = 61
+  const auto eight = nvidia_recipe_model(ds, 8);
+  EXPECT_EQ(eight->stage_layers, (std::vector<int>{8, 8, 8, 8, 8, 8, 8, 5}));
+  EXPECT_TRUE(nvidia_recipe_model(ds, 32)->stage_layers.empty());  // no layout in the library map
+  EXPECT_EQ(nvidia_recipe_model(bridge_row("Llama3-8B", "B200"), 16), std::nullopt);
+  // Through the mapping: the pp 16 summary row is priced with that split and the MTP layer.
+  OpenRun row = ds;
+  row.gpus = 256;
+  row.gpus_per_node = 8;
+  row.interconnect = "DGX B200; 8x 400 Gb/s IB per node";
+  row.moe_experts = 256;
+  row.moe_topk = 8;
+  row.moe_ffn_hidden = 2048;
+  row.shared_experts = 1;
+  row.ffn_hidden = 18432;
+  row.hidden = 7168;
+  row.heads = 128;
+  row.kv_heads.reset();
+  row.vocab = 129280;
+  row.seq = 4096;
+  row.pp = 16;
+  row.dp = 16;
+  row.ep = 8;
+  row.micro_batch = 1;
+  row.global_batch = 2048;
+  row.precision = "bf16";
+  const OpenCase c = map_open_run(row);
+  ASSERT_TRUE(c.spec.has_value()) << c.reasons.front();
+  EXPECT_EQ(c.spec->parallel.stage_layers, sixteen->stage_layers);
+  EXPECT_EQ(c.spec->model.mtp_depth, 1);
 }
 
 // Megatron FSDP Llama rows on Grace-Blackwell: the recipe also offloads some layers' activations.
