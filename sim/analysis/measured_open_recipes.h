@@ -38,7 +38,8 @@ std::optional<RecipeRecompute> nvidia_recipe_recompute(const OpenRun& run);
 // deepseek_v3.py, _deepseek_v3_common @ 05d003f): one MTP layer (mtp_num_layers = 1), and for an
 // uneven split its pipeline_model_parallel_layout by pp x vp chunks, the embedding on the first
 // chunk and the MTP layer and the loss on the last: 16 chunks (16 x 1, 8 x 2, 4 x 4) hold 4 layers
-// each and the last 1; 8 chunks (8 x 1, 4 x 2) 8 each and the last 5; 4 chunks 16, 16, 16, 13.
+// each and the last 1; 8 chunks (8 x 1, 4 x 2) 8 each and the last 5; 4 chunks 16, 16, 16, 13;
+// 32 chunks (H100's pp 8 x vp 4 performance config) 1, then 2 each, and none on the last.
 struct RecipeModel {
   int mtp_depth = 0;
   std::vector<int> stage_layers{};  // empty: the recipe gives no layout for this chunk count

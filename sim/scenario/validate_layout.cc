@@ -43,13 +43,11 @@ void check_stage_layers(const proto::Parallelism& x, std::int64_t layers, const 
   if (x.stage_layers_size() != chunks) {
     fail(p + ".stage_layers", "has " + num(std::int64_t{x.stage_layers_size()}) + " entries but pp*vpp = " + num(chunks));
   }
+  // An entry may be 0 (negative counts are refused with every int field): a virtual stage holding
+  // only the embedding, or only the MTP modules and the head (Megatron's pipeline layouts write such
+  // a stage "E" or "mL": DeepSeek-V3's "Et|(tt|)*30mL").
   std::int64_t sum = 0;
-  for (int i = 0; i < x.stage_layers_size(); ++i) {
-    sum += x.stage_layers(i);
-    if (x.stage_layers(i) < 1) {
-      fail(p + ".stage_layers[" + std::to_string(i) + "]", "must be at least 1, got " + num(std::int64_t{x.stage_layers(i)}));
-    }
-  }
+  for (int i = 0; i < x.stage_layers_size(); ++i) sum += x.stage_layers(i);
   if (layers >= 1 && sum != layers) {
     fail(p + ".stage_layers", "entries sum to " + num(sum) + " but model.num_layers = " + num(layers));
   }

@@ -170,8 +170,10 @@ std::vector<BadCase> cases() {
       {"StageLayersCountEntriesAndSum",
        Lines{.parallelism = parallelism("tp: 2, pp: 2, dp: 2, global_batch: 16, stage_layers: [1, 0, 2]")}.text(), {},
        {"bad.yaml:4:68: parallelism.stage_layers: has 3 entries but pp*vpp = 2",
-        "bad.yaml:4:72: parallelism.stage_layers[1]: must be at least 1, got 0",
         "bad.yaml:4:68: parallelism.stage_layers: entries sum to 3 but model.num_layers = 4"}},
+      {"StageLayersAreNotNegative",
+       Lines{.parallelism = parallelism("tp: 2, pp: 2, dp: 2, global_batch: 16, stage_layers: [5, -1]")}.text(), {},
+       {"bad.yaml:4:72: parallelism.stage_layers[1]: must not be negative, got -1"}},
       // ep 4 with etp = tp = 2 needs 8 folded ranks, tp*cp*dp has 4 (with etp 1 ep 4 would fold).
       {"EpMustDivideExpertsAndTheFoldedGroup",
        Lines{.model = model("preset: test-moe, moe: {num_experts: 6}"),

@@ -79,7 +79,12 @@ TEST(OpenRecipes, DeepSeekV3TakesTheRecipesMtpLayerAndPipelineLayout) {
   EXPECT_EQ(sixteen->stage_layers.back(), 1);  // 4 + 14 x 4 + 1 = 61
   const auto eight = nvidia_recipe_model(ds, 8);
   EXPECT_EQ(eight->stage_layers, (std::vector<int>{8, 8, 8, 8, 8, 8, 8, 5}));
-  EXPECT_TRUE(nvidia_recipe_model(ds, 32)->stage_layers.empty());  // no layout in the library map
+  const auto h100 = nvidia_recipe_model(ds, 32);  // "Et|(tt|)*30mL": 1 + 30 x 2 + 0 = 61
+  ASSERT_EQ(h100->stage_layers.size(), 32U);
+  EXPECT_EQ(h100->stage_layers.front(), 1);
+  EXPECT_EQ(h100->stage_layers[30], 2);
+  EXPECT_EQ(h100->stage_layers.back(), 0);
+  EXPECT_TRUE(nvidia_recipe_model(ds, 12)->stage_layers.empty());  // no layout for 12 chunks
   EXPECT_EQ(nvidia_recipe_model(bridge_row("Llama3-8B", "B200"), 16), std::nullopt);
   // Through the mapping: the pp 16 summary row is priced with that split and the MTP layer.
   OpenRun row = ds;
