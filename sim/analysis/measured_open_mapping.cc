@@ -444,6 +444,10 @@ OpenCase map_open_run(const OpenRun& run) {
   out.split = open_split(run.source_group());
   out.gpu_family = run.gpu;
   std::vector<std::string>& why = out.reasons;
+  if (!run.unreadable.empty()) {  // the reader could not read the row (measured_open_reader.h)
+    why.push_back(run.unreadable);
+    return out;
+  }
 
   // Device.
   const GpuClass* gpu = nullptr;

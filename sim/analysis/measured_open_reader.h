@@ -56,6 +56,9 @@ struct OpenRun {
   double measured_value = 0;
   std::string flops_convention{};
   std::string notes{};  // the source's secondary figures (published MFU, TFLOPS, derived step_s)
+  // Why the row could not be read ("runs.csv:17: column 'vpp': expected an integer ..."), empty when
+  // it was: a bad row is listed with this, the other rows are still read and compared.
+  std::string unreadable{};
 
   [[nodiscard]] bool is_moe() const { return moe_experts.has_value() && *moe_experts > 0; }
   // The id without its number: "O-ILM" for "O-ILM-01" (the source a row comes from).
@@ -72,10 +75,13 @@ bool is_open_runs_csv(std::string_view text);
 // Longest cell a row may have (the open set's longest, a notes cell, has 916 characters).
 inline constexpr std::size_t kMaxOpenCellChars = 4096;
 
-// Parses the whole file. Checks per row: the numeric columns are positive integers (the optional
-// ones may be empty; shared_experts may be 0), tp*pp*cp*dp == gpus, global_batch divisible by
-// dp*micro_batch, a known measured_quantity and a positive finite measured_value, and no cell of
-// the file's columns longer than kMaxOpenCellChars.
+// Parses the whole file. Checks per row: as many cells as the header, the numeric columns are
+// positive integers (the optional ones may be empty; shared_experts may be 0), tp*pp*cp*dp == gpus,
+// global_batch divisible by dp*micro_batch, a known measured_quantity and a positive finite
+// measured_value, a non-empty id, and no cell longer than kMaxOpenCellChars. A row that fails one
+// comes back with OpenRun::unreadable set (file:line, column, what is allowed) and only its id (or
+// "line N"), file and line; the file's other rows are read as usual. Throws std::invalid_argument
+// for the file as a whole: no header line, or a header without the open-set columns.
 std::vector<OpenRun> parse_open_runs_csv(std::string_view text, const std::string& name);
 
 }  // namespace mofasim::analysis

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -138,7 +139,11 @@ OpenValidation run_open_validation(const std::vector<std::string>& paths, const 
       try {
         t = repeat_pipeline_flushes(predict(*c.mapped.spec), c.mapped.pipeline_flushes);
       } catch (const std::invalid_argument& e) {
-        throw InputError(c.run.file + ":" + std::to_string(c.run.line) + ": " + c.run.id + ": " + e.what());
+        // A row the step models refuse is listed with why; the file's other rows are still compared.
+        c.mapped.reasons.push_back("the step model refused the row: " + std::string(e.what()));
+        c.mapped.spec.reset();
+        if (progress) progress(++done, total);
+        continue;
       }
       c.predicted_step_s = t.step_s;
       c.breakdown = t.breakdown;
@@ -313,14 +318,22 @@ int validate_open_command(const MeasuredValidateOptions& options, std::ostream& 
     if (options.csv_path) j["csv"] = *options.csv_path;
     if (options.svg_path) j["svg"] = *options.svg_path;
     out << j.dump(2) << "\n";
-    return 0;
+  } else {
+    out << "Open set: " << v.rows.size() << " rows, " << v.predicted_count() << " predicted, predictor: " << name
+        << ", shipped presets\n\n";
+    out << open_report_markdown(v);
+    if (options.csv_path) out << "\nper-row CSV: " << *options.csv_path << '\n';
+    if (options.svg_path) out << "scatter SVG: " << *options.svg_path << '\n';
   }
-  out << "Open set: " << v.rows.size() << " rows, " << v.predicted_count() << " predicted, predictor: " << name
-      << ", shipped presets\n\n";
-  out << open_report_markdown(v);
-  if (options.csv_path) out << "\nper-row CSV: " << *options.csv_path << '\n';
-  if (options.svg_path) out << "scatter SVG: " << *options.svg_path << '\n';
-  return 0;
+  // A row the reader could not read is in the report with its reason; as bad input it also goes to
+  // stderr, one line each, and the command exits 2 once every output is written.
+  int status = 0;
+  for (const OpenComparison& c : v.rows) {
+    if (c.run.unreadable.empty()) continue;
+    std::cerr << c.run.unreadable << '\n';
+    status = 2;
+  }
+  return status;
 }
 
 }  // namespace mofasim::analysis

@@ -1,9 +1,9 @@
 // Fuzz target for the open-set CSV reader and its row -> scenario mapping (validate --measured).
-// The reader must either return rows or throw std::invalid_argument (a one-line file:line error);
-// every row it returns must map to a scenario or to its reasons without throwing
-// (measured_open_mapping.h), and every scenario it maps to must be priced by the analytic model or
-// refused with std::invalid_argument (which validate --measured reports as file:line: id: message
-// and exit 2). Any other exception, crash, hang or sanitizer report is a bug. Built
+// The reader must either return rows (a bad row carrying its file:line reason) or throw
+// std::invalid_argument for the file as a whole; every row it returns must map to a scenario or to
+// its reasons without throwing (measured_open_mapping.h), and every scenario it maps to must be
+// priced by the analytic model or refused with std::invalid_argument (which validate --measured
+// lists as the row's reason). Any other exception, crash, hang or sanitizer report is a bug. Built
 // as a libFuzzer target under clang, or linked with fuzz_replay_main.cc (seed corpus +
 // deterministic mutations) under other compilers.
 #include <cstddef>
@@ -33,7 +33,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     try {
       (void)predict(*mapped.spec);
     } catch (const std::invalid_argument&) {
-      // a row the model refuses: reported with its file:line by run_open_validation
+      // a row the model refuses: listed with the reason by run_open_validation
     }
   }
   return 0;

@@ -7,7 +7,9 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
+#include "sim/analysis/measured_open_mapping.h"
 #include "test/validation/open_rows_for_test.h"
 
 namespace mofasim::analysis {
@@ -17,9 +19,12 @@ using test::open_csv;
 using test::open_row;
 using ::testing::HasSubstr;
 
+// The file's error, or the first bad row's reason (a bad row is listed, not fatal).
 std::string error_of(const std::string& text) {
   try {
-    (void)parse_open_runs_csv(text, "runs.csv");
+    for (const OpenRun& r : parse_open_runs_csv(text, "runs.csv")) {
+      if (!r.unreadable.empty()) return r.unreadable;
+    }
   } catch (const std::invalid_argument& e) {
     return e.what();
   }
@@ -93,6 +98,23 @@ TEST(OpenReader, ErrorsNameTheLineTheColumnAndTheValue) {
   EXPECT_EQ(error_of(open_csv({{{"notes", std::string(4097, 'x')}}})),
             "runs.csv:2: column 'notes': a cell of 4097 characters, at most 4096 allowed");
   EXPECT_EQ(parse_open_runs_csv(open_csv({{{"notes", std::string(4096, 'x')}}}), "runs.csv").at(0).notes.size(), 4096u);
+}
+
+// A bad row does not stop the file: it comes back with its reason and its id, the rows around it
+// are read, and the mapping lists it with that reason.
+TEST(OpenReader, ABadRowIsListedAndTheOthersAreRead) {
+  const std::vector<OpenRun> rows =
+      parse_open_runs_csv(open_csv({{{"id", "X-1"}}, {{"id", "X-2"}, {"vpp", "n/a"}}, {{"id", "X-3"}}}), "runs.csv");
+  ASSERT_EQ(rows.size(), 3U);
+  EXPECT_TRUE(rows[0].unreadable.empty());
+  EXPECT_EQ(rows[1].id, "X-2");
+  EXPECT_EQ(rows[1].line, 3);
+  EXPECT_EQ(rows[1].unreadable, "runs.csv:3: column 'vpp': expected a number, got 'n/a'");
+  EXPECT_TRUE(rows[2].unreadable.empty());
+  EXPECT_EQ(rows[2].vpp, 1);
+  EXPECT_THAT(map_open_run(rows[1]).reasons, ::testing::ElementsAre(rows[1].unreadable));
+  // A row without an id is named by its line.
+  EXPECT_EQ(parse_open_runs_csv(open_csv({{{"id", ""}}}), "runs.csv").at(0).id, "line 2");
 }
 
 TEST(OpenReader, TheHeaderTellsTheOpenFormatFromVtrains) {

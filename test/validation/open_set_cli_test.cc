@@ -145,10 +145,13 @@ TEST_F(OpenSetCli, EveryPredictedRowHasItsBreakdownSummingToItsStep) {
 
 TEST_F(OpenSetCli, BadInputIsOneLineWithExitStatus2) {
   const std::string bad = (dir_ / "bad.csv").string();
-  std::ofstream(bad) << test::open_csv({{{"gpus", "12"}}});
+  std::ofstream(bad) << test::open_csv({{{"gpus", "12"}}, {{"id", "O-ILM-03"}}});
   mofasim::test::CliRun run = mofasim::test::run_mofasim("validate -q --measured '" + bad + "'");
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_EQ(run.err, bad + ":2: column 'gpus': tp*pp*cp*dp = 16 but gpus = 12\n");
+  // The report still covers the file: the good row is compared, the bad one listed with its reason.
+  EXPECT_THAT(run.out, ::testing::HasSubstr("Open set: 2 rows, 1 predicted"));
+  EXPECT_THAT(run.out, ::testing::HasSubstr("column 'gpus': tp*pp*cp*dp = 16 but gpus = 12 | 1 | O-ILM-02"));
 
   run = mofasim::test::run_mofasim("validate -q --measured '" + csv_ + "' --mapping a=gpus");
   EXPECT_EQ(run.exit_code, 2);
