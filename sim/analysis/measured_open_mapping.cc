@@ -233,6 +233,9 @@ std::optional<std::string> set_architecture(const OpenRun& run, model::ModelSpec
     m.attention = model::AttentionKind::kMla;
     m.num_kv_heads = run.heads;
     m.mla = {.q_lora_rank = 1536, .kv_lora_rank = 512, .qk_nope_head_dim = 128, .qk_rope_head_dim = 64, .v_head_dim = 128};
+    // DeepSeek-V3's multi-token-prediction module where the row says the run had it ("w/ MTP",
+    // "with MTP", "mtp_num_layers=1"); "uncertain: MTP layer" says nothing.
+    if (has_any(run.model + "; " + run.notes, {"w/ mtp", "with mtp", "mtp_num_layers=1", "mtp_num_layers: 1"})) m.mtp_depth = 1;
   } else {
     if (!run.kv_heads) return "kv_heads is empty for a non-MLA model";
     m.num_kv_heads = *run.kv_heads;

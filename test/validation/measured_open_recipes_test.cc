@@ -113,6 +113,21 @@ TEST(OpenRecipes, DeepSeekV3TakesTheRecipesMtpLayerAndPipelineLayout) {
   EXPECT_EQ(c.spec->model.mtp_depth, 1);
 }
 
+// A DeepSeek-V3 row of any source runs the MTP module where its text says so.
+TEST(OpenRecipes, AnMlaRowWithMtpInItsTextRunsTheModule) {
+  const auto mtp_of = [](const std::string& notes) {
+    const OpenCase c = map_open_run(open_row(
+        {{"id", "X-1"}, {"model", "DeepSeek-V3 (671B, MLA; first 3 layers dense FFN 18432)"}, {"layers", "4"},
+         {"hidden", "7168"}, {"heads", "128"}, {"kv_heads", ""}, {"ffn_hidden", "18432"}, {"moe_experts", "256"},
+         {"moe_topk", "8"}, {"moe_ffn_hidden", "2048"}, {"shared_experts", "1"}, {"notes", notes}}));
+    EXPECT_TRUE(c.spec.has_value()) << (c.reasons.empty() ? "" : c.reasons.front());
+    return c.spec ? c.spec->model.mtp_depth : -1;
+  };
+  EXPECT_EQ(mtp_of("archive labels this row 'w/ MTP'"), 1);
+  EXPECT_EQ(mtp_of("uncertain: MTP layer (DeepSeek)"), 0);
+  EXPECT_EQ(mtp_of("derived step_s=14.5"), 0);
+}
+
 // Megatron FSDP Llama rows on Grace-Blackwell: the recipe also offloads some layers' activations.
 TEST(OpenRecipes, PartialCpuOffloadOfTheFsdpLlamaRecipesIsAReason) {
   OpenRun fsdp = bridge_row("Llama3-70B", "GB200");
