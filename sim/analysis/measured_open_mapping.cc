@@ -40,6 +40,9 @@ constexpr double kNvlink4BusBandwidth = 370e9;  // H100/H200: nccl-tests#212 (sc
 // H800: NVLink cut to 400 GB/s bidirectional; ~160 GB/s achieved (DeepSeek-V3 report §3.2.2,
 // scenarios/deepseek-v3-h800-2048.yaml).
 constexpr double kH800NvlinkBusBandwidth = 160e9;
+// A800: the A100 die with NVLink cut from 600 to 400 GB/s bidirectional (NVIDIA A800 datasheet); the
+// A100's measured 200 GB/s bus bandwidth scaled by that ratio.
+constexpr double kA800NvlinkBusBandwidth = 200e9 * 400.0 / 600.0;
 // NVLink 5 (B200, GB200): bus bandwidth and per-ring-step latency fitted together on the 10 rows of
 // ../shared/data/kernels/collectives.csv that time an 8 x B200 all-reduce from 8 MiB to 4 GiB (AWS
 // p6-b200, all_reduce_bench.py, nccl 2.27.7): t = 2(n-1) alpha + 2(n-1)/n bytes / busBW, least squares
@@ -79,6 +82,7 @@ const std::vector<GpuClass>& gpu_classes() {
       {{"h100"}, {"pcie", "h100 nvl", "h100-nvl"}, "H100-SXM5-80GB", {"h100-sxm"}, kNvlink4BusBandwidth, kIntraLatency, ""},
       {{"h100"}, {}, "H100-PCIe/NVL", {}, 0, 0, "no hardware preset for the H100 PCIe / NVL boards"},
       {{"h800"}, {}, "H800", {"h800"}, kH800NvlinkBusBandwidth, kIntraLatency, ""},
+      {{"a800"}, {"pcie"}, "A800-SXM4-80GB", {"a100-80gb"}, kA800NvlinkBusBandwidth, kIntraLatency, ""},
       {{"a100", "pcie"}, {}, "A100-PCIe-80GB", {"a100-pcie-80gb", "a100-pcie"}, kPcieBusBandwidth, kIntraLatency, ""},
       {{"a100", "40gb"}, {}, "A100-SXM4-40GB", {"a100-40gb"}, kNvlink3BusBandwidth, kIntraLatency, ""},
       {{"a100"}, {}, "A100-SXM4-80GB", {"a100-80gb"}, kNvlink3BusBandwidth, kIntraLatency, ""},

@@ -548,6 +548,11 @@ TEST(OpenMapping, GpuNamesAreReadByTheirWords) {
   EXPECT_EQ(family_of("NVIDIA A100-SXM4-40GB"), "A100-SXM4-40GB");
   EXPECT_EQ(family_of("NVIDIA H100 SXM (NVLink)"), "H100-SXM5-80GB");
   EXPECT_EQ(family_of("nvidia h800"), "H800");
+  // A800: the A100 preset over its 400 GB/s NVLink (2/3 of the A100's measured 200 GB/s bus rate).
+  const OpenCase a800 = map_open_run(open_row({{"gpu", "NVIDIA A800-SXM4-80GB"}}));
+  EXPECT_EQ(a800.gpu_family, "A800-SXM4-80GB");
+  EXPECT_EQ(spec_of(a800).hardware.name, spec_of(map_open_run(open_row())).hardware.name);
+  EXPECT_NEAR(spec_of(a800).topology.intra_node.bandwidth, 133.33e9, 0.01e9);
   EXPECT_EQ(family_of("GB200 (NVL72)"), "GB200");
   EXPECT_EQ(family_of("GB300 NVL72"), "GB300");  // Blackwell Ultra, before B300 / B200
   EXPECT_EQ(family_of("NVIDIA B300 (DGX B300)"), "B300");
