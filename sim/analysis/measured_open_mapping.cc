@@ -144,6 +144,27 @@ std::optional<double> open_inter_node_bytes_per_node(const std::string& text, in
   return std::nullopt;
 }
 
+std::optional<double> named_system_bytes_per_node(const std::string& text) {
+  // Line rate of the compute fabric each product's data sheet gives per 8-GPU node.
+  struct System {
+    std::initializer_list<const char*> names;
+    double gbit_per_node;
+  };
+  static const System kSystems[] = {
+      {{"bm.gpu.h100.8", "bm.gpu.h200.8"}, 3200},  // OCI: 16 x 200 Gb/s RoCE cluster network
+      {{"nd h100 v5", "nd_h100_v5", "nd h200 v5", "nd_h200_v5"}, 3200},  // Azure: 8 x 400 Gb/s NDR InfiniBand
+      {{"ndm a100 v4", "nd a100 v4", "ndm_a100_v4", "nd_a100_v4"}, 1600},  // Azure: 8 x 200 Gb/s HDR InfiniBand
+      {{"p5.48xlarge", "p5e.48xlarge", "p5en.48xlarge"}, 3200},  // AWS: 3,200 Gb/s EFA
+      {{"p4d.24xlarge", "p4de.24xlarge"}, 400},  // AWS: 400 Gb/s EFA
+      {{"dgx h100", "dgx-h100", "dgxh100", "dgx h200", "dgx-h200", "dgx b200", "dgx-b200"}, 3200},  // 8 x 400 Gb/s ConnectX-7
+      {{"dgx a100", "dgx-a100", "dgxa100"}, 1600},  // 8 x 200 Gb/s HDR (compute fabric)
+  };
+  for (const System& sys : kSystems) {
+    if (has_any(text, sys.names)) return sys.gbit_per_node * 1e9 / 8;
+  }
+  return std::nullopt;
+}
+
 int open_nvl72_nodes_per_domain(const std::string& notes, int gpus, int gpus_per_node) {
   static const std::regex kRacks(R"((\d+)x NVL72)");
   std::smatch m;
@@ -492,7 +513,9 @@ OpenCase map_open_run(const OpenRun& run) {
   const bool grace_blackwell = gpu != nullptr && (std::string(gpu->family) == "GB200" || std::string(gpu->family) == "GB300");
   const bool nvl72 = grace_blackwell || has_any(run.interconnect + "; " + run.gpu, {"72-GPU NVLink", "NVL72", "NVL 72", "NVL-72"});
   if (run.gpus > run.gpus_per_node) {
-    const auto per_node = open_inter_node_bytes_per_node(run.interconnect, run.gpus_per_node);
+    // The rate the text states, else the data-sheet rate of a system it names (8 GPUs a node).
+    auto per_node = open_inter_node_bytes_per_node(run.interconnect, run.gpus_per_node);
+    if (!per_node && run.gpus_per_node == 8) per_node = named_system_bytes_per_node(run.interconnect + "; " + run.gpu);
     if (!per_node) {
       why.push_back("inter-node bandwidth not stated in the interconnect text");
     } else {

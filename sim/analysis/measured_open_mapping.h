@@ -44,6 +44,11 @@ OpenCase map_open_run(const OpenRun& run);
 // (times gpus_per_node). Line rate: no efficiency factor is applied.
 std::optional<double> open_inter_node_bytes_per_node(const std::string& text, int gpus_per_node);
 
+// Bytes/s one 8-GPU node gets on the compute fabric of a system the text names by product
+// ("OCI BM.GPU.H100.8", "Azure ND H100 v5", "AWS p5.48xlarge", "DGX H100", ...), from its data
+// sheet; nothing for a text that names none. Used only where the interconnect text gives no rate.
+std::optional<double> named_system_bytes_per_node(const std::string& text);
+
 // Nodes per NVLink domain (supernode) of a GB200 NVL72 run: gpus / N / gpus_per_node when the
 // notes say "Nx NVL72" and that is a whole number of trays of at most 72 GPUs, else a full rack
 // (72 / gpus_per_node).

@@ -515,6 +515,24 @@ TEST(OpenMapping, UnevenLayoutsTakeTheSplitTheirFrameworkUses) {
   EXPECT_THAT(other.reasons, ElementsAre(HasSubstr("do not divide 126 layers evenly")));
 }
 
+// A system named by its product carries its data sheet's fabric where the text gives no rate: the
+// OCI MLPerf rows ("OCI BM.GPU.H100.8 ... RoCEv2 cluster network") run on 3.2 Tb/s per node.
+TEST(OpenMapping, ANamedSystemBringsItsFabricRate) {
+  EXPECT_DOUBLE_EQ(*named_system_bytes_per_node("H100-SXM5-80GB (OCI BM.GPU.H100.8)"), 400e9);
+  EXPECT_DOUBLE_EQ(*named_system_bytes_per_node("Azure ND H100 v5"), 400e9);
+  EXPECT_DOUBLE_EQ(*named_system_bytes_per_node("AWS p4d.24xlarge"), 50e9);
+  EXPECT_DOUBLE_EQ(*named_system_bytes_per_node("DGX A100 SuperPOD"), 200e9);
+  EXPECT_EQ(named_system_bytes_per_node("Meta A100 cluster"), std::nullopt);
+  const OpenCase oci = map_open_run(open_row(
+      {{"id", "O-MLP-06"}, {"gpu", "H100-SXM5-80GB (OCI BM.GPU.H100.8)"}, {"gpus", "16"}, {"dp", "16"},
+       {"interconnect", "OCI BM.GPU.H100.8: NVLink4/NVSwitch 900 GB/s; RoCEv2 cluster network"}}));
+  EXPECT_DOUBLE_EQ(spec_of(oci).topology.inter_node.bandwidth, 400e9 / 8);  // per GPU
+  // A rate the text states wins over the named system's.
+  const OpenCase stated = map_open_run(open_row(
+      {{"gpu", "H100 (DGX H100)"}, {"gpus", "16"}, {"dp", "16"}, {"interconnect", "DGX H100; 4x 100 Gb RoCE per node"}}));
+  EXPECT_DOUBLE_EQ(spec_of(stated).topology.inter_node.bandwidth, 50e9 / 8);
+}
+
 TEST(OpenMapping, TheGrandTetonH100HasItsOwnPreset) {
   const OpenCase c = map_open_run(open_row({{"id", "O-TT-12"}, {"gpu", "H100-SXM-96GB-HBM2e (Grand Teton, 500 W power limit)"},
                                             {"interconnect", "RDMA backend 400 Gb/s per GPU"}}));
