@@ -181,8 +181,8 @@ std::vector<TaskId> Generator::interleave(const Workload& w, const std::vector<T
 }
 
 // DualPipe's overlap (DeepSeek-V3 report §3.2.1, Fig. 4): each pass runs a whole module (the
-// compute between two all-to-alls: attention, the MLP) while the other pass's all-to-all is in
-// flight. Each pass is cut into segments, a module and the EP communication after it; the two
+// compute between two all-to-alls: attention, the MLP; in layers without all-to-alls, such as the
+// dense layers and the head, one layer) while the other pass's all-to-all is in flight. Each pass is cut into segments, a module and the EP communication after it; the two
 // passes' segments alternate, the backward's first (its combine gradient runs under the forward's
 // attention). On in-order compute and EP streams this gives
 // the figure's rows: combine-grad | F attention, F dispatch | B MLP, dispatch-grad | F MLP, F
@@ -197,7 +197,12 @@ std::vector<TaskId> interleave_modules(const Workload& w, const std::vector<Task
     std::size_t k = 0;
     while (k < units.size()) {
       const std::size_t begin = k;
-      while (k < units.size() && w.stream(units[k]) != Stream::kEp) ++k;
+      // A module ends at its all-to-all, or where the next layer begins: a stretch of layers without
+      // all-to-alls (dense layers, the head) is one module per layer, not one for the whole stretch.
+      while (k < units.size() && w.stream(units[k]) != Stream::kEp &&
+             (k == begin || w.layer(units[k]) == w.layer(units[begin]))) {
+        ++k;
+      }
       const std::size_t module_end = k;
       while (k < units.size() && w.stream(units[k]) == Stream::kEp) ++k;
       out.push_back({begin, module_end, k});

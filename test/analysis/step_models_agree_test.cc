@@ -143,7 +143,7 @@ TEST(StepModelsAgree, DualPipeCreditsEpOverlapOnlyOnTheOverlappedPairs) {
 // charges (DeepSeek-V3 report Fig. 4): 16.73 s, -2.40 % (exposed EP 4.27 s), as close as without
 // EP overlap (-2.34 %). Both are held within 3 %, without the MTP module: since the replay runs it
 // (below), rank 0's DualPipe pairs carry the MTP layer and its head beside stage 0, and the replay
-// is +9.3 % over the closed form with EP overlap (16.45 s against 15.06 s; -1.9 % without), which
+// is +6.5 % over the closed form with EP overlap (16.04 s against 15.06 s; -1.9 % without), which
 // docs/validation.md lists as open.
 double deepseek_v3_gap(const std::vector<std::string>& sets) {
   const std::string path = std::string(MOFASIM_SOURCE_DIR) + "/scenarios/deepseek-v3-h800-2048.yaml";

@@ -3,6 +3,7 @@
 // report's Fig. 4, a whole module of one pass under each all-to-all of the other.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,37 @@ TEST(DualPipeModules, APairIssuesAWholeModuleUnderEachAllToAllOfTheOtherPass) {
     for (const TaskId t : order) got.push_back(names[t]);
     EXPECT_EQ(got, expected) << "forward listed first: " << forward_first;
   }
+}
+
+// A forward without all-to-alls (DeepSeek-V3's dense first stage) paired with an MoE backward: each
+// dense layer is a module of its own, so the backward's second all-to-all runs under the second
+// dense layer. As one module for the whole stretch, both dense layers went under the first
+// all-to-all and the dispatch gradient had no compute of the other pass under it.
+TEST(DualPipeModules, ADenseStretchIsOneModulePerLayer) {
+  Workload w(1, 2);
+  std::vector<std::string> names;
+  auto add = [&](Stream stream, TaskPhase phase, std::uint32_t layer, const std::string& name) {
+    const bool ep = stream == Stream::kEp;
+    const TaskId t = w.add({.kind = ep ? TaskKind::kCollective : TaskKind::kCompute, .stream = stream,
+                            .scope = ep ? Scope::kEp : Scope::kRank, .phase = phase,
+                            .collective = ep ? std::optional(CollectiveKind::kAllToAll) : std::nullopt,
+                            .layer = layer, .op = w.intern(name), .work = 1});
+    names.push_back(name);
+    return t;
+  };
+  const auto c = Stream::kCompute;
+  const auto e = Stream::kEp;
+  const auto f = TaskPhase::kForward;
+  const auto b = TaskPhase::kBackward;
+  const std::vector<TaskId> forward = {add(c, f, 0, "F0 attn"), add(c, f, 0, "F0 mlp"), add(c, f, 1, "F1 attn"),
+                                       add(c, f, 1, "F1 mlp")};
+  const std::vector<TaskId> backward = {add(e, b, 5, "B combine-grad"), add(c, b, 5, "B mlp"),
+                                        add(e, b, 5, "B dispatch-grad"), add(c, b, 5, "B attn")};
+  const std::vector<std::string> expected = {"B combine-grad", "F0 attn", "F0 mlp", "B mlp", "B dispatch-grad",
+                                             "F1 attn", "F1 mlp", "B attn"};
+  std::vector<std::string> got;
+  for (const TaskId t : detail::interleave_modules(w, forward, backward)) got.push_back(names[t]);
+  EXPECT_EQ(got, expected);
 }
 
 }  // namespace
