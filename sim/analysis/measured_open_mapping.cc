@@ -283,6 +283,11 @@ std::optional<std::string> set_architecture(const OpenRun& run, model::ModelSpec
   }
   if (run.is_moe()) {
     if (!run.moe_topk || !run.moe_ffn_hidden) return "MoE row without moe_topk or moe_ffn_hidden";
+    // MoE layers interleaved with dense ones (Llama 4 Maverick: every other layer, HF
+    // interleave_moe_layer_step 2) are not in the schema, which places the dense layers first.
+    if (named({"maverick", "every other layer", "alternating dense", "interleave_moe_layer_step"})) {
+      return "MoE layers interleaved with dense layers (" + run.model + ") are not in the schema (dense layers come first)";
+    }
     // Dense layers before the first MoE layer where the model text states them; MLA models (DeepSeek-V3:
     // 3, Kimi K2: 1) always have some, so for them the text must say how many.
     const auto stated_dense = first_dense_layers(run.model);

@@ -339,6 +339,8 @@ TEST(OpenMapping, RowsTheSchemaCannotExpressAreListedWithEveryReason) {
   EXPECT_EQ(one_reason({{"model", "Mamba-2.8B"}}),
             "model family of 'Mamba-2.8B' not recognised (GPT-2/3, OPT, GPT-NeoX, Nemotron-4, Llama, Mistral, Qwen, DeepSeek, ...)");
   EXPECT_EQ(one_reason({{"model", "BLOOM-176B"}}), "ALiBi position biases (BLOOM-176B) are not in the schema");
+  EXPECT_EQ(one_reason({{"model", "Llama4-Maverick-400B"}, {"moe_experts", "128"}, {"moe_topk", "1"}, {"moe_ffn_hidden", "8192"}}),
+            "MoE layers interleaved with dense layers (Llama4-Maverick-400B) are not in the schema (dense layers come first)");
   EXPECT_EQ(one_reason({{"model", "gpt-oss-20b (sliding-window attention, size unstated)"}}),
             "gpt-oss row without its window size");
   EXPECT_EQ(one_reason({{"measured_quantity", "mfu"}}),
