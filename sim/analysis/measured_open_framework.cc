@@ -21,7 +21,8 @@ SourceFramework framework_named_in(const std::string& source) {
   // MLPerf Training's GPU submissions for GPT-3 and Llama 3.1 405B all run NVIDIA's NeMo /
   // Megatron-Core reference implementation (training_results_v4.x/v5.x */benchmarks/gpt3,
   // llama31_405b: implementations/nemo), whoever submitted them.
-  if (has_any(source, {"megatron-bridge", "nvidia-nemo/nemo", "nvidia/nemo", "mlcommons/training_results", "mlperf"})) {
+  if (has_any(source, {"megatron-bridge", "nvidia-nemo/nemo", "nvidia/nemo", "nemo-framework", "nemo framework",
+                       "mlcommons/training_results", "mlperf"})) {
     return SourceFramework::kNvidiaMegatron;
   }
   return SourceFramework::kUnknown;

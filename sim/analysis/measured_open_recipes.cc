@@ -9,8 +9,12 @@
 namespace mofasim::analysis {
 
 bool recompute_left_to_nvidia_recipe(const OpenRun& run) {
-  return source_framework(run) == SourceFramework::kNvidiaMegatron && lower(run.recompute).starts_with("not stated") &&
-         has(run.recompute, "recipe");
+  // The table was read from Megatron-Bridge's recipes: a row of NeMo's older performance scripts
+  // (another set of recipes) or of an unnamed source stays listed.
+  const bool bridge = has(run.source, "megatron-bridge") || has(run.recompute, "megatron-bridge") ||
+                      (run.source.empty() && run.source_group() == "O-MBR");
+  return bridge && source_framework(run) == SourceFramework::kNvidiaMegatron &&
+         lower(run.recompute).starts_with("not stated") && has(run.recompute, "recipe");
 }
 
 std::optional<RecipeRecompute> nvidia_recipe_recompute(const OpenRun& run) {

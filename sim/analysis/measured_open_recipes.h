@@ -27,8 +27,9 @@ struct RecipeRecompute {
   model::RecomputeModules modules = 0;  // with kSelective
 };
 
-// Whether the row is one of those: NVIDIA's Megatron-Core recipes (measured_open_framework.h) and a
-// recompute column that leaves it to the recipe ("not stated ..." naming the recipe's defaults).
+// Whether the row is one of those: a Megatron-Bridge row (its source or recompute column names
+// Megatron-Bridge) whose recompute column leaves it to the recipe ("not stated ..." naming the
+// recipe's defaults). NeMo's older performance scripts are other recipes, not read here.
 bool recompute_left_to_nvidia_recipe(const OpenRun& run);
 
 // The recipe's recompute for the row's model and GPU, or nothing for a model the list above lacks.

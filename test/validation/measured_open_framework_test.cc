@@ -34,6 +34,7 @@ TEST(OpenFramework, EachOpenSetSourceColumnNamesItsFramework) {
   EXPECT_EQ(framework_of("X-1", "github.com/mlcommons/training_results_v4.1 @ b87b9e3: Oracle/benchmarks/gpt3"),
             F::kNvidiaMegatron);
   EXPECT_EQ(framework_of("X-1", "MLPerf Training v3.1, NVIDIA eos"), F::kNvidiaMegatron);
+  EXPECT_EQ(framework_of("X-1", "docs.nvidia.com/nemo-framework/user-guide performance summary"), F::kNvidiaMegatron);
   EXPECT_EQ(framework_of("X-1", "a lab's own cluster log"), F::kUnknown);
 }
 

@@ -32,6 +32,10 @@ TEST(OpenRecipes, OnlyANvidiaRecipeRowThatLeavesRecomputeToTheRecipe) {
   // Another framework's row saying the same is not a Megatron-Bridge recipe.
   EXPECT_FALSE(recompute_left_to_nvidia_recipe(
       open_row({{"id", "H-1"}, {"source", "github.com/pytorch/torchtitan"}, {"recompute", kLeftToRecipe}})));
+  // NeMo's own performance scripts are other recipes: not read, the row stays listed.
+  EXPECT_FALSE(recompute_left_to_nvidia_recipe(
+      open_row({{"id", "H-1"}, {"source", "docs.nvidia.com/nemo-framework performance summary"},
+                {"recompute", "not stated (NeMo performance-recipe defaults)"}})));
   // "not stated" alone does not name the recipe.
   EXPECT_FALSE(recompute_left_to_nvidia_recipe(
       open_row({{"id", "H-1"}, {"source", kBridge}, {"recompute", "not stated by the source"}})));
