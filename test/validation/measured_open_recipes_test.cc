@@ -91,27 +91,12 @@ TEST(OpenRecipes, DeepSeekV3TakesTheRecipesMtpLayerAndPipelineLayout) {
   EXPECT_TRUE(nvidia_recipe_model(ds, 12)->stage_layers.empty());  // no layout for 12 chunks
   EXPECT_EQ(nvidia_recipe_model(bridge_row("Llama3-8B", "B200"), 16), std::nullopt);
   // Through the mapping: the pp 16 summary row is priced with that split and the MTP layer.
-  OpenRun row = ds;
-  row.gpus = 256;
-  row.gpus_per_node = 8;
-  row.interconnect = "DGX B200; 8x 400 Gb/s IB per node";
-  row.moe_experts = 256;
-  row.moe_topk = 8;
-  row.moe_ffn_hidden = 2048;
-  row.shared_experts = 1;
-  row.ffn_hidden = 18432;
-  row.hidden = 7168;
-  row.heads = 128;
-  row.kv_heads.reset();
-  row.vocab = 129280;
-  row.seq = 4096;
-  row.pp = 16;
-  row.dp = 16;
-  row.ep = 8;
-  row.micro_batch = 1;
-  row.global_batch = 2048;
-  row.precision = "bf16";
-  const OpenCase c = map_open_run(row);
+  const OpenCase c = map_open_run(open_row(
+      {{"id", "H-1"}, {"source", kBridge}, {"recompute", kLeftToRecipe}, {"model", ds.model}, {"gpu", "B200 (DGX B200)"},
+       {"gpus", "256"}, {"interconnect", "DGX B200; 8x 400 Gb/s IB per node"}, {"layers", "61"}, {"hidden", "7168"},
+       {"heads", "128"}, {"kv_heads", ""}, {"ffn_hidden", "18432"}, {"vocab", "129280"}, {"seq", "4096"},
+       {"moe_experts", "256"}, {"moe_topk", "8"}, {"moe_ffn_hidden", "2048"}, {"shared_experts", "1"}, {"pp", "16"},
+       {"dp", "16"}, {"ep", "8"}, {"micro_batch", "1"}, {"global_batch", "2048"}}));
   ASSERT_TRUE(c.spec.has_value()) << c.reasons.front();
   EXPECT_EQ(c.spec->parallel.stage_layers, sixteen->stage_layers);
   EXPECT_EQ(c.spec->model.mtp_depth, 1);
