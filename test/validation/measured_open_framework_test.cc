@@ -6,6 +6,7 @@
 
 #include <map>
 #include <string>
+#include <utility>
 
 #include "sim/analysis/measured_open_mapping.h"
 #include "sim/analysis/measured_open_stack.h"
@@ -20,22 +21,23 @@ SourceFramework framework_of(const std::string& id, const std::string& source) {
   return source_framework(open_row({{"id", id}, {"source", source}}));
 }
 
-// Each open-set source column as runs.csv writes it (the beginning of its cell).
+// Each open-set source column as runs.csv writes it (the beginning of its cell), and others' words.
 TEST(OpenFramework, EachOpenSetSourceColumnNamesItsFramework) {
   using F = SourceFramework;
-  EXPECT_EQ(framework_of("X-1", "github.com/MooreThreads/SimuMax docs/b200/b200_release_v1.2_summary.md"), F::kSimuMaxMegatron);
-  EXPECT_EQ(framework_of("X-1", "github.com/pytorch/torchtitan docs/performance.md @ 0809984"), F::kTorchtitan);
-  EXPECT_EQ(framework_of("X-1", "github.com/Dao-AILab/flash-attention training/README.md 'Training speed'"),
-            F::kFlashAttentionGpt);
-  EXPECT_EQ(framework_of("X-1", "github.com/InternLM/InternLM doc/en/train_performance.md"), F::kInternEvo);
-  EXPECT_EQ(framework_of("X-1", "github.com/alibaba/Megatron-LLaMA README.md"), F::kMegatronLlama);
-  EXPECT_EQ(framework_of("X-1", "github.com/NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md"), F::kNvidiaMegatron);
-  EXPECT_EQ(framework_of("X-1", "github.com/NVIDIA-NeMo/Automodel docs/performance-summary.md"), F::kAutomodel);
-  EXPECT_EQ(framework_of("X-1", "github.com/mlcommons/training_results_v4.1 @ b87b9e3: Oracle/benchmarks/gpt3"),
-            F::kNvidiaMegatron);
-  EXPECT_EQ(framework_of("X-1", "MLPerf Training v3.1, NVIDIA eos"), F::kNvidiaMegatron);
-  EXPECT_EQ(framework_of("X-1", "docs.nvidia.com/nemo-framework/user-guide performance summary"), F::kNvidiaMegatron);
-  EXPECT_EQ(framework_of("X-1", "a lab's own cluster log"), F::kUnknown);
+  const std::pair<const char*, F> cases[] = {
+      {"github.com/MooreThreads/SimuMax docs/b200/b200_release_v1.2_summary.md", F::kSimuMaxMegatron},
+      {"github.com/pytorch/torchtitan docs/performance.md @ 0809984", F::kTorchtitan},
+      {"github.com/Dao-AILab/flash-attention training/README.md 'Training speed'", F::kFlashAttentionGpt},
+      {"github.com/InternLM/InternLM doc/en/train_performance.md", F::kInternEvo},
+      {"github.com/alibaba/Megatron-LLaMA README.md", F::kMegatronLlama},
+      {"github.com/NVIDIA-NeMo/Megatron-Bridge docs/performance-summary.md", F::kNvidiaMegatron},
+      {"github.com/NVIDIA-NeMo/Automodel docs/performance-summary.md", F::kAutomodel},
+      {"github.com/mlcommons/training_results_v4.1 @ b87b9e3: Oracle/benchmarks/gpt3", F::kNvidiaMegatron},
+      {"MLPerf Training v3.1, NVIDIA eos", F::kNvidiaMegatron},
+      {"docs.nvidia.com/nemo-framework/user-guide performance summary", F::kNvidiaMegatron},
+      {"a lab's own cluster log", F::kUnknown},
+  };
+  for (const auto& [source, framework] : cases) EXPECT_EQ(framework_of("X-1", source), framework) << source;
 }
 
 TEST(OpenFramework, AnOpenSetIdNamesItsFrameworkWhenTheSourceColumnDoesNot) {
