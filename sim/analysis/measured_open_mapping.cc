@@ -517,7 +517,12 @@ OpenCase map_open_run(const OpenRun& run) {
   // Grace-Blackwell part: GB200 and GB300 ship as NVL72 racks (or NVL36x2, the same 72-GPU domain).
   const bool grace_blackwell = gpu != nullptr && (std::string(gpu->family) == "GB200" || std::string(gpu->family) == "GB300");
   const bool nvl72 = grace_blackwell || has_any(run.interconnect + "; " + run.gpu, {"72-GPU NVLink", "NVL72", "NVL 72", "NVL-72"});
-  if (run.gpus > run.gpus_per_node) {
+  const bool one_rack = nvl72 && gpu != nullptr && run.gpus <= 72 && 72 % run.gpus_per_node == 0 &&
+                        open_nvl72_nodes_per_domain(run.notes, run.gpus, run.gpus_per_node) * run.gpus_per_node >= run.gpus;
+  if (run.gpus > run.gpus_per_node && one_rack) {
+    // A run inside one 72-GPU NVLink domain: its trays talk over NVLink only, no NIC rate needed.
+    topo.inter_node = {.bandwidth = gpu->nvlink_bus_bandwidth, .latency = gpu->nvlink_latency};
+  } else if (run.gpus > run.gpus_per_node) {
     // The rate the text states, else the data-sheet rate of a system it names (8 GPUs a node).
     auto per_node = open_inter_node_bytes_per_node(run.interconnect, run.gpus_per_node);
     if (!per_node && run.gpus_per_node == 8) per_node = named_system_bytes_per_node(run.interconnect + "; " + run.gpu);

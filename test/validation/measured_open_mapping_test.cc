@@ -615,6 +615,21 @@ TEST(OpenMapping, GraceBlackwellRowsRunOnTheirNvlinkDomainWhateverTheText) {
             0);  // 0: no supernode level
 }
 
+// A GB200 / GB300 run of a few trays stays inside one NVLink domain: no NIC rate is needed.
+TEST(OpenMapping, AGraceBlackwellRunInsideOneRackNeedsNoNicRate) {
+  const OpenCase c = map_open_run(open_row({{"id", "H-1"}, {"gpu", "GB300 (DGX GB300)"}, {"gpus", "16"},
+                                            {"gpus_per_node", "4"}, {"dp", "16"}, {"interconnect", "DGX GB300"}}));
+  const MeasuredCase& s = spec_of(c);
+  EXPECT_DOUBLE_EQ(s.topology.inter_node.bandwidth, 733.8e9);
+  EXPECT_EQ(s.topology.nodes_per_supernode, 0);  // one domain holds the run
+  EXPECT_FALSE(s.topology.inter_supernode.has_value());
+  // Beyond one rack the NIC rate is needed again.
+  EXPECT_THAT(map_open_run(open_row({{"gpu", "GB300"}, {"gpus", "144"}, {"gpus_per_node", "4"}, {"dp", "144"},
+                                     {"global_batch", "288"}, {"micro_batch", "1"}, {"interconnect", "DGX GB300"}}))
+                  .reasons,
+              ::testing::Contains(HasSubstr("inter-node bandwidth not stated")));
+}
+
 TEST(OpenMapping, Nvl72RunsSpreadTheirGpusOverTheRacksTheNotesName) {
   EXPECT_EQ(open_nvl72_nodes_per_domain("MLPerf Training v5.0 Tyche 4x NVL72; FP8", 256, 4), 16);  // 64 GPUs a rack
   EXPECT_EQ(open_nvl72_nodes_per_domain("Carina 39x NVL72 (2496 GPUs)", 2496, 4), 16);
