@@ -367,16 +367,25 @@ Precision precision_of(const std::string& text) {
     // (compute_time.cc) with FP16 parameters and FP32 main gradients, as Megatron's --fp16.
     if (!has(text, "bf16") && (has(text, "fp16") || has(text, "float16"))) {
       p.fp16 = true;
+    } else if (has_any(text, {"nvfp4", "fp4"})) {
+      p.why_not = "FP4 training (" + text + ") is not in the schema";
     } else if (!has(text, "bf16")) {
       p.why_not = "precision not recognised: '" + text + "'";
     }
     return p;
   }
   p.fp8.enabled = true;
+  // The recipe a row names as its own is in its first clause ("MXFP8", "FP8-MX (MXFP8)", "FP8-CS");
+  // a later clause may name another as a side value ("value in parentheses = MXFP8").
   const std::string t = lower(text);
-  if (t.starts_with("mxfp8")) {
+  const std::string first = t.substr(0, t.find_first_of("(;,"));
+  if (has_any(first, {"mxfp8", "fp8-mx", "mx fp8", "mx-fp8"})) {
     p.fp8.recipe = model::Fp8Recipe::kMxfp8;
-  } else if (has(text, "current scaling") || has(text, "tensorwise") || has(text, "dynamic scaling")) {
+  } else if (has_any(text, {"blockwise", "block-wise", "block scaling", "1x128"})) {
+    // DeepSeek-V3's recipe: 1 x 128 activation tiles, 128 x 128 weight blocks (TE Float8BlockScaling).
+    p.fp8.recipe = model::Fp8Recipe::kBlockwise;
+  } else if (has_any(text, {"current scaling", "tensorwise", "dynamic scaling", "torchao"}) || has(first, "fp8-cs")) {
+    // torchao's float8 linears scale each tensor from its own amax (dynamic tensorwise, its default).
     p.fp8.recipe = model::Fp8Recipe::kCurrent;
   } else {
     p.fp8.recipe = model::Fp8Recipe::kDelayed;

@@ -367,6 +367,15 @@ TEST(OpenMapping, Fp8PrecisionTextBecomesTheRecipe) {
   EXPECT_EQ(fp8_of("B200 (DGX B200)", "FP8 current scaling (FP8-CS)").recipe, model::Fp8Recipe::kCurrent);
   EXPECT_EQ(fp8_of("B200 (DGX B200)", "MXFP8").recipe, model::Fp8Recipe::kMxfp8);
   EXPECT_EQ(fp8_of("B200 (DGX B200)", "FP8 (implied)").recipe, model::Fp8Recipe::kDelayed);
+  // The recipe the first clause names; a side value in a later clause does not count.
+  EXPECT_EQ(fp8_of("B200 (DGX B200)", "FP8-MX (MXFP8)").recipe, model::Fp8Recipe::kMxfp8);
+  EXPECT_EQ(fp8_of("B200 (DGX B200)", "FP8 (footnote implies FP8, value in parentheses = MXFP8 32x32)").recipe,
+            model::Fp8Recipe::kDelayed);
+  EXPECT_EQ(fp8_of("B200 (DGX B200)", "FP8-CS").recipe, model::Fp8Recipe::kCurrent);
+  EXPECT_EQ(fp8_of("H100-SXM5-80GB", "FP8 blockwise (1x128 activations, 128x128 weights)").recipe,
+            model::Fp8Recipe::kBlockwise);
+  EXPECT_EQ(fp8_of("H100-SXM5-80GB", "fp8 (torchao float8 linears) + bf16").recipe, model::Fp8Recipe::kCurrent);
+  EXPECT_THAT(reasons_with("precision", "NVFP4"), ::testing::Contains("FP4 training (NVFP4) is not in the schema"));
   EXPECT_FALSE(fp8_of("H100-SXM5-80GB", "bf16").enabled);
   const OpenCase mx_on_hopper = map_open_run(open_row({{"gpu", "H100-SXM5-80GB"}, {"precision", "MXFP8"}}));
   EXPECT_FALSE(mx_on_hopper.spec.has_value());
