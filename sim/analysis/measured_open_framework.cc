@@ -53,18 +53,4 @@ SourceFramework source_framework(const OpenRun& run) {
   return named != SourceFramework::kUnknown ? named : framework_of_open_group(run.source_group());
 }
 
-std::string_view source_framework_name(SourceFramework f) {
-  switch (f) {
-    case SourceFramework::kUnknown: return "unknown";
-    case SourceFramework::kSimuMaxMegatron: return "SimuMax's Megatron-LM launchers";
-    case SourceFramework::kInternEvo: return "InternEvo";
-    case SourceFramework::kFlashAttentionGpt: return "flash-attention's GPT training scripts";
-    case SourceFramework::kNvidiaMegatron: return "NVIDIA's Megatron-Core recipes (NeMo, Megatron-Bridge, MLPerf)";
-    case SourceFramework::kAutomodel: return "NeMo AutoModel";
-    case SourceFramework::kMegatronLlama: return "Megatron-LLaMA";
-    case SourceFramework::kTorchtitan: return "torchtitan";
-  }
-  return "unknown";
-}
-
 }  // namespace mofasim::analysis

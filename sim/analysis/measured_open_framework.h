@@ -9,7 +9,6 @@
 #pragma once
 
 #include <string>
-#include <string_view>
 
 #include "sim/analysis/measured_open_reader.h"
 
@@ -28,8 +27,5 @@ enum class SourceFramework {
 
 // The framework the row's source column names, else the one of its id's open-set group.
 SourceFramework source_framework(const OpenRun& run);
-
-// "NVIDIA Megatron-Core recipes (NeMo, Megatron-Bridge, MLPerf)", ... ; "unknown" for kUnknown.
-std::string_view source_framework_name(SourceFramework f);
 
 }  // namespace mofasim::analysis

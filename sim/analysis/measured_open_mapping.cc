@@ -65,6 +65,9 @@ struct GpuClass {
   double nvlink_bus_bandwidth;
   double nvlink_latency;             // alpha per ring step on that link class
   const char* no_preset_why;         // when presets is empty
+  // Grace-Blackwell parts ship as NVL72 racks (or NVL36x2, the same domain): every run on one has a
+  // 72-GPU NVLink domain, whatever its interconnect text says.
+  bool rack_scale = false;
 };
 
 const std::vector<GpuClass>& gpu_classes() {
@@ -73,8 +76,8 @@ const std::vector<GpuClass>& gpu_classes() {
   // "H100 SXM", "NVIDIA H800", which name the same parts. H100 PCIe / NVL (114 and 132 SMs at
   // 350-400 W) have no preset.
   static const std::vector<GpuClass> kClasses = {
-      {{"gb300"}, {}, "GB300", {"gb300"}, kNvlink5BusBandwidth, kNvlink5Latency, ""},
-      {{"gb200"}, {}, "GB200", {"gb200-nvl72", "gb200"}, kNvlink5BusBandwidth, kNvlink5Latency, ""},
+      {{"gb300"}, {}, "GB300", {"gb300"}, kNvlink5BusBandwidth, kNvlink5Latency, "", true},
+      {{"gb200"}, {}, "GB200", {"gb200-nvl72", "gb200"}, kNvlink5BusBandwidth, kNvlink5Latency, "", true},
       {{"b300"}, {}, "B300", {"b300"}, kNvlink5BusBandwidth, kNvlink5Latency, ""},
       {{"b200"}, {}, "B200", {"b200", "b200-sxm"}, kNvlink5BusBandwidth, kNvlink5Latency, ""},
       {{"h200"}, {}, "H200", {"h200"}, kNvlink4BusBandwidth, kIntraLatency, ""},
@@ -442,8 +445,7 @@ Sharding sharding_of(const std::string& text, int dp) {
   // FSDP named without a strategy ("FSDP2", "FSDP", "fully_shard"): PyTorch's default, full shard
   // (FSDP1 ShardingStrategy.FULL_SHARD; FSDP2 fully_shard with reshard_after_forward=True), and
   // Megatron-Core's FSDP (optim_grads_params) where a row says FSDP=1.
-  static const std::regex kFsdpOff(R"(fsdp\s?[=:]\s?(0|false|off))", std::regex::icase);
-  if (has_any(text, {"fsdp", "fully_shard"}) && !std::regex_search(text, kFsdpOff)) {
+  if (names_fsdp_on(text)) {
     return {.distributed_optimizer = true, .level = model::DpSharding::kOptimGradsParams};
   }
   return {.why_not = "optimizer sharding not recognised: '" + text + "'"};
@@ -522,10 +524,9 @@ OpenCase map_open_run(const OpenRun& run) {
     const double intra_latency = has(run.interconnect, "no nvlink") ? kIntraLatency : gpu->nvlink_latency;
     topo.intra_node = {.bandwidth = intra, .latency = intra_latency};
   }
-  // A 72-GPU NVLink domain where the text names it ("72-GPU NVLink5 domain", "NVL72"), and on every
-  // Grace-Blackwell part: GB200 and GB300 ship as NVL72 racks (or NVL36x2, the same 72-GPU domain).
-  const bool grace_blackwell = gpu != nullptr && (std::string(gpu->family) == "GB200" || std::string(gpu->family) == "GB300");
-  const bool nvl72 = grace_blackwell || has_any(run.interconnect + "; " + run.gpu, {"72-GPU NVLink", "NVL72", "NVL 72", "NVL-72"});
+  // A 72-GPU NVLink domain on a rack-scale part, or where the text names one ("72-GPU NVLink5 domain").
+  const bool nvl72 = (gpu != nullptr && gpu->rack_scale) ||
+                     has_any(run.interconnect + "; " + run.gpu, {"72-GPU NVLink", "NVL72", "NVL 72", "NVL-72"});
   const bool one_rack = nvl72 && gpu != nullptr && run.gpus <= 72 && 72 % run.gpus_per_node == 0 &&
                         open_nvl72_nodes_per_domain(run.notes, run.gpus, run.gpus_per_node) * run.gpus_per_node >= run.gpus;
   if (run.gpus > run.gpus_per_node && one_rack) {

@@ -5,6 +5,7 @@
 #include <regex>
 #include <stdexcept>
 
+#include "sim/analysis/measured_open_text.h"
 #include "sim/units/check.h"
 
 namespace mofasim::analysis {
@@ -64,12 +65,7 @@ std::optional<double> mfu_peak_flops(const OpenRun& run) {
     stated = value;
   }
   if (stated && !several) return std::stod(*stated) * 1e12;
-  const auto named = [&](std::initializer_list<const char*> words) {
-    for (const char* w : words) {
-      if (std::regex_search(run.gpu, std::regex(w, std::regex::icase))) return true;
-    }
-    return false;
-  };
+  const auto named = [&](std::initializer_list<const char*> words) { return has_any(run.gpu, words); };
   double bf16 = 0;
   if (named({"gb300", "gb200"})) {
     bf16 = 2500e12;
@@ -81,8 +77,7 @@ std::optional<double> mfu_peak_flops(const OpenRun& run) {
     bf16 = 312e12;
   }
   if (bf16 == 0) return std::nullopt;
-  static const std::regex kFp8Peak(R"(fp8 peak)", std::regex::icase);
-  return std::regex_search(text, kFp8Peak) ? 2 * bf16 : bf16;
+  return has(text, "fp8 peak") ? 2 * bf16 : bf16;
 }
 
 double convention_flops_per_step(const OpenRun& run, FlopConvention convention, model::RecomputeKind recompute) {

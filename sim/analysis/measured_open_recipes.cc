@@ -1,18 +1,21 @@
 // Megatron-Bridge performance recipes' recompute (measured_open_recipes.h).
 #include "sim/analysis/measured_open_recipes.h"
 
-#include <regex>
-
 #include "sim/analysis/measured_open_framework.h"
 #include "sim/analysis/measured_open_text.h"
 
 namespace mofasim::analysis {
+namespace {
+
+bool llama3(const std::string& model) { return has_any(model, {"llama3", "llama 3", "llama-3"}); }
+bool deepseek_v3(const std::string& model) { return has_any(model, {"deepseek-v3", "deepseekv3", "deepseek v3"}); }
+
+}  // namespace
 
 bool recompute_left_to_nvidia_recipe(const OpenRun& run) {
   // The table was read from Megatron-Bridge's recipes: a row of NeMo's older performance scripts
   // (another set of recipes) or of an unnamed source stays listed.
-  const bool bridge = has(run.source, "megatron-bridge") || has(run.recompute, "megatron-bridge") ||
-                      (run.source.empty() && run.source_group() == "O-MBR");
+  const bool bridge = has(run.source, "megatron-bridge") || has(run.recompute, "megatron-bridge");
   return bridge && source_framework(run) == SourceFramework::kNvidiaMegatron &&
          lower(run.recompute).starts_with("not stated") && has(run.recompute, "recipe");
 }
@@ -20,14 +23,14 @@ bool recompute_left_to_nvidia_recipe(const OpenRun& run) {
 std::optional<RecipeRecompute> nvidia_recipe_recompute(const OpenRun& run) {
   using model::RecomputeModule;
   using model::recompute_bit;
-  if (has_any(run.model, {"llama3", "llama 3", "llama-3", "qwen3", "qwen 3", "qwen-3"})) return RecipeRecompute{};
+  if (llama3(run.model) || has_any(run.model, {"qwen3", "qwen 3", "qwen-3"})) return RecipeRecompute{};
   if (has(run.model, "gpt-oss")) {
     if (has_any(run.gpu, {"gb300", "b300"})) return RecipeRecompute{};
     return RecipeRecompute{.kind = model::RecomputeKind::kSelective,
                            .modules = static_cast<model::RecomputeModules>(recompute_bit(RecomputeModule::kLayernorm) |
                                                                            recompute_bit(RecomputeModule::kMoeAct))};
   }
-  if (has_any(run.model, {"deepseek-v3", "deepseekv3", "deepseek v3"})) {
+  if (deepseek_v3(run.model)) {
     model::RecomputeModules modules = recompute_bit(RecomputeModule::kMlaUpProj);
     if (has(run.gpu, "h100")) modules = static_cast<model::RecomputeModules>(modules | recompute_bit(RecomputeModule::kMlp));
     return RecipeRecompute{.kind = model::RecomputeKind::kSelective, .modules = modules};
@@ -36,7 +39,7 @@ std::optional<RecipeRecompute> nvidia_recipe_recompute(const OpenRun& run) {
 }
 
 std::optional<RecipeModel> nvidia_recipe_model(const OpenRun& run, int chunks) {
-  if (!has_any(run.model, {"deepseek-v3", "deepseekv3", "deepseek v3"}) || run.layers != 61) return std::nullopt;
+  if (!deepseek_v3(run.model) || run.layers != 61) return std::nullopt;
   RecipeModel r{.mtp_depth = 1};
   const auto layout = [](int first, int middle, int middle_count, int last) {
     std::vector<int> split{first};
@@ -54,9 +57,7 @@ std::optional<RecipeModel> nvidia_recipe_model(const OpenRun& run, int chunks) {
 }
 
 std::optional<std::string> nvidia_recipe_not_expressible(const OpenRun& run) {
-  static const std::regex kFsdpOff(R"(fsdp\s?[=:]\s?(0|false|off))", std::regex::icase);
-  const bool fsdp = has(run.optimizer_sharding, "fsdp") && !std::regex_search(run.optimizer_sharding, kFsdpOff);
-  if (fsdp && has_any(run.model, {"llama3", "llama 3", "llama-3"}) && has_any(run.gpu, {"gb200", "gb300"})) {
+  if (names_fsdp_on(run.optimizer_sharding) && llama3(run.model) && has_any(run.gpu, {"gb200", "gb300"})) {
     return "the Megatron-Bridge recipe offloads the activations of some layers to the CPU (cpu_offloading_num_layers), "
            "and the schema offloads all layers or none";
   }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <regex>
 
 namespace mofasim::analysis {
 
@@ -15,6 +16,11 @@ bool has(const std::string& text, const std::string& needle) { return lower(text
 
 bool has_any(const std::string& text, std::initializer_list<const char*> needles) {
   return std::any_of(needles.begin(), needles.end(), [&](const char* n) { return has(text, n); });
+}
+
+bool names_fsdp_on(const std::string& text) {
+  static const std::regex kOff(R"(fsdp\s?[=:]\s?(0|false|off))", std::regex::icase);
+  return has_any(text, {"fsdp", "fully_shard"}) && !std::regex_search(text, kOff);
 }
 
 }  // namespace mofasim::analysis
