@@ -12,6 +12,26 @@
 
 namespace mofasim::model {
 
+namespace {
+
+// `seconds` of a collective of `group`, as a pass reports it (an all-to-all's EP time is also a2a).
+void add_group_seconds(PassTime& t, LayerGroup group, double seconds) {
+  switch (group) {
+    case LayerGroup::kTp:
+    case LayerGroup::kEtp: t.tp += seconds; return;
+    case LayerGroup::kCp: t.cp += seconds; return;
+    case LayerGroup::kEp:
+    case LayerGroup::kEtpEp:
+      t.ep += seconds;
+      t.a2a += seconds;
+      return;
+    case LayerGroup::kPp: MOFASIM_UNREACHABLE("a layer carries no pipeline send/recv");
+  }
+  MOFASIM_UNREACHABLE("unknown layer group");
+}
+
+}  // namespace
+
 // MoFa(7) MoFa(8) for one block, with MoFa(17) MoFa(18) MoFa(19) MoFa(20) MoFa(21) MoFa(22) and, for
 // transformer layers, MoFa(29) MoFa(30) MoFa(31) MoFa(32) MoFa(33) MoFa(34) MoFa(35).
 LayerTime time_block(const PlanBlock& block, const LayerRates& x, bool transformer_layer) {
@@ -37,11 +57,13 @@ LayerTime time_block(const PlanBlock& block, const LayerRates& x, bool transform
     }
   }
   std::array<std::uint32_t, 3> paired{};  // GEMMs already pipelined with a TP collective, per phase
+  PassTime rerun;  // forward collectives selective recompute runs again, each as it is (not overlapped)
   for (std::size_t j = 0; j < comms.size(); ++j) {
     const CommOp& c = comms[j];
     const auto ph = static_cast<std::size_t>(c.phase);
     PassTime& t = pass[ph];
     const double one = comm_seconds(block.comm[j], x.inv_mub);  // MoFa(2) MoFa(3) MoFa(18)
+    if (c.recomputed_by_selective) add_group_seconds(rerun, c.group, one * c.count);
     switch (c.group) {
       case LayerGroup::kTp:
       case LayerGroup::kEtp: {
@@ -93,6 +115,7 @@ LayerTime time_block(const PlanBlock& block, const LayerRates& x, bool transform
     case RecomputeKind::kNone: break;
     case RecomputeKind::kSelective:  // MoFa(29) MoFa(30): re-run the attention part before B
       lt.b.compute += selective;
+      lt.b += rerun;
       stored -= totals.selective_dropped_bytes;
       break;
     case RecomputeKind::kFull:  // MoFa(31) MoFa(32): T_B += T_F,layer, its collectives included
@@ -154,7 +177,10 @@ EpPairParts ep_pair_parts(const PlanBlock& block, const LayerRates& x, const Lay
     const bool dispatch_side = c.op == OpKind::kExpertLinear1;
     if (c.phase == Phase::kForward) (dispatch_side ? p.f_dispatch : p.f_combine) += s;
     else (dispatch_side ? p.b_dispatch : p.b_combine) += s;
-    if (full && c.phase == Phase::kForward) (dispatch_side ? p.b_dispatch : p.b_combine) += s;  // re-run forward
+    // re-run forward (full recompute, or selective when its module re-runs the collective)
+    if ((full || (selective && c.recomputed_by_selective)) && c.phase == Phase::kForward) {
+      (dispatch_side ? p.b_dispatch : p.b_combine) += s;
+    }
   }
   // The rest of each pass (exposed TP / CP / FSDP, offload) outside the windows.
   const double f_parts = p.f_pre + p.f_mid + p.f_post + p.f_dispatch + p.f_combine;

@@ -187,6 +187,9 @@ struct CommOp {
   // hides the shorter of the two. -1 and 0 for every other comm, the first hop included.
   int pipelined_with = -1;
   double pipeline_chunks = 0;
+  // A forward collective inside a part selective recompute re-runs (recompute_modules.h): it runs
+  // again, with that part, before the layer's backward.
+  bool recomputed_by_selective = false;
 };
 
 // Sums over a LayerOps, kept up to date by add().

@@ -112,6 +112,42 @@ Drop drop(const OpCost& op, RecomputeModule module, const ModelSpec& model, cons
   return {};
 }
 
+bool moe_block_op(OpKind k) {
+  return k == OpKind::kRouter || k == OpKind::kSharedLinear1 || k == OpKind::kSharedActivation ||
+         k == OpKind::kSharedLinear2 || k == OpKind::kExpertLinear1 || k == OpKind::kExpertActivation ||
+         k == OpKind::kExpertLinear2 || k == OpKind::kExpertCombine;
+}
+
+// Whether `module` re-runs forward collective `c` with the part it recomputes: the collectives a
+// checkpointed function calls run again when it is re-run.
+//   mlp             Megatron checkpoints the MLP module, whose column-parallel fc1 gathers its input
+//                   over TP (sequence parallel) and whose row-parallel fc2 reduces its output
+//                   (megatron/core/transformer/transformer_layer.py, recompute_mlp).
+//   moe             Megatron checkpoints the whole MoE layer: router, dispatch, experts, combine, so
+//                   its EP all-to-alls (or DeepEP hops), expert-TP and shared-expert TP collectives
+//                   run again (megatron/core/transformer/moe/moe_layer.py, moe_layer_recompute).
+//   shared_experts  the shared experts' own TP collectives.
+//   torchtitan_op   torchtitan's save list holds reduce_scatter_tensor but not all_gather_into_tensor:
+//                   the sequence-parallel all-gathers before attention and the FFN are re-run, the
+//                   reduce-scatters kept (torchtitan/distributed/activation_checkpoint.py, _save_list).
+// The other modules re-run no collective.
+bool module_reruns_comm(const CommOp& c, RecomputeModule module) {
+  if (c.phase != Phase::kForward) return false;
+  switch (module) {
+    case RecomputeModule::kMlp: return c.op == OpKind::kMlpLinear1 || c.op == OpKind::kMlpLinear2;
+    case RecomputeModule::kMoe: return moe_block_op(c.op);
+    case RecomputeModule::kSharedExperts: return c.op == OpKind::kSharedLinear1 || c.op == OpKind::kSharedLinear2;
+    case RecomputeModule::kTorchtitanOp:
+    case RecomputeModule::kTorchtitanOpScaledMm:
+      return c.group == LayerGroup::kTp && c.collective == CollectiveKind::kAllGather;
+    case RecomputeModule::kCoreAttn:
+    case RecomputeModule::kMoeAct:
+    case RecomputeModule::kLayernorm:
+    case RecomputeModule::kMlaUpProj: return false;
+  }
+  return false;
+}
+
 bool transformer_layer_op(OpKind k) {
   return k != OpKind::kEmbedding && k != OpKind::kMtpProjection && k != OpKind::kFinalNorm && k != OpKind::kHead &&
          k != OpKind::kLoss;
@@ -146,7 +182,14 @@ LayerOps apply_modules(const LayerOps& ops, const ModelSpec& model, const Parall
     o.selective_recompute_fraction = d.fraction > 0 ? d.fraction : 1;
     out.add(o);
   }
-  for (const CommOp& c : ops.comms()) out.add(c);
+  for (const CommOp& c : ops.comms()) {
+    CommOp rc = c;
+    for (int i = 0; i < kNumRecomputeModules && !rc.recomputed_by_selective; ++i) {
+      const auto m = static_cast<RecomputeModule>(i);
+      rc.recomputed_by_selective = (modules & recompute_bit(m)) != 0 && module_reruns_comm(c, m);
+    }
+    out.add(rc);
+  }
   return out;
 }
 

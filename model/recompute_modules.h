@@ -26,8 +26,10 @@
 //                  the norms, RoPE, the attention residual and the activation (recompute_modules.cc).
 //   torchtitan_op_scaled_mm  the same policy with float8 linears (torch._scaled_mm, all kept):
 //                  re-runs only the norms, RoPE, the attention residual and the activation.
-// Modules that drop the same tensor count it once. Not modelled: the collectives inside a
-// recomputed part (moe re-runs its all-to-alls in Megatron, mlp with TP its all-gather).
+// Modules that drop the same tensor count it once. The forward collectives inside a re-run part run
+// again with it (CommOp::recomputed_by_selective): mlp's TP all-gather and reduce-scatter, moe's
+// all-to-alls and its expert-TP and shared-expert collectives, shared_experts' TP collectives, and
+// torchtitan_op's sequence-parallel all-gathers (its save list keeps the reduce-scatters).
 #pragma once
 
 #include "model/op_table.h"

@@ -3,6 +3,7 @@
 #include "sim/executor/generator.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -381,17 +382,27 @@ void Generator::emit_layer_backward(const LayerPlan& lp, const Labels& l, bool f
     double seconds = 0;
     double flops = 0;
     std::string name;
+    std::optional<TaskId> first;
     for (const PlanOp& op : lp.forward.ops) {
-      if (op.is_comm || (op.flags & kFlagSelectiveRecompute) == 0) continue;
+      if ((op.flags & kFlagSelectiveRecompute) == 0) continue;
+      if (op.is_comm) {  // a collective inside the re-run part runs again, ahead of the re-run compute
+        PlanOp rerun = op;
+        rerun.name += "_recompute";
+        const TaskId c = add_comm(rl, rerun, rerun.bytes);
+        if (!first) first = c;
+        seal(c);
+        continue;
+      }
       seconds += op.recompute_seconds;
       flops += op.recompute_flops;
       name += (name.empty() ? "" : "+") + op.name;
     }
     if (!name.empty()) {
       const TaskId r = add_compute(rl, name + "_recompute", seconds, flops, Category::kRecompute);
-      w_.add_alloc(r, std::max(0.0, total - stored));
+      if (!first) first = r;
       seal(r);
     }
+    if (first) w_.add_alloc(*first, std::max(0.0, total - stored));
   } else if (recompute == model::RecomputeKind::kFull) {  // MoFa(31) MoFa(32)
     PassPlan fwd;
     for (const PlanOp& op : lp.forward.ops) {

@@ -54,7 +54,8 @@ void add_comms(const model::PlanBlock& block, model::OpKind at, model::Phase pha
     if (c.group_size <= 1 || c.bytes <= 0) continue;
     out.ops.push_back({.name = std::string(model::layer_group_name(c.group)) + "_" + model::collective_name(c.collective),
                        .is_comm = true, .scope = scope_of(c.group), .collective = collective_of(c),
-                       .bytes = c.bytes * c.count * (1 - block.comm_hidden[j])});
+                       .bytes = c.bytes * c.count * (1 - block.comm_hidden[j]),
+                       .flags = c.recomputed_by_selective ? kFlagSelectiveRecompute : kFlagNone});
   }
 }
 

@@ -25,7 +25,8 @@ enum PlanFlag : std::uint8_t {
   kFlagTpOverlappable = 1,   // GEMM next to a TP collective: split and pipelined with it (MoFa(20))
   kFlagAttentionCore = 2,    // attention core: split into c ring steps under CP (MoFa(21))
   kFlagExpert = 4,           // routed-expert compute: x load imbalance; MemFine chunks it
-  kFlagSelectiveRecompute = 8,  // re-run before the backward under selective recompute (MoFa(29) MoFa(30))
+  kFlagSelectiveRecompute = 8,  // re-run before the backward under selective recompute (MoFa(29) MoFa(30)),
+                                // a collective inside the re-run part included
 };
 
 struct PlanOp {

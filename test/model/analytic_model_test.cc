@@ -326,6 +326,37 @@ TEST(AnalyticModel, FullRecomputeAddsTheForwardToTheBackward) {
   EXPECT_NEAR(evaluate_mofa(in).timing.backward_chunk_s - base.backward_chunk_s, 2 * sel, 1e-12);
 }
 
+TEST(AnalyticModel, SelectiveRecomputeRerunsTheCollectivesOfItsModules) {
+  // t = 2 with SP, one stage, one micro-batch, 2 layers: every layer TP collective moves the same
+  // 2 B x T x h buffer, so each all-gather costs A and each reduce-scatter R. The modules' re-run
+  // forward collectives (model/recompute_modules.h) land in the exposed TP time, not overlapped:
+  // torchtitan's per-op policy re-runs the two all-gathers (2A per layer), mlp fc1's all-gather
+  // and fc2's reduce-scatter (A + R), layernorm none.
+  AnalyticInput in = input(Layout{.tp = 2, .global_batch = 1, .sequence_parallel = true}, ScheduleKind::k1F1B, 2);
+  auto tp_with = [&](RecomputeKind kind, RecomputeModules modules) {
+    in.features.recompute = kind;
+    in.features.recompute_modules = modules;
+    return evaluate_mofa(in).timing.breakdown.tp_exposed;
+  };
+  const double none = tp_with(RecomputeKind::kNone, 0);
+  const double two_a = (tp_with(RecomputeKind::kSelective, recompute_bit(RecomputeModule::kTorchtitanOp)) - none) / 2;
+  const double a_plus_r = (tp_with(RecomputeKind::kSelective, recompute_bit(RecomputeModule::kMlp)) - none) / 2;
+  EXPECT_EQ(tp_with(RecomputeKind::kSelective, recompute_bit(RecomputeModule::kLayernorm)), none);
+  ASSERT_GT(two_a, 0);
+  ASSERT_GT(a_plus_r, two_a / 2);  // a reduce-scatter costs at least its all-gather's transfer
+  // Both together re-run fc1's all-gather once: 2A + R per layer, not the sum 3A + R.
+  const double a = two_a / 2;
+  const double r = a_plus_r - a;
+  EXPECT_NEAR(tp_with(RecomputeKind::kSelective,
+                      recompute_bit(RecomputeModule::kTorchtitanOp) | recompute_bit(RecomputeModule::kMlp)) -
+                  none,
+              2 * (2 * a + r), 1e-12);
+  // Without recompute a layer runs 2 all-gathers and 2 reduce-scatters in the forward, as many in the
+  // input-gradient pass and 2 all-gathers in the weight-gradient pass: (6A + 4R) per layer; the
+  // embedding and head add theirs, so the layers' share is at most the whole.
+  EXPECT_LE(2 * (6 * a + 4 * r), none + 1e-12);
+}
+
 TEST(AnalyticModel, OffloadBoundByTheCopy) {
   // MoFa(33): with a slow D2H each layer's forward becomes β·t_D2H = activation / d2h_bw.
   AnalyticInput in = input(Layout{.global_batch = 1}, ScheduleKind::k1F1B, 2);

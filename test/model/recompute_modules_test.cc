@@ -191,6 +191,55 @@ TEST(RecomputeModules, TorchtitanPerOpPolicyKeepsEveryOtherMatmul) {
   EXPECT_EQ(torchtitan_op_modules(false), bits({RecomputeModule::kTorchtitanOp}));
 }
 
+// The forward collectives a module's re-run part calls, as (kind, op it is attached to, bytes x count).
+struct Rerun {
+  CollectiveKind collective;
+  OpKind op;
+  double bytes;
+  friend bool operator==(const Rerun&, const Rerun&) = default;
+};
+std::vector<Rerun> reruns(const ModelSpec& m, const ParallelSpec& p, int layer, RecomputeModules modules) {
+  std::vector<Rerun> out;
+  for (const CommOp& c : with_recompute_modules(ops_for_layer(m, p, layer), m, p, modules).comms()) {
+    if (c.recomputed_by_selective) out.push_back({c.collective, c.op, c.bytes * c.count});
+  }
+  return out;
+}
+
+TEST(RecomputeModules, CollectivesInsideTheRerunPartRunAgain) {
+  // LLaMA2-70B, t = 8 with SP: every TP buffer is the whole 2 B x T x h = 2 x 4096 x 8192.
+  const double tp_buffer = 2.0 * 4096 * 8192;  // 67,108,864
+  using C = CollectiveKind;
+  // mlp: fc1's all-gather of its input and fc2's reduce-scatter of its output.
+  EXPECT_EQ(reruns(llama2_70b(), kLlamaTp8, 0, bits({RecomputeModule::kMlp})),
+            (std::vector<Rerun>{{C::kAllGather, OpKind::kMlpLinear1, tp_buffer},
+                                {C::kReduceScatter, OpKind::kMlpLinear2, tp_buffer}}));
+  // torchtitan's per-op policy keeps reduce_scatter_tensor, not all_gather_into_tensor: the two
+  // sequence-parallel all-gathers (before QKV and before fc1) re-run, under bf16 and float8 alike.
+  const std::vector<Rerun> gathers = {{C::kAllGather, OpKind::kQkvProjection, tp_buffer},
+                                      {C::kAllGather, OpKind::kMlpLinear1, tp_buffer}};
+  EXPECT_EQ(reruns(llama2_70b(), kLlamaTp8, 0, bits({RecomputeModule::kTorchtitanOp})), gathers);
+  EXPECT_EQ(reruns(llama2_70b(), kLlamaTp8, 0, torchtitan_op_modules(true)), gathers);
+  // Modules whose part holds no collective re-run none.
+  EXPECT_TRUE(reruns(llama2_70b(), kLlamaTp8, 0,
+                     bits({RecomputeModule::kCoreAttn, RecomputeModule::kLayernorm}))
+                  .empty());
+  // DeepSeek-V3 MoE layer, EP 8, all-to-all dispatcher (FP8 dispatch, bf16 combine): moe re-runs
+  // the dispatch (1 B x 32,768 routed rows x h) and the combine (2 B x ...); moe_act, inside the
+  // experts, none.
+  const double rows = 32768.0 * 7168;
+  EXPECT_EQ(reruns(deepseek_v3(), kDsEp8, kMoeLayer, bits({RecomputeModule::kMoe})),
+            (std::vector<Rerun>{{C::kAllToAll, OpKind::kExpertLinear1, 1 * rows},
+                                {C::kAllToAll, OpKind::kExpertLinear2, 2 * rows}}));
+  EXPECT_TRUE(reruns(deepseek_v3(), kDsEp8, kMoeLayer, bits({RecomputeModule::kMoeAct})).empty());
+  // The backward's collectives are never flagged: only forward ones re-run.
+  for (const CommOp& c : with_recompute_modules(ops_for_layer(llama2_70b(), kLlamaTp8, 0), llama2_70b(), kLlamaTp8,
+                                                bits({RecomputeModule::kMlp, RecomputeModule::kTorchtitanOp}))
+                             .comms()) {
+    EXPECT_TRUE(c.phase == Phase::kForward || !c.recomputed_by_selective);
+  }
+}
+
 TEST(RecomputeModules, TorchtitanEveryNthLayerIsFullRecomputeOfThoseLayers) {
   FeatureSpec f;
   f.recompute = RecomputeKind::kFull;
