@@ -558,8 +558,8 @@ OpenCase map_open_run(const OpenRun& run) {
   m.attention_impl = model::AttentionImpl::kFused;  // every source runs flash / cuDNN fused attention
   if (const auto bad = set_architecture(run, m)) why.push_back(*bad);
   Recompute recompute = recompute_of(run.recompute);
-  // A Megatron-Bridge performance-summary row leaves recompute to the recipe: the recipe's, where
-  // its model's recipe was read (measured_open_recipes.h).
+  // A NVIDIA performance-summary row leaves recompute to the recipe: the recipe's, where its
+  // model's recipe was read (measured_open_recipes.h).
   std::optional<model::RecomputeModules> recipe_modules;
   if (!recompute.kind && recompute_left_to_nvidia_recipe(run)) {
     if (const auto other = nvidia_recipe_not_expressible(run)) why.push_back(*other);
@@ -567,7 +567,8 @@ OpenCase map_open_run(const OpenRun& run) {
       recompute = {.kind = recipe->kind};
       if (recipe->kind == model::RecomputeKind::kSelective) recipe_modules = recipe->modules;
     } else {
-      recompute.why_not = "recompute left to a Megatron-Bridge performance recipe not read for model '" + run.model + "'";
+      recompute.why_not = std::string("recompute left to a ") + nvidia_recipe_set_name(nvidia_recipe_set(run)) +
+                          " performance recipe not read for model '" + run.model + "'";
     }
   }
   if (recompute.kind) {

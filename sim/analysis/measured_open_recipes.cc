@@ -1,4 +1,4 @@
-// Megatron-Bridge performance recipes' recompute (measured_open_recipes.h).
+// NVIDIA performance recipes' recompute (measured_open_recipes.h).
 #include "sim/analysis/measured_open_recipes.h"
 
 #include "sim/analysis/measured_open_framework.h"
@@ -8,19 +8,19 @@ namespace mofasim::analysis {
 namespace {
 
 bool llama3(const std::string& model) { return has_any(model, {"llama3", "llama 3", "llama-3"}); }
+bool llama2(const std::string& model) { return has_any(model, {"llama2", "llama 2", "llama-2"}); }
 bool deepseek_v3(const std::string& model) { return has_any(model, {"deepseek-v3", "deepseekv3", "deepseek v3"}); }
-
-}  // namespace
-
-bool recompute_left_to_nvidia_recipe(const OpenRun& run) {
-  // The table was read from Megatron-Bridge's recipes: a row of NeMo's older performance scripts
-  // (another set of recipes) or of an unnamed source stays listed.
-  const bool bridge = has(run.source, "megatron-bridge") || has(run.recompute, "megatron-bridge");
-  return bridge && source_framework(run) == SourceFramework::kNvidiaMegatron &&
-         lower(run.recompute).starts_with("not stated") && has(run.recompute, "recipe");
+bool gpt3_175b(const std::string& model) {
+  return has_any(model, {"gpt3", "gpt-3", "gpt 3"}) && has(model, "175b");
 }
 
-std::optional<RecipeRecompute> nvidia_recipe_recompute(const OpenRun& run) {
+// NeMo's configs of the published layouts that set no recompute (measured_open_recipes.h).
+bool nemo_recipe_without_recompute(const std::string& model) {
+  return llama2(model) || llama3(model) || gpt3_175b(model) || has_any(model, {"nemotron-4", "nemotron4"}) ||
+         has(model, "mixtral");
+}
+
+std::optional<RecipeRecompute> bridge_recipe_recompute(const OpenRun& run) {
   using model::RecomputeModule;
   using model::recompute_bit;
   if (llama3(run.model) || has_any(run.model, {"qwen3", "qwen 3", "qwen-3"})) return RecipeRecompute{};
@@ -38,8 +38,45 @@ std::optional<RecipeRecompute> nvidia_recipe_recompute(const OpenRun& run) {
   return std::nullopt;
 }
 
+}  // namespace
+
+NvidiaRecipeSet nvidia_recipe_set(const OpenRun& run) {
+  // MLPerf's submissions state their recompute in their configs; a row of an unnamed source stays listed.
+  if (source_framework(run) != SourceFramework::kNvidiaMegatron || has_any(run.source, {"mlperf", "mlcommons"})) {
+    return NvidiaRecipeSet::kNone;
+  }
+  if (!lower(run.recompute).starts_with("not stated") || !has_any(run.recompute, {"recipe", "default"})) {
+    return NvidiaRecipeSet::kNone;
+  }
+  if (has(run.source, "megatron-bridge") || has(run.recompute, "megatron-bridge")) return NvidiaRecipeSet::kMegatronBridge;
+  if (has_any(run.source, {"nemo"}) || has(run.recompute, "nemo")) return NvidiaRecipeSet::kNemo;
+  return NvidiaRecipeSet::kNone;
+}
+
+const char* nvidia_recipe_set_name(NvidiaRecipeSet set) {
+  switch (set) {
+    case NvidiaRecipeSet::kMegatronBridge: return "Megatron-Bridge";
+    case NvidiaRecipeSet::kNemo: return "NeMo";
+    case NvidiaRecipeSet::kNone: return "no";
+  }
+  return "no";
+}
+
+std::optional<RecipeRecompute> nvidia_recipe_recompute(const OpenRun& run) {
+  switch (nvidia_recipe_set(run)) {
+    case NvidiaRecipeSet::kMegatronBridge: return bridge_recipe_recompute(run);
+    case NvidiaRecipeSet::kNemo:
+      if (nemo_recipe_without_recompute(run.model)) return RecipeRecompute{};
+      return std::nullopt;
+    case NvidiaRecipeSet::kNone: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 std::optional<RecipeModel> nvidia_recipe_model(const OpenRun& run, int chunks) {
-  if (!deepseek_v3(run.model) || run.layers != 61) return std::nullopt;
+  if (nvidia_recipe_set(run) != NvidiaRecipeSet::kMegatronBridge || !deepseek_v3(run.model) || run.layers != 61) {
+    return std::nullopt;
+  }
   RecipeModel r{.mtp_depth = 1};
   const auto layout = [](int first, int middle, int middle_count, int last) {
     std::vector<int> split{first};
@@ -57,8 +94,14 @@ std::optional<RecipeModel> nvidia_recipe_model(const OpenRun& run, int chunks) {
 }
 
 std::optional<std::string> nvidia_recipe_not_expressible(const OpenRun& run) {
-  if (names_fsdp_on(run.optimizer_sharding) && llama3(run.model) && has_any(run.gpu, {"gb200", "gb300"})) {
-    return "the Megatron-Bridge recipe offloads the activations of some layers to the CPU (cpu_offloading_num_layers), "
+  const NvidiaRecipeSet set = nvidia_recipe_set(run);
+  const bool fsdp_on_grace = names_fsdp_on(run.optimizer_sharding) && has_any(run.gpu, {"gb200", "gb300"});
+  const bool offloads = set == NvidiaRecipeSet::kMegatronBridge ? fsdp_on_grace && llama3(run.model)
+                        : set == NvidiaRecipeSet::kNemo         ? fsdp_on_grace && has(run.model, "405b")
+                                                                : false;
+  if (offloads) {
+    return std::string("the ") + nvidia_recipe_set_name(set) +
+           " recipe offloads the activations of some layers to the CPU (cpu_offloading_num_layers), "
            "and the schema offloads all layers or none";
   }
   return std::nullopt;

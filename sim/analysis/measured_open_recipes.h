@@ -1,6 +1,8 @@
-// The activation recompute of NVIDIA's Megatron-Bridge performance recipes, for rows of their
-// performance summaries, which do not state it: the set writes "not stated (Megatron-Bridge
-// performance-recipe defaults)". Read from the recipes (NVIDIA-NeMo/Megatron-Bridge
+// The activation recompute of NVIDIA's performance recipes, for rows of their performance summaries,
+// which do not state it: the set writes "not stated (Megatron-Bridge performance-recipe defaults)".
+// Two sets of recipes, told apart by what the row names (NvidiaRecipeSet).
+//
+// Megatron-Bridge (its summaries from NeMo 25.09 on). Read from the recipes (NVIDIA-NeMo/Megatron-Bridge
 // scripts/performance/configs/<family>/*workload_base_configs.py and the library recipes they
 // replace), for the model families the summaries list:
 //   - Llama 3 / 3.1 (8B, 70B, 405B) and Qwen3 (30B-A3B, 235B-A22B): none. The library's Qwen3-30B
@@ -10,6 +12,20 @@
 //     1e7adfa); none on GB300 / B300, whose configs use CUDA graphs instead.
 //   - DeepSeek-V3: selective, module mla_up_proj (DEEPSEEK_V3 GB200 / GB300 V2 @ f0e2c37, GB200
 //     BASE @ d19cb73); on H100 mla_up_proj and mlp (deepseek_v3_llm_pretrain.py @ 27dfb3d).
+//
+// NeMo (the performance summaries of NVIDIA/NeMo, NeMo 24.07 to 25.07 containers). Read from the
+// configs that match the published layouts: NeMo-Framework-Launcher's training YAMLs for 24.07 /
+// 24.09 (launcher_scripts/conf/training/: llama/llama2_7b @ 064e676, llama2_13b @ 3dd3561,
+// llama2_70b @ d24f8ef, llama3_8b @ 157ea78, llama3_70b @ 3dd3561, gpt3/175b_mlperf @ 0937882,
+// nemotron/nemotron_340b @ 3be81fc: activations_checkpoint_granularity null) and NeMo 2's
+// scripts/performance/recommended_model_configs/model_configs_{h100,b200,gb200}.csv (h100 @ 724995d,
+// b200 @ 9a86f67, gb200 @ 07ed46e: recompute_layers 0, no recompute_modules), which helpers.py
+// (set_recompute_configs @ 02a0e6a) leaves to library recipes that set none:
+//   - Llama 2 / 3 / 3.1, GPT-3 175B, Nemotron-4 (15B, 340B) and Mixtral: none.
+// GPT-3 5B and 20B (their layout matches configs with and without selective recompute:
+// gpt3/5b.yaml @ 00af8f2 against 5b_fp8_performance.yaml @ 1e46ac6), DeepSeek-V3 (the library
+// recipe's four modules, which the performance script's versions reset differently) and the other
+// models stay listed.
 // Other models (their recipes are not read here) get nothing: the row stays listed with the reason.
 #pragma once
 
@@ -27,12 +43,18 @@ struct RecipeRecompute {
   model::RecomputeModules modules = 0;  // with kSelective
 };
 
-// Whether the row is one of those: a Megatron-Bridge row (its source or recompute column names
-// Megatron-Bridge) whose recompute column leaves it to the recipe ("not stated ..." naming the
-// recipe's defaults). NeMo's older performance scripts are other recipes, not read here.
-bool recompute_left_to_nvidia_recipe(const OpenRun& run);
+// Whose recipes a row leaves its recompute to: a row of NVIDIA's Megatron-Core recipes
+// (measured_open_framework.h) whose recompute column says "not stated" and names the recipe's
+// defaults ("... performance-recipe defaults", "... recipe defaults"), and whose source or recompute
+// column names Megatron-Bridge, else NeMo. kNone for every other row.
+enum class NvidiaRecipeSet { kNone, kMegatronBridge, kNemo };
+NvidiaRecipeSet nvidia_recipe_set(const OpenRun& run);
+const char* nvidia_recipe_set_name(NvidiaRecipeSet set);  // "Megatron-Bridge", "NeMo"
+inline bool recompute_left_to_nvidia_recipe(const OpenRun& run) {
+  return nvidia_recipe_set(run) != NvidiaRecipeSet::kNone;
+}
 
-// The recipe's recompute for the row's model and GPU, or nothing for a model the list above lacks.
+// The recipe's recompute for the row's model and GPU, or nothing for a model the lists above lack.
 std::optional<RecipeRecompute> nvidia_recipe_recompute(const OpenRun& run);
 
 // The DeepSeek-V3 recipe's model and pipeline settings (megatron/bridge/recipes/deepseek/
@@ -45,13 +67,15 @@ struct RecipeModel {
   int mtp_depth = 0;
   std::vector<int> stage_layers{};  // empty: the recipe gives no layout for this chunk count
 };
+// Megatron-Bridge rows only.
 std::optional<RecipeModel> nvidia_recipe_model(const OpenRun& run, int chunks);
 
 // What else those recipes set that the schema cannot express, for such a row, or nothing: the Llama
 // 3 / 3.1 recipes that run Megatron FSDP on GB200 / GB300 also offload the activations of some layers
 // to the Grace CPU (cpu_offloading_num_layers 20 or 40 of 70B's 80 layers, 95 of 405B's 126:
 // LLAMA3_70B_PRETRAIN_CONFIG_GB200 / GB300_FP8_CS_V2 @ 3dafb00, the 25.09 llama3 / llama31 builders
-// @ 27dfb3d), where the schema offloads every layer or none.
+// @ 27dfb3d), where the schema offloads every layer or none. NeMo's GB200 Llama 3.1 405B FSDP
+// config offloads 95 layers likewise (model_configs_gb200.csv @ 06c0e70: activation_offload_layers 95).
 std::optional<std::string> nvidia_recipe_not_expressible(const OpenRun& run);
 
 }  // namespace mofasim::analysis

@@ -27,18 +27,54 @@ OpenRun bridge_row(const std::string& model, const std::string& gpu) {
   return open_row({{"id", "H-1"}, {"source", kBridge}, {"model", model}, {"gpu", gpu}, {"recompute", kLeftToRecipe}});
 }
 
+constexpr const char* kNemo = "github.com/NVIDIA/NeMo docs/source/performance/performance_summary.md @ 070a0bb";
+
+OpenRun nemo_row(const std::string& model, const std::string& gpu) {
+  return open_row({{"id", "H-1"}, {"source", kNemo}, {"model", model}, {"gpu", gpu},
+                   {"recompute", "not stated (NeMo performance defaults)"}});
+}
+
 TEST(OpenRecipes, OnlyANvidiaRecipeRowThatLeavesRecomputeToTheRecipe) {
-  EXPECT_TRUE(recompute_left_to_nvidia_recipe(bridge_row("Llama3-8B", "B200")));
-  // Another framework's row saying the same is not a Megatron-Bridge recipe.
+  EXPECT_EQ(nvidia_recipe_set(bridge_row("Llama3-8B", "B200")), NvidiaRecipeSet::kMegatronBridge);
+  // Another framework's row saying the same is not an NVIDIA recipe.
   EXPECT_FALSE(recompute_left_to_nvidia_recipe(
       open_row({{"id", "H-1"}, {"source", "github.com/pytorch/torchtitan"}, {"recompute", kLeftToRecipe}})));
-  // NeMo's own performance scripts are other recipes: not read, the row stays listed.
-  EXPECT_FALSE(recompute_left_to_nvidia_recipe(
-      open_row({{"id", "H-1"}, {"source", "docs.nvidia.com/nemo-framework performance summary"},
-                {"recompute", "not stated (NeMo performance-recipe defaults)"}})));
+  // NeMo's own performance scripts are the other set, whichever column names NeMo.
+  EXPECT_EQ(nvidia_recipe_set(nemo_row("Llama3-70B", "H100")), NvidiaRecipeSet::kNemo);
+  EXPECT_EQ(nvidia_recipe_set(open_row({{"id", "H-1"}, {"source", "docs.nvidia.com/nemo-framework performance summary"},
+                                        {"recompute", "not stated (NeMo performance-recipe defaults)"}})),
+            NvidiaRecipeSet::kNemo);
   // "not stated" alone does not name the recipe.
   EXPECT_FALSE(recompute_left_to_nvidia_recipe(
       open_row({{"id", "H-1"}, {"source", kBridge}, {"recompute", "not stated by the source"}})));
+  // MLPerf's submissions run NVIDIA's stack but state their recompute in their configs.
+  EXPECT_FALSE(recompute_left_to_nvidia_recipe(
+      open_row({{"id", "H-1"}, {"source", "github.com/mlcommons/training_results_v5.0 NVIDIA"},
+                {"recompute", "not stated (NeMo defaults)"}})));
+}
+
+TEST(OpenRecipes, NemosPerformanceConfigsRecomputeNothingForTheModelsTheyMatch) {
+  using model::RecomputeKind;
+  for (const char* model : {"Llama2-70B", "LLaMA-2 13B", "Llama3-8B", "Llama3.1-405B", "GPT3-175B",
+                            "Nemotron-4 340B", "Mixtral-8x7B"}) {
+    const auto r = nvidia_recipe_recompute(nemo_row(model, "H100 (DGX H100)"));
+    ASSERT_TRUE(r.has_value()) << model;
+    EXPECT_EQ(r->kind, RecomputeKind::kNone) << model;
+  }
+  // Layouts whose configs disagree (GPT-3 5B: none and selective) and models not read stay listed,
+  // with the set named in the reason.
+  EXPECT_EQ(nvidia_recipe_recompute(nemo_row("GPT3-5B", "H100")), std::nullopt);
+  EXPECT_EQ(nvidia_recipe_recompute(nemo_row("DeepSeek-V3 (671B, MLA)", "H100")), std::nullopt);
+  const OpenCase ds = map_open_run(open_row(
+      {{"source", kNemo}, {"recompute", "not stated (NeMo performance defaults)"}, {"model", "GPT3-5B"}}));
+  EXPECT_THAT(ds.reasons, ::testing::Contains(::testing::HasSubstr("NeMo performance recipe not read for model 'GPT3-5B'")));
+  // The Megatron-Bridge recipe's DeepSeek-V3 layout is not NeMo's.
+  EXPECT_EQ(nvidia_recipe_model(nemo_row("DeepSeek-V3 (671B, MLA)", "H100"), 16), std::nullopt);
+  // A NeMo row the schema expresses now predicts: LLaMA-2 70B on 64 H100s as NeMo 24.07's table lays it out.
+  const OpenCase llama = map_open_run(open_row({{"source", kNemo},
+                                                {"recompute", "not stated (NeMo performance defaults)"},
+                                                {"model", "Llama2-70B"}}));
+  EXPECT_TRUE(llama.spec.has_value()) << (llama.reasons.empty() ? "" : llama.reasons.front());
 }
 
 TEST(OpenRecipes, TheRecipesRecomputePerModelAndSystem) {
@@ -128,6 +164,13 @@ TEST(OpenRecipes, PartialCpuOffloadOfTheFsdpLlamaRecipesIsAReason) {
   OpenRun h100 = fsdp;
   h100.gpu = "H100";
   EXPECT_EQ(nvidia_recipe_not_expressible(h100), std::nullopt);
+  // NeMo's GB200 FSDP configs: Llama 3.1 405B offloads 95 layers, Llama3-70B none.
+  OpenRun nemo405 = nemo_row("Llama3.1-405B", "GB200");
+  nemo405.optimizer_sharding = "Megatron FSDP (FSDP=1)";
+  EXPECT_THAT(nvidia_recipe_not_expressible(nemo405), ::testing::Optional(::testing::HasSubstr("the NeMo recipe")));
+  OpenRun nemo70 = nemo405;
+  nemo70.model = "Llama3-70B";
+  EXPECT_EQ(nvidia_recipe_not_expressible(nemo70), std::nullopt);
 }
 
 TEST(OpenRecipes, QwenThreeHasA128WideHeadWhateverItsWidth) {
