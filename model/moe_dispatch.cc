@@ -73,19 +73,47 @@ double routed_token_factor(const MoeSpec& moe, int ep) {
   return std::min(dropless, moe.expert_capacity_factor);
 }
 
-double dispatch_nodes_per_token(const MoeSpec& moe, int ep, int group_nodes) {
+namespace {
+
+// The group's ep expert slots (each an expert-TP group of etp ranks) over its nodes: a slot wider
+// than a node spans `span` nodes, and a token routed to it reaches every one of them.
+struct SlotNodes {
+  int slot_nodes = 1;      // nodes the slots occupy as units
+  double span = 1;         // nodes one such unit is
+  double reachable = 1;    // of slot_nodes, those the node limit lets one token reach
+};
+SlotNodes slot_nodes_of(const MoeSpec& moe, int ep, int group_nodes) {
   const int nodes = group_nodes > 0 ? group_nodes : ep;
-  // The group's ep expert slots (each an expert-TP group of etp ranks) over its nodes: a slot
-  // wider than a node spans `span` nodes, and a token routed to it reaches every one of them.
-  const int slot_nodes = std::min(nodes, std::max(ep, 1));
-  const double span = static_cast<double>(nodes) / slot_nodes;
-  double reachable = slot_nodes;
+  SlotNodes n;
+  n.slot_nodes = std::min(nodes, std::max(ep, 1));
+  n.span = static_cast<double>(nodes) / n.slot_nodes;
+  n.reachable = n.slot_nodes;
   if (moe.router_num_groups > 0 && moe.router_group_topk > 0) {
-    const double nodes_per_group = std::ceil(static_cast<double>(slot_nodes) / moe.router_num_groups);
-    reachable = std::min(reachable, moe.router_group_topk * nodes_per_group);
+    const double nodes_per_group = std::ceil(static_cast<double>(n.slot_nodes) / moe.router_num_groups);
+    n.reachable = std::min(n.reachable, moe.router_group_topk * nodes_per_group);
   }
-  // k experts drawn uniformly over the reachable nodes hit R·(1 − (1 − 1/R)^k) distinct ones.
-  return span * reachable * (1 - std::pow(1 - 1 / reachable, moe.top_k));
+  return n;
+}
+
+// k draws uniform over r units hit r·(1 − (1 − 1/r)^k) distinct ones.
+double distinct_of_uniform(double r, int k) { return r * (1 - std::pow(1 - 1 / r, k)); }
+
+}  // namespace
+
+double dispatch_nodes_per_token(const MoeSpec& moe, int ep, int group_nodes) {
+  const SlotNodes n = slot_nodes_of(moe, ep, group_nodes);
+  return n.span * distinct_of_uniform(n.reachable, moe.top_k);
+}
+
+double dispatch_slots_per_token(const MoeSpec& moe, int ep) {
+  if (ep <= 1) return 1;
+  // Node-limited routing lets a token reach router_group_topk of the router_num_groups expert
+  // groups, so that share of the slots (the groups are runs of experts, as the slots are).
+  double reachable = ep;
+  if (moe.router_num_groups > 0 && moe.router_group_topk > 0) {
+    reachable = std::max(1.0, ep * std::min(1.0, static_cast<double>(moe.router_group_topk) / moe.router_num_groups));
+  }
+  return distinct_of_uniform(reachable, moe.top_k);
 }
 
 void validate_moe_routing(const MoeSpec& moe) {
@@ -189,7 +217,7 @@ void add_moe_collectives(LayerOps& ops, const ModelSpec& model, const ParallelSp
       const int group = ep * etp;
       const int nodes = parallel.ep_nodes > 0 ? parallel.ep_nodes : ep;
       const double node_copies = tokens_moe * dispatch_nodes_per_token(moe, ep, parallel.ep_nodes) * h * f;
-      const double expert_copies = tokens_moe * moe.top_k * etp * h * f;
+      const double expert_copies = tokens_moe * dispatch_slots_per_token(moe, ep) * etp * h * f;
       const LayerGroup on = etp > 1 ? LayerGroup::kEtpEp : LayerGroup::kEp;
       // Chunks of the dispatcher's group toward / back from the experts; the backward moves the
       // combine's gradient the dispatch way and vice versa.

@@ -54,6 +54,14 @@ double routed_token_factor(const MoeSpec& moe, int ep);
 // group (ETP×EP) spanning group_nodes nodes (<= 0: unknown, each EP rank's slot its own node).
 double dispatch_nodes_per_token(const MoeSpec& moe, int ep, int group_nodes);
 
+// The expected expert slots (EP ranks, each an expert-TP group) a token's experts sit on, among
+// those the node limit lets it reach. DeepEP sends a token once to each rank that holds any of its
+// experts (deep_ep get_dispatch_layout: is_token_in_rank, num_tokens_per_rank), where Megatron's
+// alltoall dispatcher sends one copy per routed expert; the flex dispatcher's NVLink copies are these
+// times etp: S·(1 − (1 − 1/S)^k) of the S = ep·router_group_topk/router_num_groups slots a token
+// may reach (ep without node-limited routing), its k experts drawn as a trained router spreads them.
+double dispatch_slots_per_token(const MoeSpec& moe, int ep);
+
 // The routed tokens (per GPU and micro-batch, busiest rank) that the alltoall dispatcher copies
 // into local-expert order after its all-to-all and back before the combine: Megatron-Core's
 // MoEAlltoAllTokenDispatcher "Permutation 2" (dispatch_postprocess) and "Unpermutation 2"

@@ -306,6 +306,12 @@ std::optional<std::string> set_architecture(const OpenRun& run, model::ModelSpec
              // Every MoE source in the set forces balanced routing (capacity padding, fake balanced
              // gate, forced balance): the busiest EP rank holds the mean.
              .load_imbalance = 1.0};
+    // NeMo AutoModel's "fake balanced gate" (FakeBalancedGate, nemo_automodel/components/moe/
+    // layers.py: indices = arange(tokens * k).view(-1, k) % n_experts) gives each token k
+    // consecutive experts, on one or two GPUs of one node, so its DeepEP traffic is a fraction of
+    // a trained router's. Priced so, the four O-AM rows (fit split) come out 13-27 % fast: their
+    // step holds a cost of about that size the model lacks (docs/validation-measured.md). Until it
+    // is found they keep a trained router's spread, which the model prices.
   }
   return std::nullopt;
 }

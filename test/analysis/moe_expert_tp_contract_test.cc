@@ -90,15 +90,16 @@ TEST(MoeExpertTpContract, AllGatherOverEtpTimesEpIsTheHandWorkedTime) {
 // 0-15 on both nodes; model/moe_dispatch.h): T_g = 256 tokens per GPU, k = 2, h = 256, bf16.
 //   scale-out: D = 2·(1 − 1/2²) = 1.5 node copies, S = 256·1.5·256·2 = 196,608 B, half of it
 //     through each GPU's 0.5 GB/s NIC: 0.196608 ms;
-//   scale-up: every copy to each of the 4 expert-TP ranks, S = 256·2·4·256·2 = 1,048,576 B, 7/8
-//     over 4 GB/s NVLink: 0.229376 ms.
+//   scale-up: once to each of the 4 expert-TP ranks of every expert slot holding one of the
+//     token's experts, 4·(1 − (3/4)²) = 1.75 of the 4 slots (2 experts each):
+//     S = 256·1.75·4·256·2 = 917,504 B, 7/8 over 4 GB/s NVLink: 0.200704 ms.
 //   DeepEP pipelines them (16 ranks: 20 tokens per RDMA chunk toward the experts, 12 back, on 10
-//   channels): toward 0.229376 + 0.196608·200/256 = 0.382976 ms, back 0.229376 + 0.196608·120/256
-//   = 0.321536 ms. Dispatch and the combine's gradient go toward, the other two back: 1.409024 ms
+//   channels): toward 0.200704 + 0.196608·200/256 = 0.354304 ms, back 0.200704 + 0.196608·120/256
+//   = 0.292864 ms. Dispatch and the combine's gradient go toward, the other two back: 1.294336 ms
 //   per MoE layer and micro-batch; 3 MoE layers, m = 4: 12 of them. No expert-TP collective.
 TEST(MoeExpertTpContract, FlexOverEtpTimesEpIsTheHandWorkedTime) {
   const Steps s = steps(kEtpEpTwoNodes, ", token_dispatcher_type: flex");
-  EXPECT_NEAR(s.ep_analytic, 12 * 1.409024e-3, 1e-9);
+  EXPECT_NEAR(s.ep_analytic, 12 * 1.294336e-3, 1e-9);
 }
 
 }  // namespace

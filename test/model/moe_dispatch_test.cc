@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <stdexcept>
 #include <string>
 
@@ -56,10 +58,14 @@ TEST(MoeDispatch, FlexSendsOneCopyPerDestinationNodeThenForwardsOverNvlink) {
   EXPECT_EQ(d[0].collective, CollectiveKind::kAllToAllScaleOut);
   EXPECT_DOUBLE_EQ(d[0].bytes, 154'173'810.0);
   EXPECT_DOUBLE_EQ(d[0].wire_bytes, 154'173'810.0 * 7 / 8);
-  // Then every expert copy is forwarded inside its node: 234,881,024 B, 7/8 to the other GPUs.
+  // Then it is forwarded inside the node once to each GPU holding any of its experts (DeepEP's
+  // is_token_in_rank): 64 (1 - (63/64)^8) = 7.5759 of the 64 ranks, 4096 * 7168 * 7.5759 =
+  // 222,429,633 B, 7/8 to the other GPUs (the alltoall dispatcher's copy per expert: 234,881,024).
   EXPECT_EQ(d[1].collective, CollectiveKind::kAllToAllScaleUp);
-  EXPECT_EQ(d[1].bytes, 234'881'024.0);
-  EXPECT_EQ(d[1].wire_bytes, 234'881'024.0 * 7 / 8);
+  const double slots = 64 * (1 - std::pow(63.0 / 64, 8));
+  EXPECT_DOUBLE_EQ(slots, dispatch_slots_per_token(testing::deepseek_v3_with(MoeDispatcher::kFlex).moe, 64));
+  EXPECT_NEAR(d[1].bytes, 222'429'633.24, 0.01);
+  EXPECT_DOUBLE_EQ(d[1].wire_bytes, d[1].bytes * 7 / 8);
   EXPECT_EQ(d[0].group_size, 64);
   EXPECT_EQ(d[1].group_size, 64);
 }
@@ -113,14 +119,17 @@ TEST(MoeDispatch, NodeLimitedRoutingCutsTheNicBytes) {
   EXPECT_EQ(dispatch(ops_for_layer(m, layout(1, 64, 64, 1, 8), 3))[0].bytes, 234'881'024.0);
 }
 
-TEST(MoeDispatch, FlexOnOneNodeIsTheAllToAllOverNvlink) {
-  // EP 8 on one node: one node copy stays home (no scale-out hop); the forward is the all-to-all.
+TEST(MoeDispatch, FlexOnOneNodeSendsATokenOncePerGpu) {
+  // EP 8 on one node: one node copy stays home (no scale-out hop); the forward is an all-to-all
+  // that sends a token once to each GPU holding any of its 8 experts (32 per GPU): 8 (1 - (7/8)^8)
+  // = 5.2511 copies, where the alltoall dispatcher sends 8.
   const auto flex = dispatch(ops_for_layer(testing::deepseek_v3_with(MoeDispatcher::kFlex), layout(1, 8, 8, 1, 1), 3));
   const auto a2a = dispatch(ops_for_layer(testing::deepseek_v3_with(MoeDispatcher::kAllToAll), layout(1, 8, 8, 1, 1), 3));
   ASSERT_EQ(flex.size(), 1U);
   EXPECT_EQ(flex[0].collective, CollectiveKind::kAllToAllScaleUp);
-  EXPECT_EQ(flex[0].bytes, a2a[0].bytes);
-  EXPECT_EQ(flex[0].wire_bytes, a2a[0].wire_bytes);
+  const double per_gpu = 8 * (1 - std::pow(7.0 / 8, 8));
+  EXPECT_DOUBLE_EQ(flex[0].bytes, a2a[0].bytes * per_gpu / 8);
+  EXPECT_DOUBLE_EQ(flex[0].wire_bytes, a2a[0].wire_bytes * per_gpu / 8);
 }
 
 TEST(MoeDispatch, AllGatherGathersEveryTokenOfTheEpGroup) {

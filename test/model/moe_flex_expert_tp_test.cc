@@ -46,23 +46,24 @@ TEST(MoeFlexExpertTp, OneDispatchOverTheEtpTimesEpGroup) {
   EXPECT_EQ(g[0].collective, CollectiveKind::kAllToAllScaleOut);
   EXPECT_DOUBLE_EQ(g[0].bytes, 14'622'720.0);
   EXPECT_DOUBLE_EQ(g[0].wire_bytes, 7'311'360.0);
-  // Then the forward to each destination GPU: k·etp = 16 copies per token, 7/8 over NVLink
-  // (8 group ranks per node), pipelined with the NIC hop over 1024/(10·20) = 5.12 chunks.
+  // Then the forward to each destination GPU: DeepEP sends a token once per expert slot holding
+  // any of its 8 experts, S = 8·(1 − (7/8)^8) = 5.2511 of the 8 slots, to each of its etp = 2
+  // ranks: 1024·5.2511·2·7168 = 77,086,905 B, 7/8 over NVLink (8 group ranks per node),
+  // pipelined with the NIC hop over 1024/(10·20) = 5.12 chunks.
   EXPECT_EQ(g[1].collective, CollectiveKind::kAllToAllScaleUp);
-  EXPECT_EQ(g[1].bytes, 117'440'512.0);
-  EXPECT_EQ(g[1].bytes, 2 * 58'720'256.0);
-  EXPECT_EQ(g[1].wire_bytes, 102'760'448.0);
+  EXPECT_DOUBLE_EQ(g[1].bytes, 77'086'905.0);
+  EXPECT_DOUBLE_EQ(g[1].wire_bytes, 77'086'905.0 * 7 / 8);
   ASSERT_GE(g[1].pipelined_with, 0);
   EXPECT_EQ(ops.comms()[static_cast<std::size_t>(g[1].pipelined_with)].bytes, g[0].bytes);
   EXPECT_DOUBLE_EQ(g[1].pipeline_chunks, 5.12);
   // Combine, mirrored in bf16: the NVLink hop first (the node reduces the etp partial outputs and
-  // the node's experts), 234,881,024 B, then the NIC hop 29,245,440 B over 1024/(10·12) chunks.
+  // the node's experts), 154,173,810 B, then the NIC hop 29,245,440 B over 1024/(10·12) chunks.
   EXPECT_EQ(g[2].collective, CollectiveKind::kAllToAllScaleUp);
-  EXPECT_EQ(g[2].bytes, 234'881'024.0);
+  EXPECT_DOUBLE_EQ(g[2].bytes, 154'173'810.0);
   EXPECT_EQ(g[3].collective, CollectiveKind::kAllToAllScaleOut);
   EXPECT_DOUBLE_EQ(g[3].bytes, 29'245'440.0);
   EXPECT_DOUBLE_EQ(g[3].pipeline_chunks, 1024.0 / 120);
-  // Per GPU and forward dispatch: 14,622,720 + 117,440,512 = 132,063,232 B, against 14,622,720 +
+  // Per GPU and forward dispatch: 14,622,720 + 77,086,905 = 91,709,625 B, against 14,622,720 +
   // 58,720,256 + 234,881,024 = 308,224,000 B in the two-step model.
 }
 
@@ -81,13 +82,15 @@ TEST(MoeFlexExpertTp, ReceivedTokensAndExpertShapesAreUnchanged) {
 }
 
 TEST(MoeFlexExpertTp, EtpOneKeepsTheEpGroup) {
-  // etp 1: the tp_ep group is the EP group; the hops stay on it with k copies per token.
+  // etp 1: the tp_ep group is the EP group; the hops stay on it with one copy per slot a token's
+  // experts sit on: 1024·5.2511·7168 = 38,543,452.5 B (the alltoall dispatcher's 8 copies:
+  // 58,720,256).
   const LayerOps ops = ops_for_layer(testing::deepseek_v3_with(MoeDispatcher::kFlex), layout(1, 1), 3);
   EXPECT_TRUE(comms_on(ops, LayerGroup::kEtpEp).empty());
   const auto ep = comms_on(ops, LayerGroup::kEp);
   ASSERT_EQ(ep.size(), 4U);  // one node: the NVLink hop only
   EXPECT_EQ(ep[0].collective, CollectiveKind::kAllToAllScaleUp);
-  EXPECT_EQ(ep[0].bytes, 58'720'256.0);
+  EXPECT_DOUBLE_EQ(ep[0].bytes, 38'543'452.5);
 }
 
 TEST(MoeFlexExpertTp, ExpertSlotWiderThanANodeReachesEachOfItsNodes) {
