@@ -147,23 +147,30 @@ std::optional<double> open_inter_node_bytes_per_node(const std::string& text, in
   return std::nullopt;
 }
 
-std::optional<double> named_system_bytes_per_node(const std::string& text) {
-  // Line rate of the compute fabric each product's data sheet gives per 8-GPU node.
+std::optional<double> named_system_bytes_per_node(const std::string& text, int gpus_per_node) {
+  // Line rate of the compute fabric each product's data sheet gives, per GPU (its node's NICs over
+  // its GPUs), and the GPUs of its node: a row whose node is another size is not that product.
   struct System {
     std::initializer_list<const char*> names;
-    double gbit_per_node;
+    double gbit_per_gpu;
+    int node_gpus;
   };
   static const System kSystems[] = {
-      {{"bm.gpu.h100.8", "bm.gpu.h200.8"}, 3200},  // OCI: 16 x 200 Gb/s RoCE cluster network
-      {{"nd h100 v5", "nd_h100_v5", "nd h200 v5", "nd_h200_v5"}, 3200},  // Azure: 8 x 400 Gb/s NDR InfiniBand
-      {{"ndm a100 v4", "nd a100 v4", "ndm_a100_v4", "nd_a100_v4"}, 1600},  // Azure: 8 x 200 Gb/s HDR InfiniBand
-      {{"p5.48xlarge", "p5e.48xlarge", "p5en.48xlarge"}, 3200},  // AWS: 3,200 Gb/s EFA
-      {{"p4d.24xlarge", "p4de.24xlarge"}, 400},  // AWS: 400 Gb/s EFA
-      {{"dgx h100", "dgx-h100", "dgxh100", "dgx h200", "dgx-h200", "dgx b200", "dgx-b200"}, 3200},  // 8 x 400 Gb/s ConnectX-7
-      {{"dgx a100", "dgx-a100", "dgxa100"}, 1600},  // 8 x 200 Gb/s HDR (compute fabric)
+      {{"bm.gpu.h100.8", "bm.gpu.h200.8"}, 400, 8},  // OCI: 16 x 200 Gb/s RoCE cluster network
+      {{"nd h100 v5", "nd_h100_v5", "nd h200 v5", "nd_h200_v5"}, 400, 8},  // Azure: 8 x 400 Gb/s NDR InfiniBand
+      {{"ndm a100 v4", "nd a100 v4", "ndm_a100_v4", "nd_a100_v4"}, 200, 8},  // Azure: 8 x 200 Gb/s HDR InfiniBand
+      {{"p5.48xlarge", "p5e.48xlarge", "p5en.48xlarge"}, 400, 8},  // AWS: 3,200 Gb/s EFA
+      {{"p4d.24xlarge", "p4de.24xlarge"}, 50, 8},  // AWS: 400 Gb/s EFA
+      {{"dgx h100", "dgx-h100", "dgxh100", "dgx h200", "dgx-h200", "dgx b200", "dgx-b200"}, 400, 8},  // 8 x 400 Gb/s ConnectX-7
+      {{"dgx a100", "dgx-a100", "dgxa100"}, 200, 8},  // 8 x 200 Gb/s HDR (compute fabric)
+      // Rack-scale trays of 4 GPUs: DGX GB200 (user guide, compute tray: 4 x ConnectX-7, 400 Gb/s
+      // InfiniBand each) and the GB300 NVL72 (NVIDIA's NVL72 enterprise reference architecture:
+      // 4 ConnectX-8 HCAs per compute tray, 800 Gb/s each).
+      {{"dgx gb200", "dgx-gb200"}, 400, 4},
+      {{"dgx gb300", "dgx-gb300", "gb300 nvl72", "gb300-nvl72"}, 800, 4},
   };
   for (const System& sys : kSystems) {
-    if (has_any(text, sys.names)) return sys.gbit_per_node * 1e9 / 8;
+    if (gpus_per_node == sys.node_gpus && has_any(text, sys.names)) return sys.gbit_per_gpu * sys.node_gpus * 1e9 / 8;
   }
   return std::nullopt;
 }
@@ -178,7 +185,13 @@ int open_nvl72_nodes_per_domain(const std::string& notes, int gpus, int gpus_per
       if (per_rack <= 72 && per_rack % gpus_per_node == 0) return per_rack / gpus_per_node;
     }
   }
-  return gpus_per_node > 0 ? 72 / gpus_per_node : 0;
+  if (gpus_per_node <= 0) return 0;
+  // No rack count: the fewest racks that hold the run with the same whole number of trays in each
+  // (an assumption; NVIDIA's MLPerf submissions run 64 of each rack's 72 GPUs, "4x NVL72" for 256).
+  for (int racks = std::max(1, (gpus + 71) / 72); racks <= gpus / gpus_per_node; ++racks) {
+    if (gpus % racks == 0 && (gpus / racks) % gpus_per_node == 0) return gpus / racks / gpus_per_node;
+  }
+  return 72 / gpus_per_node;
 }
 
 namespace {
@@ -541,7 +554,7 @@ OpenCase map_open_run(const OpenRun& run) {
   } else if (run.gpus > run.gpus_per_node) {
     // The rate the text states, else the data-sheet rate of a system it names (8 GPUs a node).
     auto per_node = open_inter_node_bytes_per_node(run.interconnect, run.gpus_per_node);
-    if (!per_node && run.gpus_per_node == 8) per_node = named_system_bytes_per_node(run.interconnect + "; " + run.gpu);
+    if (!per_node) per_node = named_system_bytes_per_node(run.interconnect + "; " + run.gpu, run.gpus_per_node);
     if (!per_node) {
       why.push_back("inter-node bandwidth not stated in the interconnect text");
     } else {

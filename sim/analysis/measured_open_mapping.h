@@ -44,14 +44,17 @@ OpenCase map_open_run(const OpenRun& run);
 // (times gpus_per_node). Line rate: no efficiency factor is applied.
 std::optional<double> open_inter_node_bytes_per_node(const std::string& text, int gpus_per_node);
 
-// Bytes/s one 8-GPU node gets on the compute fabric of a system the text names by product
-// ("OCI BM.GPU.H100.8", "Azure ND H100 v5", "AWS p5.48xlarge", "DGX H100", ...), from its data
-// sheet; nothing for a text that names none. Used only where the interconnect text gives no rate.
-std::optional<double> named_system_bytes_per_node(const std::string& text);
+// Bytes/s one node of `gpus_per_node` GPUs gets on the compute fabric of a system the text names by
+// product ("OCI BM.GPU.H100.8", "Azure ND H100 v5", "AWS p5.48xlarge", "DGX H100", "DGX GB200",
+// "GB300 NVL72", ...), from its data sheet; nothing for a text that names none or whose node is
+// not that product's (8 GPUs, or a rack-scale tray's 4). Used only where the interconnect text
+// gives no rate.
+std::optional<double> named_system_bytes_per_node(const std::string& text, int gpus_per_node);
 
 // Nodes per NVLink domain (supernode) of a GB200 NVL72 run: gpus / N / gpus_per_node when the
-// notes say "Nx NVL72" and that is a whole number of trays of at most 72 GPUs, else a full rack
-// (72 / gpus_per_node).
+// notes say "Nx NVL72" and that is a whole number of trays of at most 72 GPUs; else the GPUs spread
+// evenly over the fewest racks that hold them in whole trays (256 GPUs: 4 racks of 64; 144: 2 of
+// 72), and a full rack (72 / gpus_per_node) when no count of racks divides them so.
 int open_nvl72_nodes_per_domain(const std::string& notes, int gpus, int gpus_per_node);
 
 // The declared split of the open set, by source (deterministic; docs/validation-measured.md):

@@ -529,15 +529,28 @@ TEST(OpenMapping, UnevenLayoutsTakeTheSplitTheirFrameworkUses) {
 // A system named by its product carries its data sheet's fabric where the text gives no rate: the
 // OCI MLPerf rows ("OCI BM.GPU.H100.8 ... RoCEv2 cluster network") run on 3.2 Tb/s per node.
 TEST(OpenMapping, ANamedSystemBringsItsFabricRate) {
-  EXPECT_DOUBLE_EQ(*named_system_bytes_per_node("H100-SXM5-80GB (OCI BM.GPU.H100.8)"), 400e9);
-  EXPECT_DOUBLE_EQ(*named_system_bytes_per_node("Azure ND H100 v5"), 400e9);
-  EXPECT_DOUBLE_EQ(*named_system_bytes_per_node("AWS p4d.24xlarge"), 50e9);
-  EXPECT_DOUBLE_EQ(*named_system_bytes_per_node("DGX A100 SuperPOD"), 200e9);
-  EXPECT_EQ(named_system_bytes_per_node("Meta A100 cluster"), std::nullopt);
+  EXPECT_DOUBLE_EQ(*named_system_bytes_per_node("H100-SXM5-80GB (OCI BM.GPU.H100.8)", 8), 400e9);
+  EXPECT_DOUBLE_EQ(*named_system_bytes_per_node("Azure ND H100 v5", 8), 400e9);
+  EXPECT_DOUBLE_EQ(*named_system_bytes_per_node("AWS p4d.24xlarge", 8), 50e9);
+  EXPECT_DOUBLE_EQ(*named_system_bytes_per_node("DGX A100 SuperPOD", 8), 200e9);
+  EXPECT_EQ(named_system_bytes_per_node("Meta A100 cluster", 8), std::nullopt);
+  // Rack-scale trays of 4: DGX GB200's 4 x 400 Gb/s ConnectX-7, GB300 NVL72's 4 x 800 Gb/s ConnectX-8.
+  EXPECT_DOUBLE_EQ(*named_system_bytes_per_node("DGX GB200 (NVL72)", 4), 200e9);
+  EXPECT_DOUBLE_EQ(*named_system_bytes_per_node("GB300 NVL72 rack", 4), 400e9);
+  // A node of another size is not the product: no rate.
+  EXPECT_EQ(named_system_bytes_per_node("DGX H100", 4), std::nullopt);
+  EXPECT_EQ(named_system_bytes_per_node("DGX GB200", 8), std::nullopt);
   const OpenCase oci = map_open_run(open_row(
       {{"id", "O-MLP-06"}, {"gpu", "H100-SXM5-80GB (OCI BM.GPU.H100.8)"}, {"gpus", "16"}, {"dp", "16"},
        {"interconnect", "OCI BM.GPU.H100.8: NVLink4/NVSwitch 900 GB/s; RoCEv2 cluster network"}}));
   EXPECT_DOUBLE_EQ(spec_of(oci).topology.inter_node.bandwidth, 400e9 / 8);  // per GPU
+  // A Megatron-Bridge GB300 row over two racks (128 GPUs) names its system only: 800 Gb/s per GPU
+  // between racks, NVLink within each.
+  const OpenCase gb300 = map_open_run(open_row(
+      {{"id", "H-1"}, {"gpu", "GB300"}, {"gpus", "128"}, {"gpus_per_node", "4"}, {"dp", "128"}, {"micro_batch", "1"},
+       {"global_batch", "256"}, {"interconnect", "DGX GB300 NVL72 (GB300 NVL72 rack spec, not stated in the doc)"}}));
+  ASSERT_TRUE(spec_of(gb300).topology.inter_supernode.has_value());
+  EXPECT_DOUBLE_EQ(spec_of(gb300).topology.inter_supernode->bandwidth, 800e9 / 8);
   // A rate the text states wins over the named system's.
   const OpenCase stated = map_open_run(open_row(
       {{"gpu", "H100 (DGX H100)"}, {"gpus", "16"}, {"dp", "16"}, {"interconnect", "DGX H100; 4x 100 Gb RoCE per node"}}));
@@ -632,18 +645,26 @@ TEST(OpenMapping, AGraceBlackwellRunInsideOneRackNeedsNoNicRate) {
   EXPECT_DOUBLE_EQ(s.topology.inter_node.bandwidth, 733.8e9);
   EXPECT_EQ(s.topology.nodes_per_supernode, 0);  // one domain holds the run
   EXPECT_FALSE(s.topology.inter_supernode.has_value());
-  // Beyond one rack the NIC rate is needed again.
-  EXPECT_THAT(map_open_run(open_row({{"gpu", "GB300"}, {"gpus", "144"}, {"gpus_per_node", "4"}, {"dp", "144"},
-                                     {"global_batch", "288"}, {"micro_batch", "1"}, {"interconnect", "DGX GB300"}}))
-                  .reasons,
-              ::testing::Contains(HasSubstr("inter-node bandwidth not stated")));
+  // Beyond one rack the NIC rate is needed again: a named system's (DGX GB300: 800 Gb/s per GPU), or
+  // the row is listed.
+  const auto two_racks = [](const char* interconnect) {
+    return map_open_run(open_row({{"id", "H-1"}, {"gpu", "GB300"}, {"gpus", "144"}, {"gpus_per_node", "4"}, {"dp", "144"},
+                                  {"global_batch", "288"}, {"micro_batch", "1"}, {"interconnect", interconnect}}));
+  };
+  EXPECT_DOUBLE_EQ(spec_of(two_racks("DGX GB300")).topology.inter_supernode->bandwidth, 800e9 / 8);
+  EXPECT_THAT(two_racks("GB300 racks").reasons, ::testing::Contains(HasSubstr("inter-node bandwidth not stated")));
 }
 
 TEST(OpenMapping, Nvl72RunsSpreadTheirGpusOverTheRacksTheNotesName) {
   EXPECT_EQ(open_nvl72_nodes_per_domain("MLPerf Training v5.0 Tyche 4x NVL72; FP8", 256, 4), 16);  // 64 GPUs a rack
   EXPECT_EQ(open_nvl72_nodes_per_domain("Carina 39x NVL72 (2496 GPUs)", 2496, 4), 16);
-  EXPECT_EQ(open_nvl72_nodes_per_domain("no rack count", 256, 4), 18);    // a full rack
-  EXPECT_EQ(open_nvl72_nodes_per_domain("2x NVL72", 256, 4), 18);         // 128 a rack is more than 72
+  // No count: the fewest racks holding the run evenly in whole trays.
+  EXPECT_EQ(open_nvl72_nodes_per_domain("no rack count", 256, 4), 16);    // 4 racks of 64
+  EXPECT_EQ(open_nvl72_nodes_per_domain("2x NVL72", 256, 4), 16);         // 128 a rack is more than 72
+  EXPECT_EQ(open_nvl72_nodes_per_domain("", 144, 4), 18);                 // 2 full racks
+  EXPECT_EQ(open_nvl72_nodes_per_domain("", 128, 4), 16);                 // 2 racks of 64
+  EXPECT_EQ(open_nvl72_nodes_per_domain("", 1024, 4), 16);                // 15 racks do not divide it; 16 of 64
+  EXPECT_EQ(open_nvl72_nodes_per_domain("", 100, 4), 5);                  // 2 racks would be 50, not whole trays; 5 of 20
 }
 
 TEST(OpenMapping, TheSplitIsDeclaredBySource) {
