@@ -153,24 +153,35 @@ TEST(OpenRecipes, AnMlaRowWithMtpInItsTextRunsTheModule) {
   EXPECT_EQ(mtp_of("derived step_s=14.5"), 0);
 }
 
-// Megatron FSDP Llama rows on Grace-Blackwell: the recipe also offloads some layers' activations.
-TEST(OpenRecipes, PartialCpuOffloadOfTheFsdpLlamaRecipesIsAReason) {
-  OpenRun fsdp = bridge_row("Llama3-70B", "GB200");
-  fsdp.optimizer_sharding = "Megatron FSDP (FSDP=1)";
-  EXPECT_THAT(nvidia_recipe_not_expressible(fsdp), ::testing::Optional(::testing::HasSubstr("cpu_offloading_num_layers")));
-  OpenRun ddp = fsdp;
-  ddp.optimizer_sharding = "DDP + Megatron distributed optimizer (recipe default; FSDP=0)";
-  EXPECT_EQ(nvidia_recipe_not_expressible(ddp), std::nullopt);
-  OpenRun h100 = fsdp;
-  h100.gpu = "H100";
-  EXPECT_EQ(nvidia_recipe_not_expressible(h100), std::nullopt);
-  // NeMo's GB200 FSDP configs: Llama 3.1 405B offloads 95 layers, Llama3-70B none.
-  OpenRun nemo405 = nemo_row("Llama3.1-405B", "GB200");
-  nemo405.optimizer_sharding = "Megatron FSDP (FSDP=1)";
-  EXPECT_THAT(nvidia_recipe_not_expressible(nemo405), ::testing::Optional(::testing::HasSubstr("the NeMo recipe")));
-  OpenRun nemo70 = nemo405;
-  nemo70.model = "Llama3-70B";
-  EXPECT_EQ(nvidia_recipe_not_expressible(nemo70), std::nullopt);
+// Megatron FSDP rows on Grace-Blackwell: the recipe also offloads some layers' activations.
+// Megatron-Bridge's Llama recipes do; NeMo's GB200 configs do for Llama 3.1 405B (95 layers), not
+// for Llama3-70B; DDP rows and other GPUs do not.
+TEST(OpenRecipes, PartialCpuOffloadOfTheFsdpRecipesIsAReason) {
+  constexpr const char* kFsdp = "Megatron FSDP (FSDP=1)";
+  constexpr const char* kDdp = "DDP + Megatron distributed optimizer (recipe default; FSDP=0)";
+  struct Case {
+    OpenRun row;
+    const char* sharding;
+    const char* reason;  // nullptr: none
+  };
+  const Case cases[] = {
+      {bridge_row("Llama3-70B", "GB200"), kFsdp, "the Megatron-Bridge recipe"},
+      {bridge_row("Llama3-70B", "GB200"), kDdp, nullptr},
+      {bridge_row("Llama3-70B", "H100"), kFsdp, nullptr},
+      {nemo_row("Llama3.1-405B", "GB200"), kFsdp, "the NeMo recipe"},
+      {nemo_row("Llama3-70B", "GB200"), kFsdp, nullptr},
+  };
+  for (Case c : cases) {
+    c.row.optimizer_sharding = c.sharding;
+    const auto why = nvidia_recipe_not_expressible(c.row);
+    if (c.reason == nullptr) {
+      EXPECT_EQ(why, std::nullopt) << c.row.model << " " << c.row.gpu << " " << c.sharding;
+    } else {
+      EXPECT_THAT(why, ::testing::Optional(::testing::AllOf(::testing::HasSubstr(c.reason),
+                                                            ::testing::HasSubstr("cpu_offloading_num_layers"))))
+          << c.row.model << " " << c.row.gpu;
+    }
+  }
 }
 
 TEST(OpenRecipes, QwenThreeHasA128WideHeadWhateverItsWidth) {
