@@ -14,17 +14,17 @@ namespace mofasim::model {
 
 namespace {
 
-// `seconds` of a collective of `group`, as a pass reports it (an all-to-all's EP time is also a2a).
-void add_group_seconds(PassTime& t, LayerGroup group, double seconds) {
+// `seconds` of a collective of `group` that selective recompute runs again, as a pass reports it.
+// Its EP time is not a2a: the re-run sits in the recompute ahead of the backward, which the 1F1B
+// EP-overlap pairing (MoFa(22), ep_pair_seconds) does not lay under the paired forward's compute;
+// the replay runs it there as well.
+void add_rerun_seconds(PassTime& t, LayerGroup group, double seconds) {
   switch (group) {
     case LayerGroup::kTp:
     case LayerGroup::kEtp: t.tp += seconds; return;
     case LayerGroup::kCp: t.cp += seconds; return;
     case LayerGroup::kEp:
-    case LayerGroup::kEtpEp:
-      t.ep += seconds;
-      t.a2a += seconds;
-      return;
+    case LayerGroup::kEtpEp: t.ep += seconds; return;
     case LayerGroup::kPp: MOFASIM_UNREACHABLE("a layer carries no pipeline send/recv");
   }
   MOFASIM_UNREACHABLE("unknown layer group");
@@ -63,7 +63,7 @@ LayerTime time_block(const PlanBlock& block, const LayerRates& x, bool transform
     const auto ph = static_cast<std::size_t>(c.phase);
     PassTime& t = pass[ph];
     const double one = comm_seconds(block.comm[j], x.inv_mub);  // MoFa(2) MoFa(3) MoFa(18)
-    if (c.recomputed_by_selective) add_group_seconds(rerun, c.group, one * c.count);
+    if (c.recomputed_by_selective) add_rerun_seconds(rerun, c.group, one * c.count);
     switch (c.group) {
       case LayerGroup::kTp:
       case LayerGroup::kEtp: {

@@ -95,25 +95,41 @@ SlotNodes slot_nodes_of(const MoeSpec& moe, int ep, int group_nodes) {
   return n;
 }
 
-// k draws uniform over r units hit r·(1 − (1 − 1/r)^k) distinct ones.
-double distinct_of_uniform(double r, int k) { return r * (1 - std::pow(1 - 1 / r, k)); }
+// A token's k experts are k distinct ones among the E_r it may reach, spread evenly over `units`
+// units (nodes, expert slots): each unit is missed with probability C(E_r − e, k) / C(E_r, k)
+// (e = E_r / units), so they hit units·(1 − Π_{i<k} (E_r − e − i) / (E_r − i)).
+double distinct_units(double units, double reachable_experts, int k) {
+  const double e = reachable_experts / units;
+  double missed = 1;
+  for (int i = 0; i < k && missed > 0; ++i) missed *= std::max(0.0, reachable_experts - e - i) / (reachable_experts - i);
+  return units * (1 - missed);
+}
+
+// The experts a token may reach: router_group_topk of the router_num_groups groups, or all.
+double reachable_experts(const MoeSpec& moe) {
+  if (moe.router_num_groups > 0 && moe.router_group_topk > 0) {
+    return static_cast<double>(moe.num_experts) * std::min(1.0, static_cast<double>(moe.router_group_topk) / moe.router_num_groups);
+  }
+  return moe.num_experts;
+}
 
 }  // namespace
 
 double dispatch_nodes_per_token(const MoeSpec& moe, int ep, int group_nodes) {
   const SlotNodes n = slot_nodes_of(moe, ep, group_nodes);
-  return n.span * distinct_of_uniform(n.reachable, moe.top_k);
+  return n.span * distinct_units(n.reachable, reachable_experts(moe), moe.top_k);
 }
 
 double dispatch_slots_per_token(const MoeSpec& moe, int ep) {
   if (ep <= 1) return 1;
-  // Node-limited routing lets a token reach router_group_topk of the router_num_groups expert
-  // groups, so that share of the slots (the groups are runs of experts, as the slots are).
-  double reachable = ep;
+  // Node-limited routing: the groups are runs of experts, as the slots are, so a token reaches
+  // router_group_topk · ceil(ep / router_num_groups) slots at most (one group a slot when the
+  // groups are narrower than a slot).
+  double slots = ep;
   if (moe.router_num_groups > 0 && moe.router_group_topk > 0) {
-    reachable = std::max(1.0, ep * std::min(1.0, static_cast<double>(moe.router_group_topk) / moe.router_num_groups));
+    slots = std::min<double>(ep, moe.router_group_topk * std::ceil(static_cast<double>(ep) / moe.router_num_groups));
   }
-  return distinct_of_uniform(reachable, moe.top_k);
+  return distinct_units(slots, reachable_experts(moe), moe.top_k);
 }
 
 void validate_moe_routing(const MoeSpec& moe) {

@@ -16,13 +16,14 @@
 //   flex (DeepEP): two hops over Megatron's tp_ep group (ep·etp ranks; MoEFlexTokenDispatcher
 //     repeats the routing map over expert TP, so a token has k·etp destination ranks). Scale-out:
 //     one copy per destination node, S = T_g·D·h·f·B, of which the NIC carries the (N−1)/N that
-//     leaves the node; scale-up: the forward to the destination GPUs inside each node,
-//     S = T_g·k·etp·h·f·B (each expert-TP rank gets the full hidden vector), (g−1)/g of it over
-//     NVLink. D = the expected distinct destination nodes of a token whose k experts are spread
-//     uniformly over the R nodes it may reach: D = R·(1 − (1 − 1/R)^k), R = N, or with
+//     leaves the node; scale-up: the forward to the destination GPUs inside each node, once to
+//     each expert-TP rank of every expert slot holding one of the token's experts, S = T_g·S_k·
+//     etp·h·f·B (dispatch_slots_per_token), (g−1)/g of it over NVLink. D = the expected distinct
+//     destination nodes of a token whose k distinct experts are spread evenly over the R nodes it
+//     may reach, E_r experts on them: D = R·(1 − C(E_r − E_r/R, k) / C(E_r, k)), R = N, or with
 //     node-limited routing R = min(N, M·⌈N/G⌉) (G groups, M per token, a group spanning ⌈N/G⌉
-//     nodes): DeepSeek-V3's bound (report §3.2.2, each token to at most M = 4 nodes). DeepSeek-V3
-//     on 8 nodes: D = 5.25 unlimited, 3.60 at M = 4. When the group spans more nodes than it has
+//     nodes; E_r = E·M/G): DeepSeek-V3's bound (report §3.2.2, each token to at most M = 4 nodes).
+//     DeepSeek-V3 on 8 nodes: D = 5.29 unlimited, 3.63 at M = 4. When the group spans more nodes than it has
 //     expert slots (N > ep: an expert-TP group wider than a node), each slot spans s = N/ep nodes,
 //     R counts slots (ep) and D is s times that. The combine runs the hops in reverse and sums the
 //     etp partial outputs of each expert (fc2 is row-parallel over expert TP) on the way back.
@@ -58,8 +59,9 @@ double dispatch_nodes_per_token(const MoeSpec& moe, int ep, int group_nodes);
 // those the node limit lets it reach. DeepEP sends a token once to each rank that holds any of its
 // experts (deep_ep get_dispatch_layout: is_token_in_rank, num_tokens_per_rank), where Megatron's
 // alltoall dispatcher sends one copy per routed expert; the flex dispatcher's NVLink copies are these
-// times etp: S·(1 − (1 − 1/S)^k) of the S = ep·router_group_topk/router_num_groups slots a token
-// may reach (ep without node-limited routing), its k experts drawn as a trained router spreads them.
+// times etp: its k distinct experts, drawn as a trained router spreads them over the E_r experts it
+// may reach, hit S·(1 − C(E_r − E_r/S, k) / C(E_r, k)) of the S slots those sit on (S = ep, or
+// router_group_topk · ceil(ep / router_num_groups) under node-limited routing).
 double dispatch_slots_per_token(const MoeSpec& moe, int ep);
 
 // The routed tokens (per GPU and micro-batch, busiest rank) that the alltoall dispatcher copies

@@ -3,7 +3,6 @@
 #include "sim/executor/generator.h"
 
 #include <algorithm>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -379,30 +378,27 @@ void Generator::emit_layer_backward(const LayerPlan& lp, const Labels& l, bool f
   model::RecomputeKind recompute = transformer_layer(lp) ? f_.recompute : model::RecomputeKind::kNone;
   if (recompute == model::RecomputeKind::kFull && !lp.full_recompute) recompute = model::RecomputeKind::kNone;
   if (recompute == model::RecomputeKind::kSelective) {  // MoFa(29) MoFa(30)
-    double seconds = 0;
-    double flops = 0;
-    std::string name;
-    std::optional<TaskId> first;
+    // The re-run part in forward order: each re-run op's share of its forward, and the collectives
+    // inside the part between them (a MoE layer's dispatch between router and experts). As the
+    // closed form prices them: the compute alone (no CP ring, load imbalance or MemFine split) and
+    // every collective whole (no TP pieces).
+    PassPlan rerun;
     for (const PlanOp& op : lp.forward.ops) {
       if ((op.flags & kFlagSelectiveRecompute) == 0) continue;
-      if (op.is_comm) {  // a collective inside the re-run part runs again, ahead of the re-run compute
-        PlanOp rerun = op;
-        rerun.name += "_recompute";
-        const TaskId c = add_comm(rl, rerun, rerun.bytes);
-        if (!first) first = c;
-        seal(c);
-        continue;
+      PlanOp r = op;
+      r.name += "_recompute";
+      r.flags = kFlagNone;
+      if (!op.is_comm) {
+        r.seconds = op.recompute_seconds;
+        r.flops = op.recompute_flops;
       }
-      seconds += op.recompute_seconds;
-      flops += op.recompute_flops;
-      name += (name.empty() ? "" : "+") + op.name;
+      rerun.ops.push_back(r);
     }
-    if (!name.empty()) {
-      const TaskId r = add_compute(rl, name + "_recompute", seconds, flops, Category::kRecompute);
-      if (!first) first = r;
-      seal(r);
-    }
-    if (first) w_.add_alloc(*first, std::max(0.0, total - stored));
+    const Span outer = span_;
+    span_ = {};
+    emit_program(rerun, rl, Category::kRecompute, false, 0);
+    if (span_.first != kNone) w_.add_alloc(span_.first, std::max(0.0, total - stored));
+    span_ = merge(outer, span_);
   } else if (recompute == model::RecomputeKind::kFull) {  // MoFa(31) MoFa(32)
     PassPlan fwd;
     for (const PlanOp& op : lp.forward.ops) {

@@ -52,14 +52,13 @@ TEST(MoeDispatchContract, AnalyticEqualsSimulatedForEachDispatcher) {
 //   alltoall: S = 512·2·256·2 = 524,288 B; NIC-bound: half of S leaves the node through each
 //     GPU's 0.5 GB/s NIC: 262,144 / 0.5e9 = 0.524288 ms (NVLink: 3/8·S / 4e9 = 0.049 ms).
 //   flex, on one node of 8: no scale-out; the scale-up sends a token once to each GPU holding one
-//     of its experts (one expert a GPU): 8·(1 − (7/8)^2) = 1.875 copies, S' = 512·1.875·256·2 =
-//     491,520 B, 7/8·S' / 4e9 = 0.10752 ms; with node-limited routing (2 groups, top 1) a token's
-//     experts are among 4 GPUs: 4·(1 − (3/4)^2) = 1.75 copies, 458,752 B, 0.100352 ms.
+//     of its experts: one expert a GPU, so its 2 distinct experts are on 2 GPUs, S, and
+//     7/8·S / 4e9 = 0.114688 ms, with or without node-limited routing (2 groups, top 1).
 TEST(MoeDispatchContract, ExposedEpIsTheHandWorkedDispatchTime) {
   EXPECT_NEAR(steps("").ep_analytic, 24 * 0.524288e-3, 1e-9);
-  EXPECT_NEAR(steps(", token_dispatcher_type: flex").ep_analytic, 24 * 0.10752e-3, 1e-9);
+  EXPECT_NEAR(steps(", token_dispatcher_type: flex").ep_analytic, 24 * 0.114688e-3, 1e-9);
   EXPECT_NEAR(steps(", token_dispatcher_type: flex, router_num_groups: 2, router_group_topk: 1").ep_analytic,
-              24 * 0.100352e-3, 1e-9);
+              24 * 0.114688e-3, 1e-9);
 }
 
 // DeepEP's buffers are static memory in the replay as in the memory model: for 8 ranks and

@@ -88,18 +88,20 @@ TEST(MoeExpertTpContract, AllGatherOverEtpTimesEpIsTheHandWorkedTime) {
 
 // Exposed EP of flex with etp 4 by hand (Megatron's flex dispatcher over the tp_ep group, ranks
 // 0-15 on both nodes; model/moe_dispatch.h): T_g = 256 tokens per GPU, k = 2, h = 256, bf16.
-//   scale-out: D = 2·(1 − 1/2²) = 1.5 node copies, S = 256·1.5·256·2 = 196,608 B, half of it
-//     through each GPU's 0.5 GB/s NIC: 0.196608 ms;
-//   scale-up: once to each of the 4 expert-TP ranks of every expert slot holding one of the
-//     token's experts, 4·(1 − (3/4)²) = 1.75 of the 4 slots (2 experts each):
-//     S = 256·1.75·4·256·2 = 917,504 B, 7/8 over 4 GB/s NVLink: 0.200704 ms.
+//   scale-out: a token's 2 distinct experts among 8, 4 a node, miss a node with C(4, 2) / C(8, 2)
+//     = 3/14: D = 2·11/14 = 11/7 node copies, S = 256·(11/7)·256·2 = 205,970.29 B, half of it
+//     through each GPU's 0.5 GB/s NIC: 0.20597029 ms;
+//   scale-up: once to each of the 4 expert-TP ranks of every expert slot holding one of its
+//     experts (2 a slot): missed with C(6, 2) / C(8, 2) = 15/28, 4·13/28 = 13/7 slots,
+//     S = 256·(13/7)·4·256·2 = 973,677.71 B, 7/8 over 4 GB/s NVLink: 0.212992 ms.
 //   DeepEP pipelines them (16 ranks: 20 tokens per RDMA chunk toward the experts, 12 back, on 10
-//   channels): toward 0.200704 + 0.196608·200/256 = 0.354304 ms, back 0.200704 + 0.196608·120/256
-//   = 0.292864 ms. Dispatch and the combine's gradient go toward, the other two back: 1.294336 ms
-//   per MoE layer and micro-batch; 3 MoE layers, m = 4: 12 of them. No expert-TP collective.
+//   channels): toward 0.212992 + 0.20597029·200/256 = 0.37390629 ms, back 0.212992 +
+//   0.20597029·120/256 = 0.30954057 ms. Dispatch and the combine's gradient go toward, the other
+//   two back: 1.36689371 ms per MoE layer and micro-batch; 3 MoE layers, m = 4: 12 of them. No
+//   expert-TP collective.
 TEST(MoeExpertTpContract, FlexOverEtpTimesEpIsTheHandWorkedTime) {
   const Steps s = steps(kEtpEpTwoNodes, ", token_dispatcher_type: flex");
-  EXPECT_NEAR(s.ep_analytic, 12 * 1.294336e-3, 1e-9);
+  EXPECT_NEAR(s.ep_analytic, 12 * 1.36689371e-3, 1e-9);
 }
 
 }  // namespace

@@ -51,20 +51,21 @@ TEST(MoeDispatch, AllToAllSendsOneCopyPerRoutedExpert) {
 }
 
 TEST(MoeDispatch, FlexSendsOneCopyPerDestinationNodeThenForwardsOverNvlink) {
-  // Unlimited: a token's 8 experts spread over 8 nodes reach 8 (1 - (7/8)^8) = 5.2511 nodes:
-  // S = 4096 * 7168 * 8 * 11,012,415 / 16,777,216 = 154,173,810 B, 7/8 of it off the node.
+  // Unlimited: a token's 8 distinct experts among 256, 32 a node, miss a node with probability
+  // C(224, 8) / C(256, 8) = (224 · 223 ··· 217) / (256 · 255 ··· 249) = 0.33817, so they reach
+  // 8 · 0.66183 = 5.2947 nodes: S = 4096 · 7168 · 5.2947 = 155,451,660.45 B, 7/8 of it off the node.
   const auto d = dispatch(ops_for_layer(testing::deepseek_v3_with(MoeDispatcher::kFlex), layout(1, 64, 64, 1, 8), 3));
   ASSERT_EQ(d.size(), 2U);
   EXPECT_EQ(d[0].collective, CollectiveKind::kAllToAllScaleOut);
-  EXPECT_DOUBLE_EQ(d[0].bytes, 154'173'810.0);
-  EXPECT_DOUBLE_EQ(d[0].wire_bytes, 154'173'810.0 * 7 / 8);
+  EXPECT_NEAR(d[0].bytes, 155'451'660.45, 0.01);
+  EXPECT_DOUBLE_EQ(d[0].wire_bytes, d[0].bytes * 7 / 8);
   // Then it is forwarded inside the node once to each GPU holding any of its experts (DeepEP's
-  // is_token_in_rank): 64 (1 - (63/64)^8) = 7.5759 of the 64 ranks, 4096 * 7168 * 7.5759 =
-  // 222,429,633 B, 7/8 to the other GPUs (the alltoall dispatcher's copy per expert: 234,881,024).
+  // is_token_in_rank), 4 experts a GPU: missed with C(252, 8) / C(256, 8) = 0.88007, reached
+  // 64 · 0.11993 = 7.6758 of the 64 ranks, 4096 · 7168 · 7.6758 = 225,361,008.13 B, 7/8 to the
+  // other GPUs (the alltoall dispatcher's copy per expert: 234,881,024).
   EXPECT_EQ(d[1].collective, CollectiveKind::kAllToAllScaleUp);
-  const double slots = 64 * (1 - std::pow(63.0 / 64, 8));
-  EXPECT_DOUBLE_EQ(slots, dispatch_slots_per_token(testing::deepseek_v3_with(MoeDispatcher::kFlex).moe, 64));
-  EXPECT_NEAR(d[1].bytes, 222'429'633.24, 0.01);
+  EXPECT_NEAR(dispatch_slots_per_token(testing::deepseek_v3_with(MoeDispatcher::kFlex).moe, 64), 7.67575, 1e-5);
+  EXPECT_NEAR(d[1].bytes, 225'361'008.13, 0.01);
   EXPECT_DOUBLE_EQ(d[1].wire_bytes, d[1].bytes * 7 / 8);
   EXPECT_EQ(d[0].group_size, 64);
   EXPECT_EQ(d[1].group_size, 64);
@@ -103,17 +104,18 @@ TEST(MoeDispatch, FlexSecondHopNamesItsOwnFirstHop) {
 }
 
 TEST(MoeDispatch, NodeLimitedRoutingCutsTheNicBytes) {
-  // DeepSeek-V3: 8 groups (one per node), at most 4 per token: 4 (1 - (3/4)^8) = 3.5995 nodes,
-  // S = 4096 * 7168 * 4 * 58,975 / 65,536 = 105,683,200 B; the NIC carries 7/8 of it, against
+  // DeepSeek-V3: 8 groups (one per node), at most 4 per token: 8 distinct experts among the 128
+  // of 4 nodes miss a node with C(96, 8) / C(128, 8) = 0.092747, so reach 4 · 0.90725 = 3.6290
+  // nodes, S = 4096 · 7168 · 3.6290 = 106,548,225.25 B; the NIC carries 7/8 of it, against
   // 205,520,896 B under alltoall (45 %).
   ModelSpec m = testing::deepseek_v3_with(MoeDispatcher::kFlex);
   m.moe.router_num_groups = 8;
   m.moe.router_group_topk = 4;
   const auto d = dispatch(ops_for_layer(m, layout(1, 64, 64, 1, 8), 3));
   ASSERT_EQ(d.size(), 2U);
-  EXPECT_DOUBLE_EQ(d[0].bytes, 105'683'200.0);
-  EXPECT_DOUBLE_EQ(d[0].wire_bytes, 92'472'800.0);
-  EXPECT_DOUBLE_EQ(dispatch_nodes_per_token(m.moe, 64, 8), 4 * (1 - 6561.0 / 65536));
+  EXPECT_NEAR(d[0].bytes, 106'548'225.25, 0.01);
+  EXPECT_NEAR(d[0].wire_bytes, 93'229'697.10, 0.01);
+  EXPECT_NEAR(dispatch_nodes_per_token(m.moe, 64, 8), 3.62901, 1e-5);
   // The alltoall dispatcher moves a copy per expert whatever the node limit.
   m.moe.token_dispatcher = MoeDispatcher::kAllToAll;
   EXPECT_EQ(dispatch(ops_for_layer(m, layout(1, 64, 64, 1, 8), 3))[0].bytes, 234'881'024.0);
@@ -121,15 +123,15 @@ TEST(MoeDispatch, NodeLimitedRoutingCutsTheNicBytes) {
 
 TEST(MoeDispatch, FlexOnOneNodeSendsATokenOncePerGpu) {
   // EP 8 on one node: one node copy stays home (no scale-out hop); the forward is an all-to-all
-  // that sends a token once to each GPU holding any of its 8 experts (32 per GPU): 8 (1 - (7/8)^8)
-  // = 5.2511 copies, where the alltoall dispatcher sends 8.
+  // that sends a token once to each GPU holding any of its 8 experts (32 per GPU): 8 · (1 −
+  // C(224, 8) / C(256, 8)) = 5.2947 copies, where the alltoall dispatcher sends 8.
   const auto flex = dispatch(ops_for_layer(testing::deepseek_v3_with(MoeDispatcher::kFlex), layout(1, 8, 8, 1, 1), 3));
   const auto a2a = dispatch(ops_for_layer(testing::deepseek_v3_with(MoeDispatcher::kAllToAll), layout(1, 8, 8, 1, 1), 3));
   ASSERT_EQ(flex.size(), 1U);
   EXPECT_EQ(flex[0].collective, CollectiveKind::kAllToAllScaleUp);
-  const double per_gpu = 8 * (1 - std::pow(7.0 / 8, 8));
-  EXPECT_DOUBLE_EQ(flex[0].bytes, a2a[0].bytes * per_gpu / 8);
-  EXPECT_DOUBLE_EQ(flex[0].wire_bytes, a2a[0].wire_bytes * per_gpu / 8);
+  const double per_gpu = 5.2946520004;
+  EXPECT_NEAR(flex[0].bytes / (a2a[0].bytes / 8), per_gpu, 1e-9);
+  EXPECT_NEAR(flex[0].wire_bytes / (a2a[0].wire_bytes / 8), per_gpu, 1e-9);
 }
 
 TEST(MoeDispatch, AllGatherGathersEveryTokenOfTheEpGroup) {

@@ -41,30 +41,31 @@ TEST(MoeFlexExpertTp, OneDispatchOverTheEtpTimesEpGroup) {
   const auto g = comms_on(ops, LayerGroup::kEtpEp);
   ASSERT_EQ(g.size(), 8U);  // two hops for each of dispatch, combine and their gradients
   for (const CommOp& c : g) EXPECT_EQ(c.group_size, 16);
-  // Dispatch, scale-out: a token's 8 experts over the group's 2 nodes reach D = 2·(1 − 2^−8) =
-  // 1.9921875 nodes: 1024·1.9921875·7168 = 14,622,720 B, half of it off the node.
+  // Dispatch, scale-out: a token's 8 distinct experts over the group's 2 nodes (128 each) reach
+  // D = 2·(1 − C(128, 8) / C(256, 8)) = 1.99302 nodes: 1024·1.99302·7168 = 14,628,831.42 B, half
+  // of it off the node.
   EXPECT_EQ(g[0].collective, CollectiveKind::kAllToAllScaleOut);
-  EXPECT_DOUBLE_EQ(g[0].bytes, 14'622'720.0);
-  EXPECT_DOUBLE_EQ(g[0].wire_bytes, 7'311'360.0);
+  EXPECT_NEAR(g[0].bytes, 14'628'831.42, 0.01);
+  EXPECT_DOUBLE_EQ(g[0].wire_bytes, g[0].bytes / 2);
   // Then the forward to each destination GPU: DeepEP sends a token once per expert slot holding
-  // any of its 8 experts, S = 8·(1 − (7/8)^8) = 5.2511 of the 8 slots, to each of its etp = 2
-  // ranks: 1024·5.2511·2·7168 = 77,086,905 B, 7/8 over NVLink (8 group ranks per node),
-  // pipelined with the NIC hop over 1024/(10·20) = 5.12 chunks.
+  // any of its 8 experts (32 a slot), S = 8·(1 − C(224, 8) / C(256, 8)) = 5.2947 of the 8 slots,
+  // to each of its etp = 2 ranks: 1024·5.2947·2·7168 = 77,725,830.22 B, 7/8 over NVLink (8 group
+  // ranks per node), pipelined with the NIC hop over 1024/(10·20) = 5.12 chunks.
   EXPECT_EQ(g[1].collective, CollectiveKind::kAllToAllScaleUp);
-  EXPECT_DOUBLE_EQ(g[1].bytes, 77'086'905.0);
-  EXPECT_DOUBLE_EQ(g[1].wire_bytes, 77'086'905.0 * 7 / 8);
+  EXPECT_NEAR(g[1].bytes, 77'725'830.22, 0.01);
+  EXPECT_DOUBLE_EQ(g[1].wire_bytes, g[1].bytes * 7 / 8);
   ASSERT_GE(g[1].pipelined_with, 0);
   EXPECT_EQ(ops.comms()[static_cast<std::size_t>(g[1].pipelined_with)].bytes, g[0].bytes);
   EXPECT_DOUBLE_EQ(g[1].pipeline_chunks, 5.12);
   // Combine, mirrored in bf16: the NVLink hop first (the node reduces the etp partial outputs and
-  // the node's experts), 154,173,810 B, then the NIC hop 29,245,440 B over 1024/(10·12) chunks.
+  // the node's experts), 155,451,660.45 B, then the NIC hop 29,257,662.85 B over 1024/(10·12) chunks.
   EXPECT_EQ(g[2].collective, CollectiveKind::kAllToAllScaleUp);
-  EXPECT_DOUBLE_EQ(g[2].bytes, 154'173'810.0);
+  EXPECT_NEAR(g[2].bytes, 155'451'660.45, 0.01);
   EXPECT_EQ(g[3].collective, CollectiveKind::kAllToAllScaleOut);
-  EXPECT_DOUBLE_EQ(g[3].bytes, 29'245'440.0);
+  EXPECT_NEAR(g[3].bytes, 29'257'662.85, 0.01);
   EXPECT_DOUBLE_EQ(g[3].pipeline_chunks, 1024.0 / 120);
-  // Per GPU and forward dispatch: 14,622,720 + 77,086,905 = 91,709,625 B, against 14,622,720 +
-  // 58,720,256 + 234,881,024 = 308,224,000 B in the two-step model.
+  // Per GPU and forward dispatch: 14,628,831 + 77,725,830 = 92,354,661 B, against 14,622,720 +
+  // 58,720,256 + 234,881,024 = 308,224,000 B in the two-step model (its node copies at 1.9921875).
 }
 
 TEST(MoeFlexExpertTp, ReceivedTokensAndExpertShapesAreUnchanged) {
@@ -83,23 +84,24 @@ TEST(MoeFlexExpertTp, ReceivedTokensAndExpertShapesAreUnchanged) {
 
 TEST(MoeFlexExpertTp, EtpOneKeepsTheEpGroup) {
   // etp 1: the tp_ep group is the EP group; the hops stay on it with one copy per slot a token's
-  // experts sit on: 1024·5.2511·7168 = 38,543,452.5 B (the alltoall dispatcher's 8 copies:
+  // experts sit on: 1024·5.2947·7168 = 38,862,915.11 B (the alltoall dispatcher's 8 copies:
   // 58,720,256).
   const LayerOps ops = ops_for_layer(testing::deepseek_v3_with(MoeDispatcher::kFlex), layout(1, 1), 3);
   EXPECT_TRUE(comms_on(ops, LayerGroup::kEtpEp).empty());
   const auto ep = comms_on(ops, LayerGroup::kEp);
   ASSERT_EQ(ep.size(), 4U);  // one node: the NVLink hop only
   EXPECT_EQ(ep[0].collective, CollectiveKind::kAllToAllScaleUp);
-  EXPECT_DOUBLE_EQ(ep[0].bytes, 38'543'452.5);
+  EXPECT_NEAR(ep[0].bytes, 38'862'915.11, 0.01);
 }
 
 TEST(MoeFlexExpertTp, ExpertSlotWiderThanANodeReachesEachOfItsNodes) {
   // ep 2, etp 16 on nodes of 8: the 32-rank group spans 4 nodes and each expert slot 2 of them. A
-  // token's 8 experts over the 2 slots reach 2·(1 − 2^−8) slots, each 2 nodes: 3.984375 nodes.
+  // token's 8 distinct experts over the 2 slots (128 each) reach 2·(1 − C(128, 8) / C(256, 8)) =
+  // 1.99302 slots, each 2 nodes: 3.98604 nodes.
   const ModelSpec m = testing::deepseek_v3_with(MoeDispatcher::kFlex);
-  EXPECT_DOUBLE_EQ(dispatch_nodes_per_token(m.moe, 2, 4), 2 * 2 * 255.0 / 256);
-  // A slot within a node: unchanged.
-  EXPECT_DOUBLE_EQ(dispatch_nodes_per_token(m.moe, 8, 2), 2 * 255.0 / 256);
+  EXPECT_NEAR(dispatch_nodes_per_token(m.moe, 2, 4), 3.98604, 1e-5);
+  // A slot within a node: the 2 nodes themselves.
+  EXPECT_NEAR(dispatch_nodes_per_token(m.moe, 8, 2), 1.99302, 1e-5);
 }
 
 // DeepEP's buffers for the 16-rank group (moe_deepep.h; slot 16,392 B, 2 RDMA ranks):
