@@ -127,10 +127,12 @@ bool moe_block_op(OpKind k) {
 //                   its EP all-to-alls (or DeepEP hops), expert-TP and shared-expert TP collectives
 //                   run again (megatron/core/transformer/moe/moe_layer.py, moe_layer_recompute).
 //   shared_experts  the shared experts' own TP collectives.
-//   torchtitan_op   torchtitan's save list holds reduce_scatter_tensor but not all_gather_into_tensor:
-//                   the sequence-parallel all-gathers before attention and the FFN are re-run, the
-//                   reduce-scatters kept (torchtitan/distributed/activation_checkpoint.py, _save_list).
-// The other modules re-run no collective.
+//   torchtitan_op   torchtitan's save list holds reduce_scatter_tensor but not all_gather_into_tensor
+//                   or all_reduce: the sequence-parallel all-gathers before attention and the FFN are
+//                   re-run, the reduce-scatters kept, and without sequence parallelism the forward
+//                   all-reduces re-run (torchtitan/distributed/activation_checkpoint.py, _save_list).
+// The other modules re-run no collective as modelled (mla_up_proj's latent gather under sequence
+// parallelism, if its up-projections gather, is not).
 bool module_reruns_comm(const CommOp& c, RecomputeModule module) {
   if (c.phase != Phase::kForward) return false;
   switch (module) {
@@ -139,7 +141,8 @@ bool module_reruns_comm(const CommOp& c, RecomputeModule module) {
     case RecomputeModule::kSharedExperts: return c.op == OpKind::kSharedLinear1 || c.op == OpKind::kSharedLinear2;
     case RecomputeModule::kTorchtitanOp:
     case RecomputeModule::kTorchtitanOpScaledMm:
-      return c.group == LayerGroup::kTp && c.collective == CollectiveKind::kAllGather;
+      return c.group == LayerGroup::kTp &&
+             (c.collective == CollectiveKind::kAllGather || c.collective == CollectiveKind::kAllReduce);
     case RecomputeModule::kCoreAttn:
     case RecomputeModule::kMoeAct:
     case RecomputeModule::kLayernorm:

@@ -186,12 +186,14 @@ int open_nvl72_nodes_per_domain(const std::string& notes, int gpus, int gpus_per
     }
   }
   if (gpus_per_node <= 0) return 0;
-  // No rack count: the fewest racks that hold the run with the same whole number of trays in each
-  // (an assumption; NVIDIA's MLPerf submissions run 64 of each rack's 72 GPUs, "4x NVL72" for 256).
-  for (int racks = std::max(1, (gpus + 71) / 72); racks <= gpus / gpus_per_node; ++racks) {
+  // No rack count: the same whole number of trays on each of the fewest racks that hold the run,
+  // or on up to twice that many (an assumption; NVIDIA's MLPerf submissions run 64 of each rack's
+  // 72 GPUs, "4x NVL72" for 256, and 1,024 GPUs take 16 racks of 64). None: 0.
+  const int fewest = std::max(1, (gpus + 71) / 72);
+  for (int racks = fewest; racks <= 2 * fewest; ++racks) {
     if (gpus % racks == 0 && (gpus / racks) % gpus_per_node == 0) return gpus / racks / gpus_per_node;
   }
-  return 72 / gpus_per_node;
+  return 0;
 }
 
 namespace {
@@ -552,7 +554,7 @@ OpenCase map_open_run(const OpenRun& run) {
     // A run inside one 72-GPU NVLink domain: its trays talk over NVLink only, no NIC rate needed.
     topo.inter_node = {.bandwidth = gpu->nvlink_bus_bandwidth, .latency = gpu->nvlink_latency};
   } else if (run.gpus > run.gpus_per_node) {
-    // The rate the text states, else the data-sheet rate of a system it names (8 GPUs a node).
+    // The rate the text states, else the data-sheet rate of a system it names (named_system_bytes_per_node).
     auto per_node = open_inter_node_bytes_per_node(run.interconnect, run.gpus_per_node);
     if (!per_node) per_node = named_system_bytes_per_node(run.interconnect + "; " + run.gpu, run.gpus_per_node);
     if (!per_node) {
@@ -564,6 +566,10 @@ OpenCase map_open_run(const OpenRun& run) {
         // Where the notes say the run used N racks ("4x NVL72"), the GPUs are spread evenly over
         // them (MLPerf runs 64 of each rack's 72 GPUs: 256 GPUs on "4x NVL72").
         topo.nodes_per_supernode = open_nvl72_nodes_per_domain(run.notes, run.gpus, run.gpus_per_node);
+        if (topo.nodes_per_supernode == 0) {
+          why.push_back("the run's " + std::to_string(run.gpus / run.gpus_per_node) +
+                        " trays do not split evenly over the NVL72 racks it needs (the schema's NVLink domains are equal)");
+        }
         topo.inter_node = {.bandwidth = gpu->nvlink_bus_bandwidth, .latency = gpu->nvlink_latency};
         topo.inter_supernode = scale_out;
       } else {

@@ -53,8 +53,8 @@ std::optional<double> named_system_bytes_per_node(const std::string& text, int g
 
 // Nodes per NVLink domain (supernode) of a GB200 NVL72 run: gpus / N / gpus_per_node when the
 // notes say "Nx NVL72" and that is a whole number of trays of at most 72 GPUs; else the GPUs spread
-// evenly over the fewest racks that hold them in whole trays (256 GPUs: 4 racks of 64; 144: 2 of
-// 72), and a full rack (72 / gpus_per_node) when no count of racks divides them so.
+// evenly, in whole trays, over the fewest racks that hold them or up to twice that many (256 GPUs:
+// 4 racks of 64; 144: 2 of 72; 1,024: 16 of 64), and 0 when no such count divides them.
 int open_nvl72_nodes_per_domain(const std::string& notes, int gpus, int gpus_per_node);
 
 // The declared split of the open set, by source (deterministic; docs/validation-measured.md):

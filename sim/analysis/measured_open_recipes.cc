@@ -49,7 +49,7 @@ NvidiaRecipeSet nvidia_recipe_set(const OpenRun& run) {
     return NvidiaRecipeSet::kNone;
   }
   if (has(run.source, "megatron-bridge") || has(run.recompute, "megatron-bridge")) return NvidiaRecipeSet::kMegatronBridge;
-  if (has_any(run.source, {"nemo"}) || has(run.recompute, "nemo")) return NvidiaRecipeSet::kNemo;
+  if (has(run.source, "nemo") || has(run.recompute, "nemo")) return NvidiaRecipeSet::kNemo;
   return NvidiaRecipeSet::kNone;
 }
 

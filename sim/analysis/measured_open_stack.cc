@@ -94,7 +94,7 @@ std::optional<OpenStack> known_source_stack(SourceFramework framework) {
   // Replicate()) and reduce-scatters wo's and w2's outputs (RowwiseParallel(output_layouts=Shard(1))):
   // an all-gather and a reduce-scatter per block, not an all-reduce. Its kernels are PyTorch's, named
   // by no row, so the row's text keeps choosing them (KernelStack::kMofaTable2 when it names none).
-  if (framework == F::kTorchtitan) return OpenStack{.sequence_parallel = true};
+  if (framework == F::kTorchtitan) return OpenStack{.sequence_parallel = true, .kernels_from_row = true};
   return std::nullopt;
 }
 
@@ -154,9 +154,9 @@ OpenStack open_stack(const OpenRun& run) {
   s.attention = row.attention.value_or(s.attention);
   s.dispatcher = row.dispatcher.value_or(s.dispatcher);
   // A known source's kernel set is read from its code (InternLM's, Megatron-LLaMA's eager one), more
-  // specific than a mention of TE in a row; the text names the set only for other sources and
-  // torchtitan, whose known stack leaves its kernels to the row.
-  if (!known || source_framework(run) == SourceFramework::kTorchtitan) s.kernels = row.kernels.value_or(s.kernels);
+  // specific than a mention of TE in a row; the text names the set only for other sources and those
+  // whose known stack leaves it to the row (torchtitan).
+  if (!known || s.kernels_from_row) s.kernels = row.kernels.value_or(s.kernels);
   return s;
 }
 

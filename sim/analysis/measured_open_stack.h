@@ -26,6 +26,7 @@ struct OpenStack {
   model::AttentionImpl attention = model::AttentionImpl::kFused;      // flash / cuDNN fused by default
   bool zero_broadcast = false;     // its ZeRO-1 syncs parameters by owner broadcasts (DpParamSync::kBroadcast)
   bool interleaved_p2p_overlap = false;  // with pp > 1 and vpp > 1 its P2P sends overlap compute (pp_overlap)
+  bool kernels_from_row = false;   // a known source whose kernel set its rows name (not read from its code)
   friend bool operator==(const OpenStack&, const OpenStack&) = default;
 };
 

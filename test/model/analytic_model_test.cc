@@ -347,6 +347,10 @@ TEST(AnalyticModel, SelectiveRecomputeRerunsTheCollectivesOfItsModules) {
   // Both together re-run fc1's all-gather once: 2A + R per layer, not the sum 3A + R.
   const double a = two_a / 2;
   const double r = a_plus_r - a;
+  // By hand: each rank moves half the 2 B x 4096 x 8192 = 67,108,864 B buffer over the 100 GB/s
+  // link (no latency): 0.33554432 ms for the all-gather and the reduce-scatter alike.
+  EXPECT_NEAR(a, 0.33554432e-3, 1e-12);
+  EXPECT_NEAR(r, 0.33554432e-3, 1e-12);
   EXPECT_NEAR(tp_with(RecomputeKind::kSelective,
                       recompute_bit(RecomputeModule::kTorchtitanOp) | recompute_bit(RecomputeModule::kMlp)) -
                   none,

@@ -220,6 +220,12 @@ TEST(RecomputeModules, CollectivesInsideTheRerunPartRunAgain) {
                                       {C::kAllGather, OpKind::kMlpLinear1, tp_buffer}};
   EXPECT_EQ(reruns(llama2_70b(), kLlamaTp8, 0, bits({RecomputeModule::kTorchtitanOp})), gathers);
   EXPECT_EQ(reruns(llama2_70b(), kLlamaTp8, 0, torchtitan_op_modules(true)), gathers);
+  // Without sequence parallelism the forward's TP collectives are all-reduces after wo and w2, and
+  // all_reduce is not in the save list either.
+  const ParallelSpec no_sp = parallel_spec({.tp = 8, .dp = 1, .global_batch = 1, .sequence_parallel = false});
+  EXPECT_EQ(reruns(llama2_70b(), no_sp, 0, bits({RecomputeModule::kTorchtitanOp})),
+            (std::vector<Rerun>{{C::kAllReduce, OpKind::kOutputProjection, tp_buffer},
+                                {C::kAllReduce, OpKind::kMlpLinear2, tp_buffer}}));
   // Modules whose part holds no collective re-run none.
   EXPECT_TRUE(reruns(llama2_70b(), kLlamaTp8, 0,
                      bits({RecomputeModule::kCoreAttn, RecomputeModule::kLayernorm}))

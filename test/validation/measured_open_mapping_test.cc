@@ -664,7 +664,14 @@ TEST(OpenMapping, Nvl72RunsSpreadTheirGpusOverTheRacksTheNotesName) {
   EXPECT_EQ(open_nvl72_nodes_per_domain("", 144, 4), 18);                 // 2 full racks
   EXPECT_EQ(open_nvl72_nodes_per_domain("", 128, 4), 16);                 // 2 racks of 64
   EXPECT_EQ(open_nvl72_nodes_per_domain("", 1024, 4), 16);                // 15 racks do not divide it; 16 of 64
-  EXPECT_EQ(open_nvl72_nodes_per_domain("", 100, 4), 5);                  // 2 racks would be 50, not whole trays; 5 of 20
+  EXPECT_EQ(open_nvl72_nodes_per_domain("", 100, 4), 0);                  // 25 trays: no even split on 2 to 4 racks
+  EXPECT_EQ(open_nvl72_nodes_per_domain("", 148, 4), 0);                  // 37 trays
+  // Such a row is listed with the reason, not placed on racks of one tray.
+  EXPECT_THAT(map_open_run(open_row({{"id", "H-1"}, {"gpu", "GB200"}, {"gpus", "148"}, {"gpus_per_node", "4"},
+                                     {"dp", "148"}, {"micro_batch", "1"}, {"global_batch", "296"},
+                                     {"interconnect", "DGX GB200"}}))
+                  .reasons,
+              ElementsAre(HasSubstr("37 trays do not split evenly over the NVL72 racks")));
 }
 
 TEST(OpenMapping, TheSplitIsDeclaredBySource) {
