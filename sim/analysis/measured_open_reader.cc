@@ -219,5 +219,4 @@ std::vector<OpenRun> parse_open_runs_csv(std::string_view text, const std::strin
   return rows;
 }
 
-
 }  // namespace mofasim::analysis

@@ -182,8 +182,9 @@ std::vector<TaskId> Generator::interleave(const Workload& w, const std::vector<T
 
 // DualPipe's overlap (DeepSeek-V3 report §3.2.1, Fig. 4): each pass runs a whole module (the
 // compute between two all-to-alls: attention, the MLP; in layers without all-to-alls, such as the
-// dense layers and the head, one layer) while the other pass's all-to-all is in flight. Each pass is cut into segments, a module and the EP communication after it; the two
-// passes' segments alternate, the backward's first (its combine gradient runs under the forward's
+// dense layers and the head, one layer) while the other pass's all-to-all is in flight. Each pass
+// is cut into segments, a module and the EP communication after it; the two passes' segments
+// alternate, the backward's first (its combine gradient runs under the forward's
 // attention). On in-order compute and EP streams this gives
 // the figure's rows: combine-grad | F attention, F dispatch | B MLP, dispatch-grad | F MLP, F
 // combine | B attention. Switching per compute task (the other schedules' interleave) put one op of
