@@ -674,6 +674,9 @@ OpenCase map_open_run(const OpenRun& run) {
   // layer's kernels from a graph: no host launch per kernel.
   c.features.cuda_graphs = has(run.notes, "CUDA graphs");
   c.features.tp_overlap = tp_comm_overlap_of(run.notes, run.tp);
+  const RecipeOverlaps recipe_overlaps = nvidia_recipe_overlaps(run);
+  if (recipe_overlaps.tp) c.features.tp_overlap = {.enabled = true, .chunks = run.tp};
+  if (recipe_overlaps.ep) c.features.ep_overlap.enabled = true;
   if (recompute.every_nth > 0) {
     c.features.recompute_method = model::RecomputeMethod::kEveryNth;
     c.features.recompute_num_layers = recompute.every_nth;

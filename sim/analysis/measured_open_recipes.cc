@@ -1,5 +1,7 @@
-// NVIDIA performance recipes' recompute (measured_open_recipes.h).
+// NVIDIA performance recipes' recompute and overlaps (measured_open_recipes.h).
 #include "sim/analysis/measured_open_recipes.h"
+
+#include <regex>
 
 #include "sim/analysis/measured_open_framework.h"
 #include "sim/analysis/measured_open_text.h"
@@ -105,6 +107,25 @@ std::optional<std::string> nvidia_recipe_not_expressible(const OpenRun& run) {
            "and the schema offloads all layers or none";
   }
   return std::nullopt;
+}
+
+std::string nvidia_container_release(const std::string& source) {
+  static const std::regex kRelease(R"(nemo (\d{2}\.\d{2}) container)", std::regex::icase);
+  std::smatch m;
+  return std::regex_search(source, m, kRelease) ? m[1].str() : std::string();
+}
+
+RecipeOverlaps nvidia_recipe_overlaps(const OpenRun& run) {
+  RecipeOverlaps o;
+  if (nvidia_recipe_set(run) != NvidiaRecipeSet::kMegatronBridge) return o;
+  o.tp = llama3(run.model) && run.tp > 1 && !has(run.precision, "nvfp4");
+  const std::string release = nvidia_container_release(run.source);
+  const bool h100 = has(run.gpu, "h100");
+  const bool b200 = has(run.gpu, "b200") && !has(run.gpu, "gb200");
+  const bool qwen3 = has_any(run.model, {"qwen3", "qwen 3", "qwen-3"});
+  if (qwen3 && has(run.model, "235b")) o.ep = (release == "25.11" && (b200 || h100)) || (release == "26.02" && h100);
+  if (qwen3 && has(run.model, "30b")) o.ep = release == "25.11" && h100;
+  return o;
 }
 
 }  // namespace mofasim::analysis

@@ -1,5 +1,5 @@
-// The activation recompute of NVIDIA's performance recipes, for rows of their performance summaries,
-// which do not state it: the set writes "not stated (Megatron-Bridge performance-recipe defaults)".
+// The activation recompute (and, for Megatron-Bridge, the communication overlaps) of NVIDIA's
+// performance recipes, for rows of their performance summaries, which do not state them: the set writes "not stated (Megatron-Bridge performance-recipe defaults)".
 // Two sets of recipes, told apart by what the row names (NvidiaRecipeSet).
 //
 // Megatron-Bridge (its summaries from NeMo 25.09 on). Read from the recipes (NVIDIA-NeMo/Megatron-Bridge
@@ -77,5 +77,28 @@ std::optional<RecipeModel> nvidia_recipe_model(const OpenRun& run, int chunks);
 // @ 27dfb3d), where the schema offloads every layer or none. NeMo's GB200 Llama 3.1 405B FSDP
 // config offloads 95 layers likewise (model_configs_gb200.csv @ 06c0e70: activation_offload_layers 95).
 std::optional<std::string> nvidia_recipe_not_expressible(const OpenRun& run);
+
+// The communication overlaps a Megatron-Bridge recipe turns on, for such a row (both false for
+// every other row). Read from the recipes of the release the row's source names ("NeMo 25.11
+// container"):
+//   - tp: Transformer Engine's userbuffers TP-comm overlap, for Llama 3 / 3.1 at tp > 1 except
+//     under NVFP4. The library's Llama 3 recipes set CommOverlapConfig(tp_comm_overlap=True) and
+//     the performance configs name a userbuffers config per GPU (llama31_llm_pretrain.py @ 0fa501a:
+//     userbuffers_{bf16,fp8}_b200_h16384_tp4_cp2 on B200 / GB200 / GB300, _h100_h16384_tp8_cp2 on
+//     H100; llama3_70b 25.09 builders @ 27dfb3d: userbuffers_fp8_b200_h8192_tp2, _h100_h8192_tp4);
+//     the NVFP4 configs set tp_comm_overlap False.
+//   - ep: Megatron's expert-parallel all-to-all overlap (moe_a2a_overlap, i.e.
+//     overlap_moe_expert_parallel_comm with delayed weight gradients), where the release's config
+//     sets it: 25.11's QWEN3_235B_A22B_B200 / H100 and QWEN3_30B_A3B_H100 base configs
+//     (workload_base_configs.py @ 767255d) and 26.02's Qwen3-235B H100 V2 config; 26.02's B200 V1
+//     configs set it False, and the 25.09 builders do not set it.
+struct RecipeOverlaps {
+  bool tp = false;
+  bool ep = false;
+};
+RecipeOverlaps nvidia_recipe_overlaps(const OpenRun& run);
+
+// The container release a row's source names ("NeMo 25.11 container" -> "25.11"), or "".
+std::string nvidia_container_release(const std::string& source);
 
 }  // namespace mofasim::analysis

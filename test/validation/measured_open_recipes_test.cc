@@ -193,5 +193,68 @@ TEST(OpenRecipes, QwenThreeHasA128WideHeadWhateverItsWidth) {
   EXPECT_EQ(qwen2.spec->model.head_dim, 128);  // 3584 / 28 from hidden / heads
 }
 
+TEST(OpenRecipes, TheReleaseIsTheContainerTheSourceNames) {
+  EXPECT_EQ(nvidia_container_release("Megatron-Bridge docs/performance-summary.md @ 00b7660 - NeMo 25.11 container, "
+                                     "'DGX-B200' system table"),
+            "25.11");
+  EXPECT_EQ(nvidia_container_release("... NeMo 26.02 Container ..."), "26.02");
+  EXPECT_EQ(nvidia_container_release(kBridge), "");  // no container named
+}
+
+TEST(OpenRecipes, TheRecipesOverlapTpCommForLlamaAndEpAllToAllWhereTheReleaseSetsIt) {
+  const auto row = [](const std::string& model, const std::string& gpu, const std::string& release, int tp,
+                      const std::string& precision = "FP8 current scaling (FP8-CS)") {
+    OpenRun r = bridge_row(model, gpu);
+    r.source = std::string(kBridge) + " - NeMo " + release + " container, table";
+    r.tp = tp;
+    r.precision = precision;
+    return r;
+  };
+  struct Case {
+    OpenRun run;
+    bool tp;
+    bool ep;
+  };
+  const Case cases[] = {
+      // Llama 3 / 3.1: userbuffers TP overlap whenever there is TP, in every release, but not NVFP4.
+      {row("Llama3.1-405B", "B200 (DGX B200)", "25.09", 4), true, false},
+      {row("Llama3-70B", "H100-SXM5-80GB (DGX H100)", "25.11", 4), true, false},
+      {row("Llama3-70B", "GB200 (NVL72)", "26.02", 2, "NVFP4"), false, false},
+      {row("Llama3-8B", "B200 (DGX B200)", "25.11", 1), false, false},
+      // Qwen3-235B: 25.11 on B200 and H100 (not GB200), 26.02 on H100 only, never 25.09.
+      {row("Qwen3-235B-A22B", "B200 (DGX B200)", "25.11", 1), false, true},
+      {row("Qwen3-235B-A22B", "GB200 (NVL72)", "25.11", 1), false, false},
+      {row("Qwen3-235B-A22B", "B200 (DGX B200)", "26.02", 1), false, false},
+      {row("Qwen3-235B-A22B", "H100-SXM5-80GB (DGX H100)", "26.02", 2), false, true},
+      {row("Qwen3-235B-A22B", "B200 (DGX B200)", "25.09", 1), false, false},
+      // Qwen3-30B-A3B: 25.11 on H100 only.
+      {row("Qwen3-30B-A3B", "H100-SXM5-80GB (DGX H100)", "25.11", 1), false, true},
+      {row("Qwen3-30B-A3B", "B200 (DGX B200)", "25.11", 1), false, false},
+      // DeepSeek-V3's recipes set neither.
+      {row("DeepSeek-V3 (671B, MLA)", "B200 (DGX B200)", "25.11", 1), false, false},
+  };
+  for (const Case& c : cases) {
+    const RecipeOverlaps o = nvidia_recipe_overlaps(c.run);
+    EXPECT_EQ(o.tp, c.tp) << c.run.model << " " << c.run.gpu << " " << c.run.source;
+    EXPECT_EQ(o.ep, c.ep) << c.run.model << " " << c.run.gpu << " " << c.run.source;
+  }
+  // Not a recipe row: nothing, whatever the model.
+  OpenRun own = row("Llama3-70B", "H100", "25.11", 4);
+  own.recompute = "none";
+  EXPECT_FALSE(nvidia_recipe_overlaps(own).tp);
+}
+
+TEST(OpenRecipes, ARecipeRowsTpOverlapReachesTheSpecInTpPieces) {
+  const OpenCase c = map_open_run(open_row({{"source", std::string(kBridge) + " - NeMo 25.11 container"},
+                                            {"model", "Llama3-8B"},
+                                            {"recompute", kLeftToRecipe},
+                                            {"tp", "2"},
+                                            {"dp", "8"}}));
+  ASSERT_TRUE(c.spec.has_value()) << c.reasons.front();
+  EXPECT_TRUE(c.spec->features.tp_overlap.enabled);
+  EXPECT_EQ(c.spec->features.tp_overlap.chunks, 2);
+  EXPECT_FALSE(c.spec->features.ep_overlap.enabled);
+}
+
 }  // namespace
 }  // namespace mofasim::analysis

@@ -161,6 +161,10 @@ constexpr Bound kB200Analytic = {"fit", 45, 3.99, 3.65};
 // rows moved toward the measurements (O-TT-14 27.8 -> 23.8 %, O-TT-16 25.4 -> 21.0 %), the async-TP
 // rows away (O-TT-13 13.7 -> 23.1 %, O-TT-15 28.9 -> 32.9 %, O-TT-17 26.1 -> 34.1 %): the
 // micro-pipelined all-gathers and reduce-scatters now hide more than the measured async-TP gains.
+// RAISED: the Megatron-Bridge recipes' own overlaps (measured_open_recipes.h: userbuffers TP-comm
+// overlap for Llama 3.1 405B, the all-to-all overlap of 25.11's Qwen3-235B on B200) made the held-out
+// B200 rows from 30.36 / 18.88 (30.67 / 21.05) faster still: O-MBR-06, 12 +0.9, +1.8 -> +8.8, +9.9 %,
+// O-MBR-10 +52.1 -> +67.4 %. Read from the recipes, kept although these rows moved away.
 struct FamilyBounds {
   const char* gpu;
   Bound simulated;
@@ -171,7 +175,7 @@ constexpr FamilyBounds kNewFamilies[] = {
     {"H100-96GB", {"test", 9, 20.82, 22.74}, {"test", 9, 20.83, 22.56}},
     {"H200", {"fit", 2, 2.79, 2.79}, {"fit", 2, 2.54, 2.54}},
     {"GB200", {"fit", 7, 6.26, 4.87}, {"fit", 7, 4.94, 3.64}},
-    {"B200", {"test", 15, 30.36, 18.88}, {"test", 15, 30.67, 21.05}},
+    {"B200", {"test", 15, 32.45, 18.88}, {"test", 15, 33.14, 21.05}},
 };
 
 ErrorStats gpu_stats(const OpenValidation& v, const std::string& gpu, const std::string& split) {
