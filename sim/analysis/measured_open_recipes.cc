@@ -117,9 +117,20 @@ std::string nvidia_container_release(const std::string& source) {
 
 RecipeOverlaps nvidia_recipe_overlaps(const OpenRun& run) {
   RecipeOverlaps o;
-  if (nvidia_recipe_set(run) != NvidiaRecipeSet::kMegatronBridge) return o;
-  o.tp = llama3(run.model) && run.tp > 1 && !has(run.precision, "nvfp4");
+  const NvidiaRecipeSet set = nvidia_recipe_set(run);
   const std::string release = nvidia_container_release(run.source);
+  if (set == NvidiaRecipeSet::kNemo) {
+    // NeMo 2's performance scripts (24.12 on; YY.MM compares as text): 70B / 405B Llama 3 and GPT-3
+    // 175B with userbuffers, except under MXFP8 (GPT-3) and Llama 3.1 405B on more than 128 GB200s.
+    const bool nemo2 = !release.empty() && release >= "24.12";
+    const bool llama_big = llama3(run.model) && has_any(run.model, {"70b", "405b"});
+    const bool grace_405b_over_128 = has(run.model, "405b") && has(run.gpu, "gb200") && run.gpus > 128;
+    const bool gpt3_mx = gpt3_175b(run.model) && has(run.precision, "mxfp8");
+    o.tp = nemo2 && run.tp > 1 && ((llama_big && !grace_405b_over_128) || (gpt3_175b(run.model) && !gpt3_mx));
+    return o;
+  }
+  if (set != NvidiaRecipeSet::kMegatronBridge) return o;
+  o.tp = llama3(run.model) && run.tp > 1 && !has(run.precision, "nvfp4");
   const bool h100 = has(run.gpu, "h100");
   const bool b200 = has(run.gpu, "b200") && !has(run.gpu, "gb200");
   const bool qwen3 = has_any(run.model, {"qwen3", "qwen 3", "qwen-3"});

@@ -92,6 +92,12 @@ std::optional<std::string> nvidia_recipe_not_expressible(const OpenRun& run);
 //     sets it: 25.11's QWEN3_235B_A22B_B200 / H100 and QWEN3_30B_A3B_H100 base configs
 //     (workload_base_configs.py @ 767255d) and 26.02's Qwen3-235B H100 V2 config; 26.02's B200 V1
 //     configs set it False, and the 25.09 builders do not set it.
+// A NeMo row of NeMo 2's performance scripts (a container from 24.12 on) gets the TP-comm overlap of
+// its library recipe (MegatronCommOverlapCallback(tp_comm_overlap=True): llama3_70b.py @ 0189a3b,
+// llama31_405b.py @ 00aa2e1) with the scripts' userbuffers configs: Llama 3 / 3.1 70B and 405B
+// (pretrain_llama3_70b.py @ 07a643a, pretrain_llama31_405b.py @ 04ecf8d, which turns it off for 405B
+// on more than 128 GB200s) and GPT-3 175B (pretrain_gpt3_175b.py @ fb34b2c, off under MXFP8). Older
+// containers ran the launcher's YAMLs, not read for this: nothing.
 struct RecipeOverlaps {
   bool tp = false;
   bool ep = false;

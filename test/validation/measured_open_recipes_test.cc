@@ -244,6 +244,27 @@ TEST(OpenRecipes, TheRecipesOverlapTpCommForLlamaAndEpAllToAllWhereTheReleaseSet
   EXPECT_FALSE(nvidia_recipe_overlaps(own).tp);
 }
 
+TEST(OpenRecipes, NemoTwosScriptsOverlapTpCommForTheBigLlamasAndGptThree) {
+  const auto row = [](const std::string& model, const std::string& gpu, const std::string& release, int gpus,
+                      const std::string& precision = "fp8") {
+    OpenRun r = nemo_row(model, gpu);
+    r.source = std::string(kNemo) + " - NeMo " + release + " container";
+    r.tp = 4;
+    r.gpus = gpus;
+    r.precision = precision;
+    return r;
+  };
+  EXPECT_TRUE(nvidia_recipe_overlaps(row("Llama3-70B", "H100", "25.04", 64)).tp);
+  EXPECT_TRUE(nvidia_recipe_overlaps(row("Llama3.1-405B", "GB200", "25.04", 128)).tp);
+  EXPECT_FALSE(nvidia_recipe_overlaps(row("Llama3.1-405B", "GB200", "25.04", 256)).tp);  // off over 128 GB200s
+  EXPECT_TRUE(nvidia_recipe_overlaps(row("GPT3-175B", "B200", "25.02", 512)).tp);
+  EXPECT_FALSE(nvidia_recipe_overlaps(row("GPT3-175B", "B200", "25.07", 512, "MXFP8")).tp);
+  EXPECT_FALSE(nvidia_recipe_overlaps(row("Llama3-8B", "H100", "25.04", 8)).tp);   // not read
+  EXPECT_FALSE(nvidia_recipe_overlaps(row("Llama3-70B", "H100", "24.09", 64)).tp);  // the launcher's YAMLs
+  EXPECT_FALSE(nvidia_recipe_overlaps(nemo_row("Llama3-70B", "H100")).tp);         // no container named
+  EXPECT_FALSE(nvidia_recipe_overlaps(row("Llama3-70B", "H100", "25.04", 64)).ep);
+}
+
 TEST(OpenRecipes, ARecipeRowsTpOverlapReachesTheSpecInTpPieces) {
   const OpenCase c = map_open_run(open_row({{"source", std::string(kBridge) + " - NeMo 25.11 container"},
                                             {"model", "Llama3-8B"},
