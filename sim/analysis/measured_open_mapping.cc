@@ -485,9 +485,10 @@ Sharding sharding_of(const std::string& text, int dp) {
 // decomposition in PyTorch: micro-pipelined all-gather + matmul and matmul + reduce-scatter over
 // symmetric memory, one shard per step (torch.distributed._symmetric_memory fused_all_gather_matmul /
 // fused_matmul_reduce_scatter), so tp pieces as well.
-model::OverlapSpec tp_comm_overlap_of(const std::string& notes, int tp) {
+// `recipe_overlaps`: the row's recipe runs TE's userbuffers overlap (nvidia_recipe_overlaps).
+model::OverlapSpec tp_comm_overlap_of(const std::string& notes, int tp, bool recipe_overlaps) {
   if (tp < 2) return {};
-  const bool te_userbuffers = has(notes, "TP-comm overlap") && !has(notes, "overlap disabled");
+  const bool te_userbuffers = recipe_overlaps || (has(notes, "TP-comm overlap") && !has(notes, "overlap disabled"));
   if (!te_userbuffers && !has(notes, "async TP")) return {};
   return {.enabled = true, .chunks = tp};
 }
@@ -673,10 +674,9 @@ OpenCase map_open_run(const OpenRun& run) {
   // MLPerf's rows whose notes say "CUDA graphs" (their configs are the *_cg.sh ones) replay each
   // layer's kernels from a graph: no host launch per kernel.
   c.features.cuda_graphs = has(run.notes, "CUDA graphs");
-  c.features.tp_overlap = tp_comm_overlap_of(run.notes, run.tp);
   const RecipeOverlaps recipe_overlaps = nvidia_recipe_overlaps(run);
-  if (recipe_overlaps.tp) c.features.tp_overlap = {.enabled = true, .chunks = run.tp};
-  if (recipe_overlaps.ep) c.features.ep_overlap.enabled = true;
+  c.features.tp_overlap = tp_comm_overlap_of(run.notes, run.tp, recipe_overlaps.tp);
+  c.features.ep_overlap.enabled = recipe_overlaps.ep;
   if (recompute.every_nth > 0) {
     c.features.recompute_method = model::RecomputeMethod::kEveryNth;
     c.features.recompute_num_layers = recompute.every_nth;

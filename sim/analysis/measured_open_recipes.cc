@@ -11,6 +11,7 @@ namespace {
 
 bool llama3(const std::string& model) { return has_any(model, {"llama3", "llama 3", "llama-3"}); }
 bool llama2(const std::string& model) { return has_any(model, {"llama2", "llama 2", "llama-2"}); }
+bool qwen3(const std::string& model) { return has_any(model, {"qwen3", "qwen 3", "qwen-3"}); }
 bool deepseek_v3(const std::string& model) { return has_any(model, {"deepseek-v3", "deepseekv3", "deepseek v3"}); }
 bool gpt3_175b(const std::string& model) {
   return has_any(model, {"gpt3", "gpt-3", "gpt 3"}) && has(model, "175b");
@@ -25,7 +26,7 @@ bool nemo_recipe_without_recompute(const std::string& model) {
 std::optional<RecipeRecompute> bridge_recipe_recompute(const OpenRun& run) {
   using model::RecomputeModule;
   using model::recompute_bit;
-  if (llama3(run.model) || has_any(run.model, {"qwen3", "qwen 3", "qwen-3"})) return RecipeRecompute{};
+  if (llama3(run.model) || qwen3(run.model)) return RecipeRecompute{};
   if (has(run.model, "gpt-oss")) {
     if (has_any(run.gpu, {"gb300", "b300"})) return RecipeRecompute{};
     return RecipeRecompute{.kind = model::RecomputeKind::kSelective,
@@ -133,9 +134,8 @@ RecipeOverlaps nvidia_recipe_overlaps(const OpenRun& run) {
   o.tp = llama3(run.model) && run.tp > 1 && !has(run.precision, "nvfp4");
   const bool h100 = has(run.gpu, "h100");
   const bool b200 = has(run.gpu, "b200") && !has(run.gpu, "gb200");
-  const bool qwen3 = has_any(run.model, {"qwen3", "qwen 3", "qwen-3"});
-  if (qwen3 && has(run.model, "235b")) o.ep = (release == "25.11" && (b200 || h100)) || (release == "26.02" && h100);
-  if (qwen3 && has(run.model, "30b")) o.ep = release == "25.11" && h100;
+  if (qwen3(run.model) && has(run.model, "235b")) o.ep = (release == "25.11" && (b200 || h100)) || (release == "26.02" && h100);
+  if (qwen3(run.model) && has(run.model, "30b")) o.ep = release == "25.11" && h100;
   return o;
 }
 

@@ -1,5 +1,6 @@
-// The activation recompute (and, for Megatron-Bridge, the communication overlaps) of NVIDIA's
-// performance recipes, for rows of their performance summaries, which do not state them: the set writes "not stated (Megatron-Bridge performance-recipe defaults)".
+// The activation recompute and the communication overlaps of NVIDIA's performance recipes, for rows
+// of their performance summaries, which do not state them: the set writes "not stated (Megatron-
+// Bridge performance-recipe defaults)".
 // Two sets of recipes, told apart by what the row names (NvidiaRecipeSet).
 //
 // Megatron-Bridge (its summaries from NeMo 25.09 on). Read from the recipes (NVIDIA-NeMo/Megatron-Bridge
@@ -78,8 +79,8 @@ std::optional<RecipeModel> nvidia_recipe_model(const OpenRun& run, int chunks);
 // config offloads 95 layers likewise (model_configs_gb200.csv @ 06c0e70: activation_offload_layers 95).
 std::optional<std::string> nvidia_recipe_not_expressible(const OpenRun& run);
 
-// The communication overlaps a Megatron-Bridge recipe turns on, for such a row (both false for
-// every other row). Read from the recipes of the release the row's source names ("NeMo 25.11
+// The communication overlaps a Megatron-Bridge or NeMo recipe turns on, for such a row (both false
+// for every other row). Read from the recipes of the release the row's source names ("NeMo 25.11
 // container"):
 //   - tp: Transformer Engine's userbuffers TP-comm overlap, for Llama 3 / 3.1 at tp > 1 except
 //     under NVFP4. The library's Llama 3 recipes set CommOverlapConfig(tp_comm_overlap=True) and
