@@ -134,21 +134,36 @@ void add_collective(LayerOps& ops, CollectiveKind kind, LayerGroup group, int n,
   add_comm_op(ops, kind, group, n, phase, op, before, bytes, wire, count);
 }
 
-// The TP collectives around a column-parallel `first` GEMM and a row-parallel `last` GEMM, with
-// payload S = 2*T*h: all-reduces without SP; all-gather / reduce-scatter pairs with SP (plus the
-// re-gather of the sharded input that the weight gradient of `first` needs).
-void add_tp_pair(LayerOps& ops, const Ctx& c, OpKind first, OpKind last, LayerGroup group, int n, double bytes) {
+// The TP collectives around a column-parallel `first` GEMM and a row-parallel `last` GEMM:
+// all-reduces without SP; all-gather / reduce-scatter pairs with SP (plus the re-gather of the
+// sharded input that the weight gradient of `first` needs). `first_bytes` is the tensor `first`
+// reads (gathered with SP, its gradient all-reduced without), `last_bytes` the one `last` writes;
+// both are S = 2*T*h except for MLA, whose column-parallel GEMMs read the latents (add_attention).
+void add_tp_pair(LayerOps& ops, const Ctx& c, OpKind first, OpKind last, LayerGroup group, int n, double first_bytes,
+                 double last_bytes) {
   if (n <= 1) return;
   if (!c.sp) {
-    add_collective(ops, CollectiveKind::kAllReduce, group, n, Phase::kForward, last, false, bytes);
-    add_collective(ops, CollectiveKind::kAllReduce, group, n, Phase::kInputGrad, first, false, bytes);
+    add_collective(ops, CollectiveKind::kAllReduce, group, n, Phase::kForward, last, false, last_bytes);
+    add_collective(ops, CollectiveKind::kAllReduce, group, n, Phase::kInputGrad, first, false, first_bytes);
     return;
   }
-  add_collective(ops, CollectiveKind::kAllGather, group, n, Phase::kForward, first, true, bytes);
-  add_collective(ops, CollectiveKind::kReduceScatter, group, n, Phase::kForward, last, false, bytes);
-  add_collective(ops, CollectiveKind::kAllGather, group, n, Phase::kInputGrad, last, true, bytes);
-  add_collective(ops, CollectiveKind::kReduceScatter, group, n, Phase::kInputGrad, first, false, bytes);
-  add_collective(ops, CollectiveKind::kAllGather, group, n, Phase::kWeightGrad, first, true, bytes);
+  add_collective(ops, CollectiveKind::kAllGather, group, n, Phase::kForward, first, true, first_bytes);
+  add_collective(ops, CollectiveKind::kReduceScatter, group, n, Phase::kForward, last, false, last_bytes);
+  add_collective(ops, CollectiveKind::kAllGather, group, n, Phase::kInputGrad, last, true, last_bytes);
+  add_collective(ops, CollectiveKind::kReduceScatter, group, n, Phase::kInputGrad, first, false, first_bytes);
+  add_collective(ops, CollectiveKind::kAllGather, group, n, Phase::kWeightGrad, first, true, first_bytes);
+}
+
+// The tensor MLA's column-parallel GEMMs read, per token in elements (Megatron-Core's TE layer
+// spec, multi_latent_attention.py): the down-projections are duplicated linears (TELinear,
+// parallel_mode "duplicated") that run on this rank's own tokens, so the hidden state is never
+// gathered; the up-projections are column-parallel and read the q (q_lora_rank) and kv
+// (kv_lora_rank) latents, gathered across TP under SP. Without a q latent (q_lora_rank 0) the
+// query projection is column-parallel over the hidden state itself. The rope key is gathered on
+// its own (add_attention).
+double mla_column_input_elements(const ModelSpec& m) {
+  const MlaSpec& a = m.mla;
+  return (a.q_lora_rank > 0 ? a.q_lora_rank : m.hidden_size) + a.kv_lora_rank;
 }
 
 // What one GPU's attention kernels see. Ring and all-gather CP: this rank's T = b*s/c queries of
@@ -343,7 +358,20 @@ void add_attention(LayerOps& ops, const Ctx& c) {
   ops.add(norm_kernel(OpKind::kPostAttentionNorm, m.kernel_stack, c.tokens_sp * c.h, true, true));
 
   const double s_bytes = kAct * T * c.h;
-  add_tp_pair(ops, c, OpKind::kQkvProjection, OpKind::kOutputProjection, LayerGroup::kTp, c.parallel.tp, s_bytes);
+  const double qkv_input_bytes = mla ? kAct * T * mla_column_input_elements(m) : s_bytes;
+  add_tp_pair(ops, c, OpKind::kQkvProjection, OpKind::kOutputProjection, LayerGroup::kTp, c.parallel.tp,
+              qkv_input_bytes, s_bytes);
+  if (mla && c.sp) {
+    // MLA's rope key comes out of the duplicated kv down-projection sequence-sharded and is
+    // gathered after it (gather_from_sequence_parallel_region(k_pos_emb)), outside the
+    // up-projections: after the merged QKV op forward, its gradient reduce-scattered before the
+    // op's backward. It feeds no GEMM, so no weight-gradient re-gather.
+    const double rope_key = kAct * T * m.mla.qk_rope_head_dim;
+    add_collective(ops, CollectiveKind::kAllGather, LayerGroup::kTp, c.parallel.tp, Phase::kForward,
+                   OpKind::kQkvProjection, false, rope_key);
+    add_collective(ops, CollectiveKind::kReduceScatter, LayerGroup::kTp, c.parallel.tp, Phase::kInputGrad,
+                   OpKind::kQkvProjection, true, rope_key);
+  }
   const int cp = c.parallel.cp;
   const double kv_block = kAct * T * kv * (d_qk + d_v);  // this rank's K and V
   switch (c.parallel.cp_comm_type) {
@@ -390,7 +418,7 @@ void add_ffn(LayerOps& ops, const Ctx& c, double f, OpKind l1, OpKind act, OpKin
   ops.add(gemm_op(l1, T, (c_ffn - 1) * ft, c.h, 1, stores_input ? kAct * c.tokens_sp * c.h : 0));
   ops.add(activation_kernel(act, c.model.kernel_stack, c.model.mlp == MlpKind::kSwiglu, T * ft, c.tokens_sp * c.h));
   ops.add(gemm_op(l2, T, c.h, ft, 1, kAct * T * ft));
-  add_tp_pair(ops, c, l1, l2, LayerGroup::kTp, c.parallel.tp, kAct * T * c.h);
+  add_tp_pair(ops, c, l1, l2, LayerGroup::kTp, c.parallel.tp, kAct * T * c.h, kAct * T * c.h);
 }
 
 void add_moe(LayerOps& ops, const Ctx& c) {

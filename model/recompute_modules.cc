@@ -131,8 +131,11 @@ bool moe_block_op(OpKind k) {
 //                   or all_reduce: the sequence-parallel all-gathers before attention and the FFN are
 //                   re-run, the reduce-scatters kept, and without sequence parallelism the forward
 //                   all-reduces re-run (torchtitan/distributed/activation_checkpoint.py, _save_list).
-// The other modules re-run no collective as modelled (mla_up_proj's latent gather under sequence
-// parallelism, if its up-projections gather, is not).
+//   mla_up_proj     Megatron checkpoints qkv_up_proj_and_rope_apply, whose column-parallel
+//                   up-projections gather the q and kv latents under sequence parallelism
+//                   (multi_latent_attention.py): the forward all-gather before the merged QKV op.
+//                   The rope key's gather runs before that function (after the op) and is kept.
+// The other modules re-run no collective.
 bool module_reruns_comm(const CommOp& c, RecomputeModule module) {
   if (c.phase != Phase::kForward) return false;
   switch (module) {
@@ -143,10 +146,12 @@ bool module_reruns_comm(const CommOp& c, RecomputeModule module) {
     case RecomputeModule::kTorchtitanOpScaledMm:
       return c.group == LayerGroup::kTp &&
              (c.collective == CollectiveKind::kAllGather || c.collective == CollectiveKind::kAllReduce);
+    case RecomputeModule::kMlaUpProj:
+      return c.op == OpKind::kQkvProjection && c.group == LayerGroup::kTp &&
+             c.collective == CollectiveKind::kAllGather && c.before_op;
     case RecomputeModule::kCoreAttn:
     case RecomputeModule::kMoeAct:
-    case RecomputeModule::kLayernorm:
-    case RecomputeModule::kMlaUpProj: return false;
+    case RecomputeModule::kLayernorm: return false;
   }
   return false;
 }
@@ -189,7 +194,8 @@ LayerOps apply_modules(const LayerOps& ops, const ModelSpec& model, const Parall
     CommOp rc = c;
     for (int i = 0; i < kNumRecomputeModules && !rc.recomputed_by_selective; ++i) {
       const auto m = static_cast<RecomputeModule>(i);
-      rc.recomputed_by_selective = (modules & recompute_bit(m)) != 0 && module_reruns_comm(c, m);
+      const bool applies = m != RecomputeModule::kMlaUpProj || model.attention == AttentionKind::kMla;
+      rc.recomputed_by_selective = (modules & recompute_bit(m)) != 0 && applies && module_reruns_comm(c, m);
     }
     out.add(rc);
   }

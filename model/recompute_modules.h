@@ -28,9 +28,9 @@
 //                  re-runs only the norms, RoPE, the attention residual and the activation.
 // Modules that drop the same tensor count it once. The forward collectives inside a re-run part run
 // again with it (CommOp::recomputed_by_selective): mlp's TP all-gather and reduce-scatter, moe's
-// all-to-alls and its expert-TP and shared-expert collectives, shared_experts' TP collectives, and
-// torchtitan_op's TP all-gathers (all-reduces without sequence parallelism; its save list keeps
-// the reduce-scatters).
+// all-to-alls and its expert-TP and shared-expert collectives, shared_experts' TP collectives,
+// mla_up_proj's gather of the q and kv latents (sequence parallelism), and torchtitan_op's TP
+// all-gathers (all-reduces without sequence parallelism; its save list keeps the reduce-scatters).
 #pragma once
 
 #include "model/op_table.h"

@@ -2,9 +2,11 @@
 // LLaMA-style accounting of reference-formulas.md §2.5, and the per-layer communication of §4.4.
 #include "model/op_table.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <stdexcept>
+#include <vector>
 
 #include "model/flops.h"
 #include "test/model/model_presets_for_test.h"
@@ -97,6 +99,60 @@ TEST(OpTable, TensorParallelCollectives) {
   EXPECT_EQ(count_comms(sp, CollectiveKind::kAllGather, Phase::kWeightGrad), 2);
   // No TP, no collectives.
   EXPECT_TRUE(ops_for_layer(llama2_70b(), tp(1, false), 0).comms().empty());
+}
+
+double comm_bytes(const LayerOps& ops, CollectiveKind c, Phase p, OpKind op) {
+  double bytes = -1;
+  for (const CommOp& comm : ops.comms()) {
+    if (comm.collective == c && comm.phase == p && comm.op == op) {
+      EXPECT_EQ(bytes, -1.0) << "one such collective expected";
+      bytes = comm.bytes;
+    }
+  }
+  return bytes;
+}
+
+TEST(OpTable, MlaGathersItsLatentsNotTheHiddenState) {
+  // DeepSeek-V3 layer 0 (dense FFN), 4096 tokens, TP 2. Megatron's MLA runs the down-projections
+  // duplicated on each rank's own tokens and gathers the latents before the column-parallel
+  // up-projections (q 1536 + kv 512 elements per token under SP), and the rope key (64) after.
+  const ModelSpec m = deepseek_v3();
+  const LayerOps sp = ops_for_layer(m, tp(2, true), 0);
+  const double latent = 2.0 * 4096 * (1536 + 512);
+  const double rope_key = 2.0 * 4096 * 64;
+  const double hidden = 2.0 * 4096 * 7168;
+  std::vector<double> gathers, scatters;
+  for (const CommOp& comm : sp.comms()) {
+    if (comm.op != OpKind::kQkvProjection) continue;
+    if (comm.collective == CollectiveKind::kAllGather && comm.phase == Phase::kForward) gathers.push_back(comm.bytes);
+    if (comm.collective == CollectiveKind::kReduceScatter) scatters.push_back(comm.bytes);
+    if (comm.bytes == latent) {
+      EXPECT_EQ(comm.before_op, comm.phase != Phase::kInputGrad);
+    }
+    if (comm.bytes == rope_key) {
+      EXPECT_EQ(comm.before_op, comm.phase == Phase::kInputGrad);
+    }
+  }
+  EXPECT_THAT(gathers, ::testing::UnorderedElementsAre(latent, rope_key));
+  EXPECT_THAT(scatters, ::testing::UnorderedElementsAre(latent, rope_key));
+  EXPECT_EQ(comm_bytes(sp, CollectiveKind::kAllGather, Phase::kWeightGrad, OpKind::kQkvProjection), latent);
+  // The output projection is row-parallel over the hidden state as in any attention.
+  EXPECT_EQ(comm_bytes(sp, CollectiveKind::kReduceScatter, Phase::kForward, OpKind::kOutputProjection), hidden);
+  EXPECT_EQ(comm_bytes(sp, CollectiveKind::kAllGather, Phase::kInputGrad, OpKind::kOutputProjection), hidden);
+  // The FFN's pair is untouched.
+  EXPECT_EQ(comm_bytes(sp, CollectiveKind::kAllGather, Phase::kForward, OpKind::kMlpLinear1), hidden);
+  // Without SP the up-projections' input gradients (q and kv latents; the rope key comes from the
+  // duplicated down-projection on the whole sequence) are all-reduced.
+  const LayerOps plain = ops_for_layer(m, tp(2, false), 0);
+  EXPECT_EQ(comm_bytes(plain, CollectiveKind::kAllReduce, Phase::kInputGrad, OpKind::kQkvProjection),
+            2.0 * 4096 * (1536 + 512));
+  EXPECT_EQ(comm_bytes(plain, CollectiveKind::kAllReduce, Phase::kForward, OpKind::kOutputProjection), hidden);
+  // Without a q latent the query projection gathers the hidden state beside the kv latent.
+  ModelSpec lite = m;
+  lite.mla.q_lora_rank = 0;
+  EXPECT_EQ(comm_bytes(ops_for_layer(lite, tp(2, true), 0), CollectiveKind::kAllGather, Phase::kWeightGrad,
+                       OpKind::kQkvProjection),
+            2.0 * 4096 * (7168 + 512));
 }
 
 TEST(OpTable, ContextParallelSplitsQueriesAndRingsKeyValueBlocks) {

@@ -238,6 +238,12 @@ TEST(RecomputeModules, CollectivesInsideTheRerunPartRunAgain) {
             (std::vector<Rerun>{{C::kAllToAll, OpKind::kExpertLinear1, 1 * rows},
                                 {C::kAllToAll, OpKind::kExpertLinear2, 2 * rows}}));
   EXPECT_TRUE(reruns(deepseek_v3(), kDsEp8, kMoeLayer, bits({RecomputeModule::kMoeAct})).empty());
+  // mla_up_proj, DeepSeek-V3 at TP 2 with SP: the up-projections' gather of the q and kv latents
+  // (2 B x 4096 tokens x (1536 + 512)) re-runs; the rope key's gather, outside the checkpointed
+  // function, does not.
+  const ParallelSpec ds_tp2 = parallel_spec({.tp = 2, .dp = 1, .global_batch = 1, .sequence_parallel = true});
+  EXPECT_EQ(reruns(deepseek_v3(), ds_tp2, 0, bits({RecomputeModule::kMlaUpProj})),
+            (std::vector<Rerun>{{C::kAllGather, OpKind::kQkvProjection, 2.0 * 4096 * (1536 + 512)}}));
   // The backward's collectives are never flagged: only forward ones re-run.
   for (const CommOp& c : with_recompute_modules(ops_for_layer(llama2_70b(), kLlamaTp8, 0), llama2_70b(), kLlamaTp8,
                                                 bits({RecomputeModule::kMlp, RecomputeModule::kTorchtitanOp}))
