@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/attention_window.h"
 #include "model/memory.h"
 
 namespace mofasim::model {
@@ -54,21 +55,30 @@ void dp_buckets(const RankPlan& plan, const ModelSpec& model, const FeatureSpec&
     {
       const PlanChunk& c = plan.chunk(r, 0);
       if (c.head) add(plan.head, bt.head, 1);
-      // The layers from last to first, in runs of one type and recompute status.
+      // The layers from last to first, in runs of one type, recompute status and (window_mixed)
+      // attention span.
+      const auto span = [&](int layer) {
+        return plan.window_mixed && is_window_layer(model, layer) ? RankPlan::kWindowSpan : RankPlan::kFullSpan;
+      };
       int l = c.first_layer + c.num_layers - 1;
       while (l >= c.first_layer) {
         const bool moe = model.is_moe_layer(l);
         const bool kept = full && !full_recompute_applies(f, l - c.first_layer);
+        const int s = span(l);
         int n = 1;
-        if (!full && !model.is_moe()) {
+        if (!full && !model.is_moe() && !plan.window_mixed) {
           n = l - c.first_layer + 1;  // all dense and kept alike: one run
         } else {
           while (l - n >= c.first_layer && model.is_moe_layer(l - n) == moe &&
-                 (full && !full_recompute_applies(f, l - n - c.first_layer)) == kept) {
+                 (full && !full_recompute_applies(f, l - n - c.first_layer)) == kept && span(l - n) == s) {
             ++n;
           }
         }
-        const double t = moe ? (kept ? bt.moe_kept : bt.moe) : (kept ? bt.dense_kept : bt.dense);
+        double t = moe ? (kept ? bt.moe_kept : bt.moe) : (kept ? bt.dense_kept : bt.dense);
+        if (plan.window_mixed) {
+          const auto i = static_cast<std::size_t>(s);
+          t = moe ? (kept ? bt.moe_kept_span[i] : bt.moe_span[i]) : (kept ? bt.dense_kept_span[i] : bt.dense_span[i]);
+        }
         add(plan.layer_block(model, l), t, n);
         l -= n;
       }

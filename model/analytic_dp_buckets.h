@@ -2,6 +2,8 @@
 // BucketedDpReplay (model/analytic_overlap.h).
 #pragma once
 
+#include <array>
+
 #include "model/analytic_overlap.h"
 #include "model/rank_plan.h"
 #include "model/spec.h"
@@ -16,6 +18,11 @@ struct DpBlockBackward {
   double moe = 0;
   double dense_kept = 0;  // a layer full recompute leaves out
   double moe_kept = 0;
+  // RankPlan::window_mixed: the same four per attention span (RankPlan::kFullSpan, kWindowSpan).
+  std::array<double, 2> dense_span{};
+  std::array<double, 2> moe_span{};
+  std::array<double, 2> dense_kept_span{};
+  std::array<double, 2> moe_kept_span{};
 };
 
 // Rank r's gradient buckets at v = 1 in the order the DP stream reduces them, for

@@ -72,29 +72,40 @@ struct ChunkTime {
 };
 using ChunkBuffer = InlineBuffer<ChunkTime>;  // [rank * v + local chunk]
 
-// Every block type's pass times and the EP-overlap credit of one MoE F&B pair.
-struct BlockTimes {
+// One dense and one MoE layer's pass times and the EP-overlap credit of one MoE F&B pair.
+struct LayerTypeTimes {
   LayerTime dense;
   LayerTime moe;
   LayerTime dense_kept;  // a layer full recompute leaves out (recompute_method block): no re-run
   LayerTime moe_kept;
-  LayerTime emb;
-  LayerTime head;  // with the MTP modules
   double moe_pair_delta = 0;
 };
 
-// MoFa(7) MoFa(8) of every block type, and MoFa(22)'s credit for one steady MoE F&B pair.
-BlockTimes time_blocks(const RankPlan& plan, const ModelSpec& model, const LayerRates& x, ScheduleKind kind) {
+// Every block type's pass times and the EP-overlap credit of one MoE F&B pair.
+struct BlockTimes {
+  LayerTime dense;
+  LayerTime moe;
+  LayerTime dense_kept;
+  LayerTime moe_kept;
+  LayerTime emb;
+  LayerTime head;  // with the MTP modules
+  double moe_pair_delta = 0;
+  // RankPlan::window_mixed: the layer types per attention span (RankPlan::kFullSpan, kWindowSpan).
+  std::array<LayerTypeTimes, 2> span{};
+};
+
+// MoFa(7) MoFa(8) of a dense and a MoE block, and MoFa(22)'s credit for one steady MoE F&B pair.
+LayerTypeTimes time_layer_types(const PlanBlock& dense, const PlanBlock& moe, const LayerRates& x, ScheduleKind kind) {
   const FeatureSpec& f = x.f;
-  BlockTimes bt;
-  bt.dense = plan.dense.present ? time_block(plan.dense, x, true) : LayerTime{};
-  bt.moe = plan.moe.present ? time_block(plan.moe, x, true) : LayerTime{};
+  LayerTypeTimes lt;
+  lt.dense = dense.present ? time_block(dense, x, true) : LayerTime{};
+  lt.moe = moe.present ? time_block(moe, x, true) : LayerTime{};
   if (f.recompute == RecomputeKind::kFull) {
     FeatureSpec kept = f;
     kept.recompute = RecomputeKind::kNone;
     const LayerRates kx{.hw = x.hw, .f = kept, .inv_mub = x.inv_mub, .cp = x.cp};
-    bt.dense_kept = plan.dense.present ? time_block(plan.dense, kx, true) : LayerTime{};
-    bt.moe_kept = plan.moe.present ? time_block(plan.moe, kx, true) : LayerTime{};
+    lt.dense_kept = dense.present ? time_block(dense, kx, true) : LayerTime{};
+    lt.moe_kept = moe.present ? time_block(moe, kx, true) : LayerTime{};
   }
   // ZeRO-3 / FSDP (MoFa has no term for it): each layer's parameters are all-gathered before its
   // forward and again before its backward, prefetched one layer ahead as FSDP and Megatron-FSDP
@@ -112,10 +123,38 @@ BlockTimes time_blocks(const RankPlan& plan, const ModelSpec& model, const Layer
     t.f.dp = overlap_window_seconds(fwd, gather, gather_alpha, gather_beta) - fwd;
     t.b.dp = overlap_window_seconds(bwd, gather, gather_alpha, gather_beta) - bwd;
   };
-  fsdp(plan.dense, bt.dense);
-  fsdp(plan.moe, bt.moe);
-  fsdp(plan.dense, bt.dense_kept);
-  fsdp(plan.moe, bt.moe_kept);
+  fsdp(dense, lt.dense);
+  fsdp(moe, lt.moe);
+  fsdp(dense, lt.dense_kept);
+  fsdp(moe, lt.moe_kept);
+  // EP overlap (MoFa(22)): a steady forward+backward pair of one MoE layer, minus running them apart.
+  // The paired steady passes of the 1F1B family have no published module order: the whole of one
+  // pass's compute is offered to the other's all-to-alls.
+  if (f.ep_overlap.enabled && kind != ScheduleKind::kGpipe && moe.present) {
+    const PassTime fb = lt.moe.f;
+    const PassTime bb = lt.moe.backward();
+    const double pair = kind == ScheduleKind::kDualPipe
+                            ? dualpipe_ep_pair_seconds(ep_pair_parts(moe, x, lt.moe), f.ep_overlap.alpha,
+                                                       f.ep_overlap.beta)
+                            : ep_pair_seconds(fb.total() - fb.a2a, fb.a2a, bb.total() - bb.a2a, bb.a2a,
+                                              f.ep_overlap.alpha, f.ep_overlap.beta);
+    lt.moe_pair_delta = pair - (fb.total() + bb.total());
+  }
+  return lt;
+}
+
+// MoFa(7) MoFa(8) of every block type, and MoFa(22)'s credit for one steady MoE F&B pair.
+BlockTimes time_blocks(const RankPlan& plan, const ModelSpec& model, const LayerRates& x, ScheduleKind kind) {
+  BlockTimes bt;
+  const LayerTypeTimes mean = time_layer_types(plan.dense, plan.moe, x, kind);
+  bt.dense = mean.dense;
+  bt.moe = mean.moe;
+  bt.dense_kept = mean.dense_kept;
+  bt.moe_kept = mean.moe_kept;
+  bt.moe_pair_delta = mean.moe_pair_delta;
+  if (plan.window_mixed) {
+    for (std::size_t i = 0; i < 2; ++i) bt.span[i] = time_layer_types(plan.dense_span[i], plan.moe_span[i], x, kind);
+  }
   bt.emb = time_block(plan.embedding, x, false);
   bt.head = time_block(plan.head, x, false);
   if (model.mtp_depth > 0) {
@@ -125,45 +164,54 @@ BlockTimes time_blocks(const RankPlan& plan, const ModelSpec& model, const Layer
     mtp += time_block(plan.head, x, false);
     bt.head += scaled(model.mtp_depth, mtp);
   }
-  // EP overlap (MoFa(22)): a steady forward+backward pair of one MoE layer, minus running them apart.
-  // DualPipe publishes which module hides which all-to-all (report Figure 4): one window per pair.
-  // The paired steady passes of the 1F1B family have no published module order: the whole of one
-  // pass's compute is offered to the other's all-to-alls.
-  if (f.ep_overlap.enabled && kind != ScheduleKind::kGpipe && plan.moe.present) {
-    const PassTime fb = bt.moe.f;
-    const PassTime bb = bt.moe.backward();
-    const double pair = kind == ScheduleKind::kDualPipe
-                            ? dualpipe_ep_pair_seconds(ep_pair_parts(plan.moe, x, bt.moe), f.ep_overlap.alpha,
-                                                       f.ep_overlap.beta)
-                            : ep_pair_seconds(fb.total() - fb.a2a, fb.a2a, bb.total() - bb.a2a, bb.a2a,
-                                              f.ep_overlap.alpha, f.ep_overlap.beta);
-    bt.moe_pair_delta = pair - (fb.total() + bb.total());
-  }
   return bt;
 }
 
 // Whether two chunks hold the same blocks, all that chunk_time reads of a chunk.
 bool same_work(const PlanChunk& a, const PlanChunk& b) {
   return a.dense_layers == b.dense_layers && a.moe_layers == b.moe_layers && a.dense_kept == b.dense_kept &&
-         a.moe_kept == b.moe_kept && a.embedding == b.embedding && a.head == b.head;
+         a.moe_kept == b.moe_kept && a.dense_windowed == b.dense_windowed && a.moe_windowed == b.moe_windowed &&
+         a.dense_kept_windowed == b.dense_kept_windowed && a.moe_kept_windowed == b.moe_kept_windowed &&
+         a.embedding == b.embedding && a.head == b.head;
 }
 
 // Whether two chunks' passes send the same (the head's chunk sends no forward, the embedding's no backward).
 bool same_sends(const PlanChunk& a, const PlanChunk& b) { return a.head == b.head && a.embedding == b.embedding; }
 
 // One chunk's steady F+B pair, MoFa(22) on the overlapped pairs only, and its PP exposure MoFa(23).
-ChunkTime chunk_time(const PlanChunk& c, double pair_share, const BlockTimes& bt, double t_pp, int p,
-                     const FeatureSpec& f) {
+// The layers of one attention span (or all of them, at the model's mean span) of a chunk.
+struct SpanLayers {
+  int dense = 0;
+  int moe = 0;
+  int dense_kept = 0;
+  int moe_kept = 0;
+};
+
+void add_layers(const SpanLayers& n, const LayerTypeTimes& lt, double pair_share, ChunkTime& ct) {
+  if (n.dense > n.dense_kept) ct.t += scaled(n.dense - n.dense_kept, lt.dense);
+  if (n.moe > n.moe_kept) ct.t += scaled(n.moe - n.moe_kept, lt.moe);
+  if (n.dense_kept > 0) ct.t += scaled(n.dense_kept, lt.dense_kept);
+  if (n.moe_kept > 0) ct.t += scaled(n.moe_kept, lt.moe_kept);
+  ct.ep_delta += n.moe * lt.moe_pair_delta * pair_share;  // MoFa(22) on the overlapped pairs only
+}
+
+ChunkTime chunk_time(const PlanChunk& c, double pair_share, const BlockTimes& bt, bool window_mixed, double t_pp,
+                     int p, const FeatureSpec& f) {
   ChunkTime ct;
-  ct.t = scaled(c.dense_layers - c.dense_kept, bt.dense);
-  ct.t += scaled(c.moe_layers - c.moe_kept, bt.moe);
-  if (c.dense_kept > 0) ct.t += scaled(c.dense_kept, bt.dense_kept);
-  if (c.moe_kept > 0) ct.t += scaled(c.moe_kept, bt.moe_kept);
+  if (window_mixed) {
+    const SpanLayers windowed{c.dense_windowed, c.moe_windowed, c.dense_kept_windowed, c.moe_kept_windowed};
+    const SpanLayers full{c.dense_layers - windowed.dense, c.moe_layers - windowed.moe,
+                          c.dense_kept - windowed.dense_kept, c.moe_kept - windowed.moe_kept};
+    add_layers(full, bt.span[RankPlan::kFullSpan], pair_share, ct);
+    add_layers(windowed, bt.span[RankPlan::kWindowSpan], pair_share, ct);
+  } else {
+    add_layers({c.dense_layers, c.moe_layers, c.dense_kept, c.moe_kept},
+               LayerTypeTimes{bt.dense, bt.moe, bt.dense_kept, bt.moe_kept, bt.moe_pair_delta}, pair_share, ct);
+  }
   if (c.embedding) ct.t += bt.emb;
   if (c.head) ct.t += bt.head;
   const double fwd = ct.t.f.total();
   const double bwd = ct.t.backward().total();
-  ct.ep_delta = c.moe_layers * bt.moe_pair_delta * pair_share;  // MoFa(22) on the overlapped pairs only
   ct.pair = fwd + bwd + ct.ep_delta;
   // The forward of the last virtual stage (the head's chunk) and the backward of the first (the
   // embedding's) send nothing; every other pass sends its output one stage on.
@@ -373,12 +421,18 @@ void optimizer_term(const RankPlan& plan, const ModelSpec& model, const BlockTim
       if (of != exposed_of) {
         exposed_of = of;
         BucketedDpReplay replay(bwd, f.dp_overlap.alpha, f.dp_overlap.beta);
-        const DpBlockBackward backward{.head = blocks.head.backward().total(),
-                                       .embedding = blocks.emb.backward().total(),
-                                       .dense = blocks.dense.backward().total(),
-                                       .moe = blocks.moe.backward().total(),
-                                       .dense_kept = blocks.dense_kept.backward().total(),
-                                       .moe_kept = blocks.moe_kept.backward().total()};
+        DpBlockBackward backward{.head = blocks.head.backward().total(),
+                                 .embedding = blocks.emb.backward().total(),
+                                 .dense = blocks.dense.backward().total(),
+                                 .moe = blocks.moe.backward().total(),
+                                 .dense_kept = blocks.dense_kept.backward().total(),
+                                 .moe_kept = blocks.moe_kept.backward().total()};
+        for (std::size_t i = 0; plan.window_mixed && i < 2; ++i) {
+          backward.dense_span[i] = blocks.span[i].dense.backward().total();
+          backward.moe_span[i] = blocks.span[i].moe.backward().total();
+          backward.dense_kept_span[i] = blocks.span[i].dense_kept.backward().total();
+          backward.moe_kept_span[i] = blocks.span[i].moe_kept.backward().total();
+        }
         dp_buckets(plan, model, f, backward, r, x.inv_mub, replay);
         exposed = replay.finish() - bwd + params;
         stretch = replay.compute_end() - bwd;
@@ -488,7 +542,7 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
       } else if (r > 0 && alike(i - v_, r - 1)) {
         chunk_times[i] = chunk_times[i - v_];
       } else {
-        chunk_times[i] = chunk_time(chunk, share, blocks, t_pp, p_, f);
+        chunk_times[i] = chunk_time(chunk, share, blocks, plan_.window_mixed, t_pp, p_, f);
       }
     }
   }

@@ -1,9 +1,6 @@
 // Sliding-window attention (see attention_window.h).
 #include "model/attention_window.h"
 
-#include <stdexcept>
-#include <string>
-
 #include "model/stage_layout.h"
 
 namespace mofasim::model {
@@ -27,16 +24,24 @@ double attention_window_share(const ModelSpec& model) {
   return sum / model.num_layers;
 }
 
-void validate_window_layout(const ModelSpec& model, const ParallelSpec& parallel) {
-  const int n = model.window_attn_skip_freq;
-  if (model.window_size <= 0 || n <= 1 || parallel.pp * parallel.vpp == 1) return;
+int windowed_layers(const ModelSpec& model, int first, int count) {
+  int n = 0;
+  for (int l = first; l < first + count; ++l) n += is_window_layer(model, l) ? 1 : 0;
+  return n;
+}
+
+bool window_mix_differs(const ModelSpec& model, const ParallelSpec& parallel) {
+  if (model.window_size <= 0 || model.window_size >= model.seq_length) return false;
+  const long total = windowed_layers(model, 0, model.num_layers);
+  if (total == 0 || total == model.num_layers) return false;
   for (const ChunkLayers& c : chunk_layers(model, parallel)) {
-    if (c.num_layers % n != 0) {
-      throw std::invalid_argument("model.window_attn_skip_freq: every pipeline chunk must hold a multiple of " +
-                                  std::to_string(n) + " layers (the same mix of windowed and full layers), chunk " +
-                                  std::to_string(c.chunk) + " holds " + std::to_string(c.num_layers));
+    // windowed / num_layers == total / L, in integers
+    if (static_cast<long>(windowed_layers(model, c.first_layer, c.num_layers)) * model.num_layers !=
+        total * c.num_layers) {
+      return true;
     }
   }
+  return false;
 }
 
 }  // namespace mofasim::model

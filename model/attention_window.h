@@ -7,9 +7,11 @@
 // window_attn_skip_freq n keeps full attention on layers n, 2n, ... (1-based), so gpt-oss's
 // alternation (sliding, full, sliding, ...) is window 128 with n = 2.
 //
-// The plan prices one op table per block type (dense, MoE), so every layer carries the model's
-// mean share over its layers: exact for a pipeline chunk's total when every chunk holds the same
-// mix of windowed and full layers, which validate_window_layout demands.
+// The plan prices one op table per block type (dense, MoE) with the model's mean share over its
+// layers: exact for a pipeline chunk's total when every chunk holds the model's mix of windowed
+// and full layers. When some chunk does not (gpt-oss-120b's 36 layers on 4 stages: 9 per chunk,
+// 5 windowed and 4 full or the reverse), window_mix_differs says so and the plan prices each
+// layer's own span (model/rank_plan.h, RankPlan::window_mixed).
 #pragma once
 
 #include "model/spec.h"
@@ -26,8 +28,11 @@ double window_pair_ratio(double seq, double window);
 // The mean of window_pair_ratio over the model's layers (1 without a window).
 double attention_window_share(const ModelSpec& model);
 
-// Throws std::invalid_argument when a window with a skip frequency n > 1 meets a pipeline whose
-// chunks do not all hold the same mix of windowed and full layers (chunk sizes a multiple of n).
-void validate_window_layout(const ModelSpec& model, const ParallelSpec& parallel);
+// Windowed layers among layers [first, first + count).
+int windowed_layers(const ModelSpec& model, int first, int count);
+
+// Whether some pipeline chunk holds another mix of windowed and full layers than the model's
+// (windowed / layers), where windowed and full layers cost different attention work.
+bool window_mix_differs(const ModelSpec& model, const ParallelSpec& parallel);
 
 }  // namespace mofasim::model

@@ -33,6 +33,7 @@ struct Ctx {
   double tokens_moe = 0;  // T_g
   double seq = 0;         // s (keys each query attends over, across the CP ring)
   bool sp = false;
+  double window_share = 1;  // scored pairs over a causal layer's (attention_window.h)
 };
 
 Ctx make_ctx(const ModelSpec& model, const ParallelSpec& parallel) {
@@ -50,6 +51,7 @@ Ctx make_ctx(const ModelSpec& model, const ParallelSpec& parallel) {
   c.sp = parallel.sequence_parallel && parallel.tp > 1;
   c.tokens_sp = c.sp ? c.tokens / c.t : c.tokens;
   c.tokens_moe = c.tokens / c.t;
+  c.window_share = attention_window_share(model);
   return c;
 }
 
@@ -194,10 +196,11 @@ void add_fused_core(LayerOps& ops, const Ctx& c, const AttentionView& v, double 
   const double kv = v.kv;
   const double T = v.queries;
   // QK^T over all s keys, causal: 2*T*s*d*heads/2 forward; backward (dQ, dK) twice that.
-  // Sliding window (attention_window.h): the scored pairs shrink by the model's mean window share.
-  // The kernel keeps the causal rate of the full sequence (no windowed kernel measurements in
-  // ../shared/data/kernels: an assumption) and reads the same Q, K and V.
-  const double window = attention_window_share(c.model);
+  // Sliding window (attention_window.h): the scored pairs shrink by the window share (the model's
+  // mean, or the layer's own: AttentionSpan). The kernel keeps the causal rate of the full sequence
+  // (no windowed kernel measurements in ../shared/data/kernels: an assumption) and reads the same
+  // Q, K and V.
+  const double window = c.window_share;
   const double map_flops = T * c.seq * d_qk * heads * window;
   const double map_bytes = kAct * (T * heads * d_qk + c.seq * kv * d_qk);
   OpCost map;
@@ -520,11 +523,14 @@ void LayerOps::add(const CommOp& comm) {
   totals_.comm_wire_bytes += comm.wire_bytes * comm.count;
 }
 
-LayerOps ops_for_layer(const ModelSpec& model, const ParallelSpec& parallel, int layer) {
-  const Ctx c = make_ctx(model, parallel);
+LayerOps ops_for_layer(const ModelSpec& model, const ParallelSpec& parallel, int layer, AttentionSpan span) {
+  Ctx c = make_ctx(model, parallel);
   if (layer < 0 || layer >= model.num_layers) {
     throw std::invalid_argument("layer index must be in [0, num_layers = " + std::to_string(model.num_layers) +
                                 "), got " + std::to_string(layer));
+  }
+  if (span == AttentionSpan::kLayer && model.window_size > 0) {
+    c.window_share = is_window_layer(model, layer) ? window_pair_ratio(model.seq_length, model.window_size) : 1.0;
   }
   LayerOps ops;
   ops.set_input_bytes(kAct * c.tokens_sp * c.h);

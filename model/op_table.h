@@ -39,6 +39,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <span>
 
 #include "model/spec.h"
@@ -236,10 +237,16 @@ class LayerOps {
 int add_comm_op(LayerOps& ops, CollectiveKind kind, LayerGroup group, int n, Phase phase, OpKind op, bool before,
                 double bytes, double wire, int count = 1, int pipelined_with = -1, double pipeline_chunks = 0);
 
+// Which window share a layer's fused attention scores (model/attention_window.h): the model's
+// mean over its layers (one table per block type, exact for any set of layers holding the model's
+// mix), or the layer's own (full causal, or windowed).
+enum class AttentionSpan : std::uint8_t { kModelMean, kLayer };
+
 // Transformer layer `layer` (dense or MoE by ModelSpec::is_moe_layer). MTP modules use the layer
 // type of the last layer: ops_for_layer(model, parallel, model.num_layers - 1).
 // Throws std::invalid_argument on an invalid spec or layer index.
-LayerOps ops_for_layer(const ModelSpec& model, const ParallelSpec& parallel, int layer);
+LayerOps ops_for_layer(const ModelSpec& model, const ParallelSpec& parallel, int layer,
+                       AttentionSpan span = AttentionSpan::kModelMean);
 
 // Embedding lookup (+ learned positions) on the first pipeline stage; keeps the int64 token ids.
 LayerOps ops_for_embedding(const ModelSpec& model, const ParallelSpec& parallel);

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/attention_window.h"
 #include "model/compute_time.h"
 #include "model/flops.h"
 #include "model/params.h"
@@ -102,6 +103,12 @@ void count_broadcast_owners(const RankPlan& plan, const ModelSpec& model, const 
 
 }  // namespace
 
+const PlanBlock& RankPlan::layer_work_block(const ModelSpec& model, int layer) const {
+  if (!window_mixed) return layer_block(model, layer);
+  const int span = is_window_layer(model, layer) ? kWindowSpan : kFullSpan;
+  return (model.is_moe_layer(layer) ? moe_span : dense_span)[static_cast<std::size_t>(span)];
+}
+
 RankPlan build_rank_plan(const RankPlanInput& in) {
   const ModelSpec& model = *in.model;
   const ParallelSpec& par = in.parallel;
@@ -165,6 +172,19 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
     b.expert_params = lp.routed_experts / (par.ep * par.etp);
     finish_block(b);
   }
+  // Chunks of another window mix than the model's: each block type once more per attention span,
+  // from a layer of that type and span (attention_window.h).
+  plan.window_mixed = window_mix_differs(model, par);
+  for (int l = 0; plan.window_mixed && l < model.num_layers; ++l) {
+    const int span = is_window_layer(model, l) ? RankPlan::kWindowSpan : RankPlan::kFullSpan;
+    PlanBlock& b = (model.is_moe_layer(l) ? plan.moe_span : plan.dense_span)[static_cast<std::size_t>(span)];
+    if (b.present) continue;
+    const PlanBlock& mean = model.is_moe_layer(l) ? plan.moe : plan.dense;
+    b.ops = with_activation_storage(ops_for_layer(model, *layer_par, l, AttentionSpan::kLayer), model, par, feat);
+    b.dense_params = mean.dense_params;
+    b.expert_params = mean.expert_params;
+    finish_block(b);
+  }
   // Embedding and head parameters join the dense DP group: the embedding with chunk 0, the head
   // (its own weight when untied, the tied copy on the last stage when pp > 1) with the last chunk.
   // Both step models' gradient buckets need them per block (GradientBuckets).
@@ -200,15 +220,20 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
   // the mirror chunk p-1-r on lane 1.
   const std::vector<ChunkLayers> layout = chunk_layers(model, par);
   const int last_chunk = static_cast<int>(layout.size()) - 1;
-  // Without experts or full recompute every layer is a dense one kept as it is: no walk needed.
-  const bool walk = model.is_moe() || feat.recompute == RecomputeKind::kFull;
+  // Without experts, full recompute or a window mix every layer is a dense one kept as it is: no
+  // walk needed.
+  const bool walk = model.is_moe() || feat.recompute == RecomputeKind::kFull || plan.window_mixed;
   auto chunk_of = [&](const ChunkLayers& cl, PlanChunk& c) {
     c = PlanChunk{.chunk = cl.chunk, .first_layer = cl.first_layer, .num_layers = cl.num_layers};
     if (!walk) c.dense_layers = cl.num_layers;
     for (int l = cl.first_layer; walk && l < cl.first_layer + cl.num_layers; ++l) {
-      (model.is_moe_layer(l) ? c.moe_layers : c.dense_layers) += 1;
+      const bool moe = model.is_moe_layer(l);
+      const bool windowed = plan.window_mixed && is_window_layer(model, l);
+      (moe ? c.moe_layers : c.dense_layers) += 1;
+      if (windowed) (moe ? c.moe_windowed : c.dense_windowed) += 1;
       if (feat.recompute == RecomputeKind::kFull && !full_recompute_applies(feat, l - cl.first_layer)) {
-        (model.is_moe_layer(l) ? c.moe_kept : c.dense_kept) += 1;
+        (moe ? c.moe_kept : c.dense_kept) += 1;
+        if (windowed) (moe ? c.moe_kept_windowed : c.dense_kept_windowed) += 1;
       }
     }
     c.embedding = cl.chunk == 0;

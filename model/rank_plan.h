@@ -75,6 +75,12 @@ struct PlanChunk {
   int moe_layers = 0;
   int dense_kept = 0;      // of them, layers full recompute leaves out (recompute_method block)
   int moe_kept = 0;
+  // With RankPlan::window_mixed, of each count above, the layers that attend over the window
+  // (the rest attend over the full sequence); 0 otherwise.
+  int dense_windowed = 0;
+  int moe_windowed = 0;
+  int dense_kept_windowed = 0;
+  int moe_kept_windowed = 0;
   bool embedding = false;  // chunk 0
   bool head = false;       // the last chunk: head + loss (and the MTP modules)
 };
@@ -169,6 +175,17 @@ struct RankPlan {
   PlanBlock embedding;
   PlanBlock head;
   PlanBlock mtp_projection;  // present with mtp_depth > 0
+  // Sliding-window attention where some chunk holds another mix of windowed and full layers than
+  // the model's (model::window_mix_differs): the dense and MoE blocks priced per attention span,
+  // [kFullSpan] over the full causal sequence, [kWindowSpan] over the window; both step models
+  // then cost each layer by its own span (the chunks count their windowed layers). `dense` and
+  // `moe` keep the model's mean span for everything a layer's span does not change (parameters,
+  // memory, the MTP modules).
+  bool window_mixed = false;
+  static constexpr int kFullSpan = 0;
+  static constexpr int kWindowSpan = 1;
+  std::array<PlanBlock, 2> dense_span;
+  std::array<PlanBlock, 2> moe_span;
   double pp_bytes = 0;       // activation (and gradient) sent per micro-batch across a stage boundary
   CommCost pp_hop;           // priced: the slowest boundary between consecutive virtual stages
   std::vector<PlanChunk> chunks;    // [rank * v + local chunk]
@@ -189,6 +206,8 @@ struct RankPlan {
   [[nodiscard]] const PlanBlock& layer_block(const ModelSpec& model, int layer) const {
     return model.is_moe_layer(layer) ? moe : dense;
   }
+  // The block that prices layer `layer`'s work: its span's under window_mixed, else layer_block.
+  [[nodiscard]] const PlanBlock& layer_work_block(const ModelSpec& model, int layer) const;
 };
 
 // Builds the plan. Expects specs the caller validated (the closed form and the scenario seal do);

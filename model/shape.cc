@@ -103,7 +103,6 @@ void validate_parallel(const ModelSpec& model, const ParallelSpec& parallel) {
   require_positive(parallel.ep, "parallel.ep");
   require_positive(parallel.etp, "parallel.etp");
   require_positive(parallel.micro_batch, "parallel.micro_batch");
-  validate_window_layout(model, parallel);
   if (model.num_attention_heads % parallel.tp != 0) {
     throw std::invalid_argument("parallel.tp (" + std::to_string(parallel.tp) + ") must divide num_attention_heads (" +
                                 std::to_string(model.num_attention_heads) + ")");

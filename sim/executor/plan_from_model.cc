@@ -6,8 +6,10 @@
 #include <vector>
 
 #include <algorithm>
+#include <array>
 #include <optional>
 
+#include "model/attention_window.h"
 #include "model/memory.h"
 #include "model/op_table.h"
 #include "model/rank_plan.h"
@@ -184,11 +186,26 @@ StepPlan plan_from_model(const PlanInput& input) {
   const model::HardwareSpec& hw = *input.hardware;
   const model::FeatureSpec& f = input.features;
   StepPlan plan;
-  // Layer tables differ only by is_moe_layer: one program per block type, copied per layer.
+  // Layer tables differ only by is_moe_layer: one program per block type, copied per layer; with
+  // chunks of another window mix than the model's, one per block type and attention span
+  // (RankPlan::window_mixed), each layer taking its own span's.
   const std::optional<LayerPlan> dense = rp.dense.present ? std::optional(layer(rp.dense, grad_b, hw, f)) : std::nullopt;
   const std::optional<LayerPlan> moe = rp.moe.present ? std::optional(layer(rp.moe, grad_b, hw, f)) : std::nullopt;
+  std::array<std::optional<LayerPlan>, 2> dense_span;
+  std::array<std::optional<LayerPlan>, 2> moe_span;
+  for (std::size_t i = 0; rp.window_mixed && i < 2; ++i) {
+    if (rp.dense_span[i].present) dense_span[i] = layer(rp.dense_span[i], grad_b, hw, f);
+    if (rp.moe_span[i].present) moe_span[i] = layer(rp.moe_span[i], grad_b, hw, f);
+  }
   plan.layers.reserve(static_cast<std::size_t>(m.num_layers));
-  for (int l = 0; l < m.num_layers; ++l) plan.layers.push_back(m.is_moe_layer(l) ? *moe : *dense);
+  for (int l = 0; l < m.num_layers; ++l) {
+    if (rp.window_mixed) {
+      const std::size_t span = model::is_window_layer(m, l) ? model::RankPlan::kWindowSpan : model::RankPlan::kFullSpan;
+      plan.layers.push_back(m.is_moe_layer(l) ? *moe_span[span] : *dense_span[span]);
+    } else {
+      plan.layers.push_back(m.is_moe_layer(l) ? *moe : *dense);
+    }
+  }
   // Full recompute by method: block leaves out the layers past recompute_num_layers of each chunk.
   for (const model::ChunkLayers& c : model::chunk_layers(m, input.parallel)) {
     for (int l = c.first_layer; l < c.first_layer + c.num_layers; ++l) {

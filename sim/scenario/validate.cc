@@ -20,7 +20,6 @@
 #include "sim/scenario/validate_device_memory.h"
 #include "sim/scenario/validate_layout.h"
 #include "sim/scenario/validate_memory_fields.h"
-#include "sim/scenario/validate_window.h"
 
 namespace mofasim::scenario {
 namespace {
@@ -377,9 +376,6 @@ class Validator {
       fail(p + ".tp", num(tp) + " does not divide model.num_kv_heads = " + num(std::int64_t{m.num_kv_heads()}));
     }
     check_stage_layers(x, has_model ? m.num_layers() : 0, field_fail());
-    if (has_model) {
-      check_window_chunks(m, x, [this](const std::string& path, const std::string& message) { fail(path, message); });
-    }
     // Experts.
     if (ep > 1 && !(has_model && m.has_moe())) fail(p + ".ep", num(ep) + " needs a MoE model (model.moe)");
     if (has_model && m.has_moe() && m.moe().num_experts() >= 1 && m.moe().num_experts() % ep != 0) {

@@ -42,7 +42,6 @@ constexpr std::array<std::string_view, 66> kRules = {
     "parallelism: without stage_layers, pp*vpp divides model.num_layers (plus one for each of "
     "account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split, which exclude stage_layers)",
     "parallelism: stage_layers has pp*vpp entries, each >= 1, summing to model.num_layers",
-    "parallelism: with model.window_attn_skip_freq n > 1 and pp*vpp > 1, every chunk holds a multiple of n layers",
     "parallelism: ep > 1 needs model.moe; ep divides moe.num_experts; ep*etp divides tp*cp*dp (MoE parallel folding); "
     "etp divides moe.expert_ffn_hidden_size (etp may exceed tp, as Megatron allows); a rank_order not ending in pp needs tp*cp*dp/(ep*etp) = dp and equal dense and expert pipeline groups",
     "parallelism: model.moe.token_dispatcher_type flex (DeepEP) needs ep*etp <= 8 (one node) or a multiple of 8 "

@@ -84,6 +84,13 @@ std::vector<GridCase> exact_cases() {
   for (const char* layers : {", stage_layers: [3, 1]", ", stage_layers: [1, 3]"}) {
     cases.push_back(GridCase{.pp = 2, .optimizations = std::string("{ ") + kGpuAdam + " }", .parallel_extra = layers});
   }
+  // Sliding windows on every other layer (0 and 2 windowed, 1 and 3 full) over uneven stages:
+  // 3 + 1 layers hold 2 windowed + 1 full and 1 full, another mix than the model's, so both
+  // step models price each layer's own span (RankPlan::window_mixed); likewise 1 + 3.
+  for (const char* layers : {", stage_layers: [3, 1]", ", stage_layers: [1, 3]"}) {
+    cases.push_back(GridCase{.pp = 2, .optimizations = std::string("{ ") + kGpuAdam + " }", .parallel_extra = layers,
+                             .model_extra = ", window_size: 128, window_attn_skip_freq: 2"});
+  }
   // MoE with experts over EP 2 (dense first layer, MoE after it); rank 0's DP + update is the
   // largest here (dense FFN of 3·256·688 weights > 4 local experts + shared expert), so no tail.
   for (int pp : {1, 2, 4}) {

@@ -18,6 +18,7 @@ struct GridCase {
   std::string schedule = "1f1b";
   std::string optimizations = "{}";  // the optimizations: map, inline YAML
   std::string parallel_extra = "";   // appended inside parallelism: (", ep: 2")
+  std::string model_extra = "";      // appended inside model: (", window_size: 128")
   // Free PP hops: pp across nodes (gpus_per_node = tp*dp) on a 1e9 TB/s, zero-latency inter-node
   // link, every other group inside a node. Otherwise one node holds every GPU and the PP hop costs
   // 0.5 MB / 1 GB/s + latency like any other NVLink transfer.
@@ -31,7 +32,9 @@ struct GridCase {
 };
 
 // gtest prints a parameter with this instead of its bytes.
-inline void PrintTo(const GridCase& c, std::ostream* os) { *os << c.label() << " " << c.optimizations << c.parallel_extra; }
+inline void PrintTo(const GridCase& c, std::ostream* os) {
+  *os << c.label() << " " << c.optimizations << c.parallel_extra << c.model_extra;
+}
 
 // Sizes shared by the YAML below and the tests' hand derivations.
 inline constexpr double kHidden = 256;           // tiny-llama / tiny-moe hidden size
@@ -45,7 +48,7 @@ inline std::string grid_yaml(const GridCase& c) {
   const std::string inter = c.free_pp_hops ? R"({ bandwidth: "1e9 TB/s", latency: "0 s" })"
                                            : R"({ bandwidth: "0.2 GB/s", latency: "50 us" })";
   return "name: grid-" + c.label() + "\n" +
-         "model: { preset: " + c.model + ", seq_length: 1024 }\n" +
+         "model: { preset: " + c.model + ", seq_length: 1024" + c.model_extra + " }\n" +
          R"(hardware: { preset: h100-sxm, peak_bf16: "1 TFLOPS", hbm_bandwidth: "10 GB/s" })" + "\n" +
          "topology: { gpus: " + std::to_string(gpus) + ", gpus_per_node: " + std::to_string(per_node) +
          R"(, intra_node: { bandwidth: "1 GB/s", latency: ")" + c.intra_latency + R"(" }, inter_node: )" + inter +

@@ -1,6 +1,6 @@
 // Sliding-window attention (model/attention_window.h): the windowed share of causal pairs by hand,
 // the layer pattern of Megatron's window_attn_skip_freq, and the op table's and the FLOP closed
-// form's attention work under it.
+// form's attention work under it, and which chunks hold another mix than the model's.
 #include "model/attention_window.h"
 
 #include <gtest/gtest.h>
@@ -71,20 +71,22 @@ TEST(AttentionWindow, OpTableAndModelFlopsScaleTheAttentionCore) {
   EXPECT_EQ(model_flops_per_token(windowed).mlp, model_flops_per_token(full).mlp);
 }
 
-TEST(AttentionWindow, ChunksMustHoldTheSameMix) {
+TEST(AttentionWindow, WhichChunksHoldAnotherMix) {
   ModelSpec m = llama2_70b();
   m.window_size = 128;
-  m.window_attn_skip_freq = 2;
-  EXPECT_NO_THROW(validate_parallel(m, testing::parallel_spec({.pp = 4, .global_batch = 4})));  // 20 layers a chunk
+  m.window_attn_skip_freq = 2;  // layers 0, 2, 4, ... windowed; 40 of 80
+  EXPECT_FALSE(window_mix_differs(m, testing::parallel_spec({.pp = 4, .global_batch = 4})));  // 20 a chunk
   ParallelSpec odd = testing::parallel_spec({.pp = 2, .global_batch = 2});
   odd.stage_layers = {41, 39};
-  try {
-    validate_parallel(m, odd);
-    ADD_FAILURE() << "an odd chunk was accepted";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "model.window_attn_skip_freq: every pipeline chunk must hold a multiple of 2 layers (the "
-                           "same mix of windowed and full layers), chunk 0 holds 41");
-  }
+  EXPECT_EQ(windowed_layers(m, 0, 41), 21);   // 0, 2, ..., 40
+  EXPECT_EQ(windowed_layers(m, 41, 39), 19);  // 42, ..., 78
+  EXPECT_TRUE(window_mix_differs(m, odd));
+  // Every layer windowed (no skip frequency), or a window as long as the sequence: one mix.
+  m.window_attn_skip_freq = 0;
+  EXPECT_FALSE(window_mix_differs(m, odd));
+  m.window_attn_skip_freq = 2;
+  m.window_size = m.seq_length;
+  EXPECT_FALSE(window_mix_differs(m, odd));
 }
 
 }  // namespace

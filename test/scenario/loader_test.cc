@@ -11,6 +11,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "model/attention_window.h"
+
 #include "model/stage_layout.h"
 #include "sim/scenario/loader.h"
 #include "test/scenario/scenario_test_util.h"
@@ -303,34 +305,34 @@ TEST(EmbeddedPresets, EveryShippedPresetIsEmbedded) {
   }
 }
 
-TEST(Loader, SlidingWindowFieldsLoadAndTheirChunkRuleIsLocated) {
+TEST(Loader, SlidingWindowFieldsLoadWhateverTheChunksMix) {
   const std::string windowed =
       "model: {num_layers: 4, hidden_size: 256, num_attention_heads: 8, num_kv_heads: 4, ffn_hidden_size: 1024, "
       "vocab_size: 1000, seq_length: 128, window_size: 16, window_attn_skip_freq: ";
   const LoadedScenario s = load(Lines{.model = windowed + "2}"}.text());
   EXPECT_EQ(s.model.window_size, 16);
   EXPECT_EQ(s.model.window_attn_skip_freq, 2);
-  // pp 2 puts 2 layers on each chunk: a frequency of 4 would mix them unevenly.
-  EXPECT_THAT(testing::errors_of(Lines{.model = windowed + "4}"}.text(), {}),
-              ::testing::ElementsAre("bad.yaml:1:181: model.window_attn_skip_freq: every pipeline chunk must hold a "
-                                     "multiple of 4 layers (the same mix of windowed and full layers); a chunk holds 2"));
+  EXPECT_FALSE(model::window_mix_differs(s.model, s.parallel));
+  // pp 2 puts 2 layers on each chunk: a frequency of 4 mixes them unevenly (layer 3 is the only
+  // full one), which the plan prices layer by layer (model/attention_window.h).
+  const LoadedScenario uneven = load(Lines{.model = windowed + "4}"}.text());
+  EXPECT_TRUE(model::window_mix_differs(uneven.model, uneven.parallel));
 }
 
-// The window check splits the layers as the model does: with account_for_embedding_in_pipeline_split
-// 8 layers + the embedding over pp 3 are 3 per chunk, the first one fewer: {2, 3, 3}. A frequency of
-// 2 mixes the 3-layer chunks unevenly (the even split 8 / 3 would have said 2 per chunk).
-TEST(Loader, SlidingWindowChunkRuleUsesTheModelsLayerSplit) {
+// The window mix is read off the layers as the model splits them: with
+// account_for_embedding_in_pipeline_split 8 layers + the embedding over pp 3 are 3 per chunk, the
+// first one fewer: {2, 3, 3}. A frequency of 2 mixes the 3-layer chunks unevenly.
+TEST(Loader, SlidingWindowMixUsesTheModelsLayerSplit) {
   const std::string windowed =
       "model: {num_layers: 8, hidden_size: 256, num_attention_heads: 8, num_kv_heads: 4, ffn_hidden_size: 1024, "
       "vocab_size: 1000, seq_length: 128, window_size: 16, window_attn_skip_freq: ";
   const std::string six_gpus = R"(topology: {gpus: 6, gpus_per_node: 6, intra_node: {bandwidth: "400 GB/s"}, inter_node: {bandwidth: "50 GB/s"}})";
-  const Lines refused{.model = windowed + "2}",
-                      .topology = six_gpus,
-                      .parallelism = "parallelism: {tp: 2, pp: 3, dp: 1, global_batch: 16, "
-                                     "account_for_embedding_in_pipeline_split: true}"};
-  EXPECT_THAT(testing::errors_of(refused.text(), {}),
-              ::testing::ElementsAre("bad.yaml:1:181: model.window_attn_skip_freq: every pipeline chunk must hold a "
-                                     "multiple of 2 layers (the same mix of windowed and full layers); a chunk holds 3"));
+  const LoadedScenario mixed = load(Lines{.model = windowed + "2}",
+                                          .topology = six_gpus,
+                                          .parallelism = "parallelism: {tp: 2, pp: 3, dp: 1, global_batch: 16, "
+                                                         "account_for_embedding_in_pipeline_split: true}"}
+                                        .text());
+  EXPECT_TRUE(model::window_mix_differs(mixed.model, mixed.parallel));
   // 6 layers + the embedding + the loss over pp 2: 4 per chunk, both ends one fewer: {3, 3}, which a
   // frequency of 3 splits into the same mix on both chunks.
   const std::string six_layers =
@@ -345,6 +347,7 @@ TEST(Loader, SlidingWindowChunkRuleUsesTheModelsLayerSplit) {
   ASSERT_EQ(chunks.size(), 2U);
   EXPECT_EQ(chunks[0].num_layers, 3);
   EXPECT_EQ(chunks[1].num_layers, 3);
+  EXPECT_FALSE(model::window_mix_differs(s.model, s.parallel));
 }
 
 }  // namespace
