@@ -43,8 +43,8 @@ FlopsPerToken model_flops_per_token(const ModelSpec& model) {
   const double s = model.seq_length;
   const double c_ffn = ffn_gemms(model.mlp);
   const double mtp = model.mtp_depth;
-  double dense_layers = model.is_moe() ? model.moe.first_k_dense_layers : model.num_layers;
-  double moe_layers = model.num_layers - dense_layers;
+  double moe_layers = model.num_moe_layers();
+  double dense_layers = model.num_layers - moe_layers;
   // MTP layers take the type of the last layer.
   if (model.is_moe_layer(model.num_layers - 1)) {
     moe_layers += mtp;

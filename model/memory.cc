@@ -84,8 +84,8 @@ MemoryReport report_with_chunks(const ModelSpec& model, const HardwareSpec& hw, 
                                 const MemoryOpTotals& totals, std::span<const RankOrder> orders) {
   const ShardGroups shards = hsdp_shard_groups(parallel, features);
   // Dense and MoE layers each cost the same wherever they sit: one op table each.
-  const LayerMemory dense = model.is_moe() && model.moe.first_k_dense_layers == 0
-                                ? LayerMemory{}
+  const bool has_dense = model.first_layer_of_type(false) >= 0;
+  const LayerMemory dense = !has_dense ? LayerMemory{}
                                 : layer_memory(totals.dense, totals.dense_weight_grad, features, memfine_chunks);
   const LayerMemory moe =
       model.is_moe() ? layer_memory(totals.moe, totals.moe_weight_grad, features, memfine_chunks) : LayerMemory{};
@@ -98,8 +98,7 @@ MemoryReport report_with_chunks(const ModelSpec& model, const HardwareSpec& hw, 
   // recompute_num_layers layers and rebuilds a whole group at once in the backward.
   FeatureSpec kept_features = features;
   kept_features.recompute = RecomputeKind::kNone;
-  const LayerMemory dense_kept = model.is_moe() && model.moe.first_k_dense_layers == 0
-                                     ? LayerMemory{}
+  const LayerMemory dense_kept = !has_dense ? LayerMemory{}
                                      : layer_memory(totals.dense, totals.dense_weight_grad, kept_features, memfine_chunks);
   const LayerMemory moe_kept =
       model.is_moe() ? layer_memory(totals.moe, totals.moe_weight_grad, kept_features, memfine_chunks) : LayerMemory{};
@@ -422,13 +421,14 @@ WeightGradInputs weight_grad_inputs(const LayerOps& ops) {
 MemoryOpTotals memory_op_totals(const ModelSpec& model, const ParallelSpec& parallel, const FeatureSpec& features) {
   MemoryOpTotals t;
   auto stored = [&](const LayerOps& ops) { return with_activation_storage(ops, model, parallel, features); };
-  if (!(model.is_moe() && model.moe.first_k_dense_layers == 0)) {
-    const LayerOps ops = stored(ops_for_layer(model, parallel, 0));
+  // One layer of each type the model has (dense and MoE layers may interleave: MoeSpec::layer_period).
+  if (const int dense = model.first_layer_of_type(false); dense >= 0) {
+    const LayerOps ops = stored(ops_for_layer(model, parallel, dense));
     t.dense = ops.totals();
     t.dense_weight_grad = weight_grad_inputs(ops);
   }
   if (model.is_moe()) {
-    const LayerOps ops = stored(ops_for_layer(model, parallel, model.num_layers - 1));
+    const LayerOps ops = stored(ops_for_layer(model, parallel, model.first_layer_of_type(true)));
     t.moe = ops.totals();
     t.moe_weight_grad = weight_grad_inputs(ops);
   }

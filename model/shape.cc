@@ -68,7 +68,11 @@ void validate_model(const ModelSpec& model) {
       }
     }
   }
-  const bool has_dense_layer = !model.is_moe() || model.moe.first_k_dense_layers > 0;
+  if (model.is_moe() && (model.moe.layer_period < 0 || model.moe.layer_period > MoeSpec::kMaxLayerPeriod)) {
+    throw std::invalid_argument("model.moe.layer_period must be in [0, " + std::to_string(MoeSpec::kMaxLayerPeriod) +
+                                "], got " + std::to_string(model.moe.layer_period));
+  }
+  const bool has_dense_layer = !model.is_moe() || model.first_layer_of_type(false) >= 0;
   if (has_dense_layer) require_positive(model.ffn_hidden_size, "model.ffn_hidden_size");
   if (model.is_moe()) {
     require_positive(model.moe.expert_ffn_hidden_size, "model.moe.expert_ffn_hidden_size");
@@ -83,6 +87,9 @@ void validate_model(const ModelSpec& model) {
     if (model.moe.first_k_dense_layers < 0 || model.moe.first_k_dense_layers > model.num_layers) {
       throw std::invalid_argument("model.moe.first_k_dense_layers must be in [0, num_layers], got " +
                                   std::to_string(model.moe.first_k_dense_layers));
+    }
+    if (model.moe.layer_period > 0 && model.first_layer_of_type(true) < 0) {
+      throw std::invalid_argument("model.moe.layer_pattern leaves no MoE layer past first_k_dense_layers");
     }
     if (!(model.moe.load_imbalance >= 1.0)) {
       throw std::invalid_argument("model.moe.load_imbalance must be >= 1, got " + std::to_string(model.moe.load_imbalance));

@@ -4,6 +4,7 @@
 // tests build them directly with designated initializers.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -100,6 +101,13 @@ struct MoeSpec {
   // drops the rest; 0 = dropless. --moe-pad-expert-input-to-capacity pads every expert to it.
   double expert_capacity_factor = 0;
   bool pad_expert_input_to_capacity = false;
+  // Which layers past first_k_dense_layers are MoE, as a pattern repeated over the layers
+  // (Megatron --moe-layer-freq as a list, HF interleave_moe_layer_step): layer l is MoE when bit
+  // l % layer_period of layer_mask is set; layer_period 0 = every layer (the default). Llama 4
+  // Maverick (a dense layer, then a MoE one): period 2, mask 0b10.
+  int layer_period = 0;
+  std::uint64_t layer_mask = 0;
+  static constexpr int kMaxLayerPeriod = 64;
 };
 
 struct ModelSpec {
@@ -132,7 +140,29 @@ struct ModelSpec {
   int window_attn_skip_freq = 0;
 
   [[nodiscard]] bool is_moe() const { return moe.num_experts > 0; }
-  [[nodiscard]] bool is_moe_layer(int layer) const { return is_moe() && layer >= moe.first_k_dense_layers; }
+  // Transformer layers with experts, and the first layer of each type (-1 when there is none).
+  [[nodiscard]] int num_moe_layers() const {
+    if (!is_moe()) return 0;
+    if (moe.layer_period <= 0) return std::max(0, num_layers - moe.first_k_dense_layers);
+    int n = 0;
+    for (int l = 0; l < num_layers; ++l) n += is_moe_layer(l) ? 1 : 0;
+    return n;
+  }
+  [[nodiscard]] int first_layer_of_type(bool moe_layer) const {
+    if (!is_moe() || moe.layer_period <= 0) {  // dense layers [0, k), MoE layers [k, L)
+      const int k = is_moe() ? moe.first_k_dense_layers : num_layers;
+      if (moe_layer) return k < num_layers ? k : -1;
+      return k > 0 && num_layers > 0 ? 0 : -1;
+    }
+    for (int l = 0; l < num_layers; ++l) {
+      if (is_moe_layer(l) == moe_layer) return l;
+    }
+    return -1;
+  }
+  [[nodiscard]] bool is_moe_layer(int layer) const {
+    return is_moe() && layer >= moe.first_k_dense_layers &&
+           (moe.layer_period <= 0 || ((moe.layer_mask >> (layer % moe.layer_period)) & 1U) != 0);
+  }
 };
 
 // Per-device compute and memory capability, plus the efficiencies that turn peak into attained.

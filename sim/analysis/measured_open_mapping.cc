@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <cstdint>
 #include <regex>
 #include <stdexcept>
 
@@ -301,17 +302,27 @@ std::optional<std::string> set_architecture(const OpenRun& run, model::ModelSpec
   }
   if (run.is_moe()) {
     if (!run.moe_topk || !run.moe_ffn_hidden) return "MoE row without moe_topk or moe_ffn_hidden";
-    // MoE layers interleaved with dense ones (Llama 4 Maverick: every other layer, HF
-    // interleave_moe_layer_step 2) are not in the schema, which places the dense layers first.
-    if (named({"maverick", "every other layer", "alternating dense", "interleave_moe_layer_step"})) {
-      return "MoE layers interleaved with dense layers (" + run.model + ") are not in the schema (dense layers come first)";
+    // MoE layers interleaved with dense ones: HF interleave_moe_layer_step n makes layers n-1,
+    // 2n-1, ... MoE (transformers' Llama 4: (i + 1) % n == 0), Llama 4 Maverick with n = 2 (its
+    // config.json), "every other layer" the same; the pattern n-1 dense layers, then a MoE one.
+    int interleave = 0;
+    static const std::regex kStep(R"(interleave_moe_layer_step\D{0,3}(\d+))");
+    std::smatch step;
+    if (std::regex_search(run.model, step, kStep)) {
+      interleave = small_count(step[1].str()).value_or(0);
+      if (interleave < 1 || interleave > model::MoeSpec::kMaxLayerPeriod) {
+        return "interleave_moe_layer_step " + step[1].str() + " outside 1-" +
+               std::to_string(model::MoeSpec::kMaxLayerPeriod);
+      }
+    } else if (named({"maverick", "every other layer", "alternating dense"})) {
+      interleave = 2;
     }
     // Dense layers before the first MoE layer where the model text states them; MLA models (DeepSeek-V3:
     // 3, Kimi K2: 1) always have some, so for them the text must say how many.
     const auto stated_dense = first_dense_layers(run.model);
     if (mla && !stated_dense) return "the number of dense layers before the MoE layers is not in the model text";
     const int dense = stated_dense.value_or(0);
-    if (dense > 0 && !run.ffn_hidden) return "dense layers without ffn_hidden";
+    if ((dense > 0 || interleave > 1) && !run.ffn_hidden) return "dense layers without ffn_hidden";
     m.moe = {.num_experts = *run.moe_experts,
              .top_k = *run.moe_topk,
              .expert_ffn_hidden_size = *run.moe_ffn_hidden,
@@ -321,6 +332,10 @@ std::optional<std::string> set_architecture(const OpenRun& run, model::ModelSpec
              // Every MoE source in the set forces balanced routing (capacity padding, fake balanced
              // gate, forced balance): the busiest EP rank holds the mean.
              .load_imbalance = 1.0};
+    if (interleave > 1) {
+      m.moe.layer_period = interleave;
+      m.moe.layer_mask = std::uint64_t{1} << (interleave - 1);
+    }
     // NeMo AutoModel's "fake balanced gate" (FakeBalancedGate, nemo_automodel/components/moe/
     // layers.py: indices = arange(tokens * k).view(-1, k) % n_experts) gives each token k
     // consecutive experts, on one or two GPUs of one node, so its DeepEP traffic is a fraction of

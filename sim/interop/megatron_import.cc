@@ -3,6 +3,7 @@
 // megatron_import_features.cc; the class is in megatron_importer.h).
 #include "sim/interop/megatron_import.h"
 
+#include <algorithm>
 #include <regex>
 #include <sstream>
 
@@ -205,12 +206,39 @@ void Importer::moe() {
     std::smatch m;
     if (f == "1") {
       // every layer is MoE: the schema's default
+    } else if (std::regex_match(f, m, std::regex(R"(\d+)"))) {
+      // An integer N: layer i is MoE when i % N == 0 (Megatron's moe_layer_freq), the pattern
+      // 1 then N - 1 zeros.
+      const int n = std::stoi(f);
+      if (n < 1 || n > 64) {
+        unsupported_value("--moe-layer-freq", "a period of " + f + " layers (the schema repeats at most 64)");
+      } else {
+        std::string pattern = "[1";
+        for (int i = 1; i < n; ++i) pattern += ", 0";
+        set("model", "moe.layer_pattern", pattern + "]", from("--moe-layer-freq") + " (layer i is MoE when i % " + f + " == 0)");
+      }
     } else if (std::regex_match(f, m, std::regex(R"(\(?\[0\]\s*\*\s*(\d+)\s*\+\s*\[1\]\s*\*\s*(\d+)\)?)"))) {
       const int dense = std::stoi(m[1]);
       if (dense + std::stoi(m[2]) != layers_) bad("--moe-layer-freq", "pattern covers " + std::to_string(dense + std::stoi(m[2])) + " layers, --num-layers is " + std::to_string(layers_));
       set("model", "moe.first_k_dense_layers", std::to_string(dense), from("--moe-layer-freq"));
+    } else if (std::regex_match(f, m, std::regex(R"(\(?\[([01](?:\s*,\s*[01])*)\]\s*\*\s*(\d+)\)?)"))) {
+      // A repeated list, '([0,1]*24)': the list is the pattern.
+      std::string entries = m[1];
+      entries.erase(std::remove_if(entries.begin(), entries.end(), [](char c) { return c == ' ' || c == '\t'; }),
+                    entries.end());
+      const int period = static_cast<int>((entries.size() + 1) / 2);
+      const int covered = period * std::stoi(m[2]);
+      if (covered != layers_) {
+        bad("--moe-layer-freq", "pattern covers " + std::to_string(covered) + " layers, --num-layers is " + std::to_string(layers_));
+      } else if (period > 64) {
+        unsupported_value("--moe-layer-freq", "a pattern of " + std::to_string(period) + " layers (the schema repeats at most 64)");
+      } else {
+        std::string pattern = "[";
+        for (std::size_t i = 0; i < entries.size(); i += 2) pattern += (i > 0 ? ", " : "") + entries.substr(i, 1);
+        set("model", "moe.layer_pattern", pattern + "]", from("--moe-layer-freq"));
+      }
     } else {
-      unsupported_value("--moe-layer-freq", "only all-MoE or '[0]*k+[1]*n' (first k dense) is expressible");
+      unsupported_value("--moe-layer-freq", "only an integer period, '[0]*k+[1]*n' (first k dense) or a repeated 0/1 list is expressible");
     }
   }
   if (has("--moe-token-dispatcher-type")) {

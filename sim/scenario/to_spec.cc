@@ -193,6 +193,11 @@ model::ModelSpec to_model_spec(const proto::Model& m) {
                 .router_group_topk = e.router_group_topk(),
                 .expert_capacity_factor = e.has_expert_capacity_factor() ? e.expert_capacity_factor() : 0.0,
                 .pad_expert_input_to_capacity = e.pad_expert_input_to_capacity()};
+    const int period = e.layer_pattern_size();
+    spec.moe.layer_period = period;
+    for (int l = 0; l < period; ++l) {
+      if (e.layer_pattern(l) == 1) spec.moe.layer_mask |= std::uint64_t{1} << l;
+    }
   }
   return spec;
 }

@@ -101,7 +101,9 @@ class Validator {
     }
     const proto::Model& m = s_.model();
     const std::string p = "model";
-    const bool all_moe = m.has_moe() && m.moe().first_k_dense_layers() == 0;
+    const auto& pattern = m.moe().layer_pattern();
+    const bool all_moe = m.has_moe() && m.moe().first_k_dense_layers() == 0 &&
+                         std::all_of(pattern.begin(), pattern.end(), [](std::int32_t v) { return v == 1; });
     for (std::string_view name : {"num_layers", "hidden_size", "num_attention_heads"}) require(m, p, name);
     if (!all_moe) require(m, p, "ffn_hidden_size", "required for dense layers");
     require(m, p, "vocab_size");
@@ -172,10 +174,25 @@ class Validator {
       fail(q + ".first_k_dense_layers", num(std::int64_t{e.first_k_dense_layers()}) +
                                             " leaves no MoE layer in num_layers = " + num(std::int64_t{m.num_layers()}));
     }
+    check_layer_pattern(e, m.has_num_layers() ? m.num_layers() : 0, q);
     at_least_one(e.load_imbalance(), q + ".load_imbalance");
     positive(true, e.dispatch_bytes_per_element(), q + ".dispatch_bytes_per_element");
     positive(true, e.combine_bytes_per_element(), q + ".combine_bytes_per_element");
     check_moe_routing(e, q);
+  }
+
+  // MoE layer pattern (entries 0 or 1: the field's limits): at least one MoE layer past the dense
+  // ones.
+  void check_layer_pattern(const proto::MoeConfig& e, std::int64_t layers, const std::string& q) {
+    const auto& pattern = e.layer_pattern();
+    if (pattern.empty()) return;
+    bool any_moe = false;
+    for (std::int64_t l = e.first_k_dense_layers(); l < layers && !any_moe; ++l) {
+      any_moe = pattern[static_cast<int>(l % pattern.size())] == 1;
+    }
+    if (layers >= 1 && e.first_k_dense_layers() < layers && !any_moe) {
+      fail(q + ".layer_pattern", "makes no layer MoE (every entry a layer past first_k_dense_layers takes is 0)");
+    }
   }
 
   // Node-limited routing and capacity (model/moe_dispatch.h has the model's own copy of the rules).

@@ -11,14 +11,15 @@ namespace {
 
 constexpr std::array<std::string_view, 66> kRules = {
     "model: num_layers, hidden_size, num_attention_heads, vocab_size and seq_length are required and >= 1; "
-    "ffn_hidden_size is required unless every layer is MoE (moe given and first_k_dense_layers = 0)",
+    "ffn_hidden_size is required unless every layer is MoE (moe given, first_k_dense_layers = 0, layer_pattern all 1)",
     "model: num_kv_heads (if given) divides num_attention_heads",
     "model: without head_dim, hidden_size is a multiple of num_attention_heads",
     "model: attention mha needs num_kv_heads = num_attention_heads; mqa needs num_kv_heads = 1",
     "model: mla is given if and only if attention is mla (attention absent counts as mla when mla is given)",
     "model.mla: kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim and v_head_dim are required and >= 1",
     "model.moe: num_experts, top_k and expert_ffn_hidden_size are required and >= 1; top_k <= num_experts",
-    "model.moe: first_k_dense_layers < num_layers; load_imbalance >= 1; bytes per element > 0",
+    "model.moe: first_k_dense_layers < num_layers; load_imbalance >= 1; bytes per element > 0; layer_pattern entries "
+    "are 0 or 1 and leave at least one MoE layer",
     "model.moe: router_num_groups divides num_experts; 1 <= router_group_topk <= router_num_groups, top_k and the "
     "nodes one EP group spans; expert_capacity_factor > 0; pad_expert_input_to_capacity needs it and not flex",
     "model: attention_dropout in [0, 1)",

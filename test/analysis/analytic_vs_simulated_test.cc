@@ -91,6 +91,13 @@ std::vector<GridCase> exact_cases() {
     cases.push_back(GridCase{.pp = 2, .optimizations = std::string("{ ") + kGpuAdam + " }", .parallel_extra = layers,
                              .model_extra = ", window_size: 128, window_attn_skip_freq: 2"});
   }
+  // MoE layers interleaved with dense ones (moe.layer_pattern [0, 1]: layers 1 and 3 MoE), on
+  // even and uneven stages.
+  for (const char* layers : {"", ", stage_layers: [3, 1]"}) {
+    cases.push_back(GridCase{.model = "tiny-moe", .pp = 2, .dp = 2, .optimizations = std::string("{ ") + kGpuAdam + " }",
+                             .parallel_extra = std::string(", ep: 2") + layers,
+                             .model_extra = ", moe: { layer_pattern: [0, 1] }"});
+  }
   // MoE with experts over EP 2 (dense first layer, MoE after it); rank 0's DP + update is the
   // largest here (dense FFN of 3·256·688 weights > 4 local experts + shared expert), so no tail.
   for (int pp : {1, 2, 4}) {

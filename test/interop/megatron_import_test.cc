@@ -139,6 +139,28 @@ TEST(MegatronImport, Mixtral8x7bMoeWithVirtualStagesAndFullRecompute) {
   EXPECT_FALSE(listed(r.unsupported, "--moe-token-dispatcher-type", "alltoall"));  // the modelled dispatcher
 }
 
+TEST(MegatronImport, InterleavedMoeLayersBecomeALayerPattern) {
+  // Mixtral's 32 layers with Megatron's --moe-layer-freq in its three written forms.
+  auto pattern_of = [](const std::string& freq) {
+    const MegatronImport r = import_megatron(data("mixtral_8x7b.txt") + "--moe-layer-freq " + freq + "\n", h100(64));
+    const scenario::LoadedScenario s = scenario::load_scenario_from_string(r.yaml, "mixtral.yaml");
+    EXPECT_FALSE(listed(r.unsupported, "--moe-layer-freq")) << freq;
+    const auto& p = s.proto.model().moe().layer_pattern();
+    return std::vector<int>(p.begin(), p.end());
+  };
+  // An integer N: layer i is MoE when i % N == 0.
+  EXPECT_EQ(pattern_of("2"), (std::vector<int>{1, 0}));
+  EXPECT_EQ(pattern_of("4"), (std::vector<int>{1, 0, 0, 0}));
+  // A repeated list (Llama 4 Maverick's dense-then-MoE alternation).
+  EXPECT_EQ(pattern_of("'([0,1]*16)'"), (std::vector<int>{0, 1}));
+  EXPECT_EQ(pattern_of("'([0,0,1,1]*8)'"), (std::vector<int>{0, 0, 1, 1}));
+  // A list that does not cover the layers is refused on its line.
+  const std::string script = data("mixtral_8x7b.txt");
+  const auto line = std::to_string(std::count(script.begin(), script.end(), '\n') + 1);
+  EXPECT_EQ(import_error(script + "--moe-layer-freq '([0,1]*15)'\n", h100(64)),
+            "args.sh:" + line + ":1: --moe-layer-freq: pattern covers 30 layers, --num-layers is 32");
+}
+
 TEST(MegatronImport, DeepSeekV3MlaSharedExpertsDenseFirstLayersAndMtp) {
   MegatronImportOptions o = h100(16);
   o.hardware_preset = "h800";

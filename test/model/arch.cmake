@@ -19,6 +19,7 @@ mofasim_add_test(model_arch_test
     ${CMAKE_CURRENT_SOURCE_DIR}/recompute_modules_test.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/activation_storage_test.cc
     ${CMAKE_CURRENT_SOURCE_DIR}/attention_window_test.cc
+    ${CMAKE_CURRENT_SOURCE_DIR}/moe_layer_pattern_test.cc
   DEPS mofasim::model)
 mofasim_add_benchmark(model_arch_bench
   SRCS ${CMAKE_CURRENT_SOURCE_DIR}/model_arch_bench.cc

@@ -186,6 +186,14 @@ std::vector<BadCase> cases() {
        {"bad.yaml:4:40: parallelism.ep: 2 needs a MoE model (model.moe)"}},
       {"TopKAtMostExperts", Lines{.model = model("preset: test-moe, moe: {top_k: 9}")}.text(), {},
        {"bad.yaml:1:40: model.moe.top_k: 9 exceeds num_experts = 8"}},
+      {"MoeLayerPatternEntriesAreZeroOrOne", Lines{.model = model("preset: test-moe, moe: {layer_pattern: [0, 2]}")}.text(),
+       {},
+       {"bad.yaml:1:52: model.moe.layer_pattern[1]: must be at most 1 (entries are 0 (dense FFN) or 1 (MoE); a "
+        "pattern covers at most 64 layers before it repeats), got 2"}},
+      {"MoeLayerPatternNeedsAMoeLayer", Lines{.model = model("preset: test-moe, moe: {layer_pattern: [0, 0]}")}.text(),
+       {},
+       {"bad.yaml:1:48: model.moe.layer_pattern: makes no layer MoE (every entry a layer past first_k_dense_layers "
+        "takes is 0)"}},
       {"GlobalBatchMultipleOfMicroBatchTimesDp",
        Lines{.parallelism = parallelism("tp: 2, pp: 2, dp: 2, global_batch: 15")}.text(), {},
        {"bad.yaml:4:50: parallelism.global_batch: 15 is not a multiple of micro_batch*dp = 1*2 = 2"}},

@@ -229,6 +229,21 @@ TEST(OpenMapping, GptAndDeepSeekRowsGetTheirArchitecture) {
                                          {"kv_heads", ""}, {"moe_experts", "256"}, {"moe_topk", "8"},
                                          {"moe_ffn_hidden", "2048"}, {"shared_experts", "1"}}));
   EXPECT_EQ(spec_of(k3).model.moe.first_k_dense_layers, 3);
+  // Llama 4 Maverick (HF interleave_moe_layer_step 2): a dense layer, then a MoE one.
+  const MeasuredCase maverick = spec_of(map_open_run(open_row(
+      {{"model", "Llama4-Maverick"}, {"layers", "48"}, {"hidden", "5120"}, {"heads", "40"}, {"kv_heads", "8"},
+       {"ffn_hidden", "16384"}, {"moe_experts", "128"}, {"moe_topk", "1"}, {"moe_ffn_hidden", "8192"},
+       {"shared_experts", "1"}, {"ep", "8"}})));
+  EXPECT_FALSE(maverick.model.is_moe_layer(0));
+  EXPECT_TRUE(maverick.model.is_moe_layer(1));
+  EXPECT_EQ(maverick.model.num_moe_layers(), 24);
+  const MeasuredCase every_fourth = spec_of(map_open_run(open_row(
+      {{"model", "Llama4 variant (interleave_moe_layer_step 4)"}, {"layers", "48"}, {"hidden", "5120"}, {"heads", "40"},
+       {"kv_heads", "8"}, {"ffn_hidden", "16384"}, {"moe_experts", "128"}, {"moe_topk", "1"},
+       {"moe_ffn_hidden", "8192"}, {"ep", "8"}})));
+  EXPECT_TRUE(every_fourth.model.is_moe_layer(3));  // transformers: (i + 1) % 4 == 0
+  EXPECT_FALSE(every_fourth.model.is_moe_layer(4));
+  EXPECT_EQ(every_fourth.model.num_moe_layers(), 12);
 }
 
 TEST(OpenMapping, AutoModelPipelineRowsRunOneFlushPerLocalBatch) {
@@ -339,8 +354,12 @@ TEST(OpenMapping, RowsTheSchemaCannotExpressAreListedWithEveryReason) {
   EXPECT_EQ(one_reason({{"model", "Mamba-2.8B"}}),
             "model family of 'Mamba-2.8B' not recognised (GPT-2/3, OPT, GPT-NeoX, Nemotron-4, Llama, Mistral, Qwen, DeepSeek, ...)");
   EXPECT_EQ(one_reason({{"model", "BLOOM-176B"}}), "ALiBi position biases (BLOOM-176B) are not in the schema");
-  EXPECT_EQ(one_reason({{"model", "Llama4-Maverick-400B"}, {"moe_experts", "128"}, {"moe_topk", "1"}, {"moe_ffn_hidden", "8192"}}),
-            "MoE layers interleaved with dense layers (Llama4-Maverick-400B) are not in the schema (dense layers come first)");
+  EXPECT_EQ(one_reason({{"model", "Llama4-Maverick-400B"}, {"moe_experts", "128"}, {"moe_topk", "1"},
+                        {"moe_ffn_hidden", "8192"}, {"ffn_hidden", ""}}),
+            "dense layers without ffn_hidden");
+  EXPECT_EQ(one_reason({{"model", "Llama4 variant (interleave_moe_layer_step 99)"}, {"moe_experts", "8"}, {"moe_topk", "1"},
+                        {"moe_ffn_hidden", "8192"}}),
+            "interleave_moe_layer_step 99 outside 1-64");
   EXPECT_EQ(one_reason({{"model", "gpt-oss-20b (sliding-window attention, size unstated)"}}),
             "gpt-oss row without its window size");
   EXPECT_EQ(one_reason({{"measured_quantity", "mfu"}}),
