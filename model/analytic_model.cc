@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -83,21 +84,18 @@ struct LayerTypeTimes {
 
 // Every block type's pass times and the EP-overlap credit of one MoE F&B pair.
 struct BlockTimes {
-  LayerTime dense;
-  LayerTime moe;
-  LayerTime dense_kept;
-  LayerTime moe_kept;
+  LayerTypeTimes layers;  // at the model's mean attention span
   LayerTime emb;
   LayerTime head;  // with the MTP modules
-  double moe_pair_delta = 0;
-  // RankPlan::window_mixed: the layer types per attention span (RankPlan::kFullSpan, kWindowSpan).
-  std::array<LayerTypeTimes, 2> span{};
+  // RankPlan::window_mixed: the layer types per attention span (RankPlan::kFullSpan, kWindowSpan);
+  // empty otherwise (nothing to fill on the tuner's path).
+  std::optional<std::array<LayerTypeTimes, 2>> span;
 };
 
 // MoFa(7) MoFa(8) of a dense and a MoE block, and MoFa(22)'s credit for one steady MoE F&B pair.
-LayerTypeTimes time_layer_types(const PlanBlock& dense, const PlanBlock& moe, const LayerRates& x, ScheduleKind kind) {
+void time_layer_types(const PlanBlock& dense, const PlanBlock& moe, const LayerRates& x, ScheduleKind kind,
+                      LayerTypeTimes& lt) {
   const FeatureSpec& f = x.f;
-  LayerTypeTimes lt;
   lt.dense = dense.present ? time_block(dense, x, true) : LayerTime{};
   lt.moe = moe.present ? time_block(moe, x, true) : LayerTime{};
   if (f.recompute == RecomputeKind::kFull) {
@@ -140,26 +138,21 @@ LayerTypeTimes time_layer_types(const PlanBlock& dense, const PlanBlock& moe, co
                                               f.ep_overlap.alpha, f.ep_overlap.beta);
     lt.moe_pair_delta = pair - (fb.total() + bb.total());
   }
-  return lt;
 }
 
 // MoFa(7) MoFa(8) of every block type, and MoFa(22)'s credit for one steady MoE F&B pair.
 BlockTimes time_blocks(const RankPlan& plan, const ModelSpec& model, const LayerRates& x, ScheduleKind kind) {
   BlockTimes bt;
-  const LayerTypeTimes mean = time_layer_types(plan.dense, plan.moe, x, kind);
-  bt.dense = mean.dense;
-  bt.moe = mean.moe;
-  bt.dense_kept = mean.dense_kept;
-  bt.moe_kept = mean.moe_kept;
-  bt.moe_pair_delta = mean.moe_pair_delta;
+  time_layer_types(plan.dense, plan.moe, x, kind, bt.layers);
   if (plan.window_mixed) {
-    for (std::size_t i = 0; i < 2; ++i) bt.span[i] = time_layer_types(plan.dense_span[i], plan.moe_span[i], x, kind);
+    bt.span.emplace();
+    for (std::size_t i = 0; i < 2; ++i) time_layer_types(plan.spans->dense[i], plan.spans->moe[i], x, kind, (*bt.span)[i]);
   }
   bt.emb = time_block(plan.embedding, x, false);
   bt.head = time_block(plan.head, x, false);
   if (model.mtp_depth > 0) {
     // Each MTP module: a layer of the last layer's type, its eh projection and its own head.
-    LayerTime mtp = model.is_moe_layer(model.num_layers - 1) ? bt.moe : bt.dense;
+    LayerTime mtp = model.is_moe_layer(model.num_layers - 1) ? bt.layers.moe : bt.layers.dense;
     mtp += time_block(plan.mtp_projection, x, false);
     mtp += time_block(plan.head, x, false);
     bt.head += scaled(model.mtp_depth, mtp);
@@ -170,9 +163,8 @@ BlockTimes time_blocks(const RankPlan& plan, const ModelSpec& model, const Layer
 // Whether two chunks hold the same blocks, all that chunk_time reads of a chunk.
 bool same_work(const PlanChunk& a, const PlanChunk& b) {
   return a.dense_layers == b.dense_layers && a.moe_layers == b.moe_layers && a.dense_kept == b.dense_kept &&
-         a.moe_kept == b.moe_kept && a.dense_windowed == b.dense_windowed && a.moe_windowed == b.moe_windowed &&
-         a.dense_kept_windowed == b.dense_kept_windowed && a.moe_kept_windowed == b.moe_kept_windowed &&
-         a.embedding == b.embedding && a.head == b.head;
+         a.moe_kept == b.moe_kept && a.windowed_key == b.windowed_key && a.embedding == b.embedding &&
+         a.head == b.head;
 }
 
 // Whether two chunks' passes send the same (the head's chunk sends no forward, the embedding's no backward).
@@ -187,7 +179,7 @@ struct SpanLayers {
   int moe_kept = 0;
 };
 
-void add_layers(const SpanLayers& n, const LayerTypeTimes& lt, double pair_share, ChunkTime& ct) {
+[[gnu::always_inline]] inline void add_layers(const SpanLayers& n, const LayerTypeTimes& lt, double pair_share, ChunkTime& ct) {
   if (n.dense > n.dense_kept) ct.t += scaled(n.dense - n.dense_kept, lt.dense);
   if (n.moe > n.moe_kept) ct.t += scaled(n.moe - n.moe_kept, lt.moe);
   if (n.dense_kept > 0) ct.t += scaled(n.dense_kept, lt.dense_kept);
@@ -195,18 +187,17 @@ void add_layers(const SpanLayers& n, const LayerTypeTimes& lt, double pair_share
   ct.ep_delta += n.moe * lt.moe_pair_delta * pair_share;  // MoFa(22) on the overlapped pairs only
 }
 
-ChunkTime chunk_time(const PlanChunk& c, double pair_share, const BlockTimes& bt, bool window_mixed, double t_pp,
-                     int p, const FeatureSpec& f) {
+ChunkTime chunk_time(const PlanChunk& c, double pair_share, const BlockTimes& bt, double t_pp, int p,
+                     const FeatureSpec& f) {
   ChunkTime ct;
-  if (window_mixed) {
+  if (bt.span) {
     const SpanLayers windowed{c.dense_windowed, c.moe_windowed, c.dense_kept_windowed, c.moe_kept_windowed};
     const SpanLayers full{c.dense_layers - windowed.dense, c.moe_layers - windowed.moe,
                           c.dense_kept - windowed.dense_kept, c.moe_kept - windowed.moe_kept};
-    add_layers(full, bt.span[RankPlan::kFullSpan], pair_share, ct);
-    add_layers(windowed, bt.span[RankPlan::kWindowSpan], pair_share, ct);
+    add_layers(full, (*bt.span)[RankPlan::kFullSpan], pair_share, ct);
+    add_layers(windowed, (*bt.span)[RankPlan::kWindowSpan], pair_share, ct);
   } else {
-    add_layers({c.dense_layers, c.moe_layers, c.dense_kept, c.moe_kept},
-               LayerTypeTimes{bt.dense, bt.moe, bt.dense_kept, bt.moe_kept, bt.moe_pair_delta}, pair_share, ct);
+    add_layers({c.dense_layers, c.moe_layers, c.dense_kept, c.moe_kept}, bt.layers, pair_share, ct);
   }
   if (c.embedding) ct.t += bt.emb;
   if (c.head) ct.t += bt.head;
@@ -423,15 +414,16 @@ void optimizer_term(const RankPlan& plan, const ModelSpec& model, const BlockTim
         BucketedDpReplay replay(bwd, f.dp_overlap.alpha, f.dp_overlap.beta);
         DpBlockBackward backward{.head = blocks.head.backward().total(),
                                  .embedding = blocks.emb.backward().total(),
-                                 .dense = blocks.dense.backward().total(),
-                                 .moe = blocks.moe.backward().total(),
-                                 .dense_kept = blocks.dense_kept.backward().total(),
-                                 .moe_kept = blocks.moe_kept.backward().total()};
-        for (std::size_t i = 0; plan.window_mixed && i < 2; ++i) {
-          backward.dense_span[i] = blocks.span[i].dense.backward().total();
-          backward.moe_span[i] = blocks.span[i].moe.backward().total();
-          backward.dense_kept_span[i] = blocks.span[i].dense_kept.backward().total();
-          backward.moe_kept_span[i] = blocks.span[i].moe_kept.backward().total();
+                                 .dense = blocks.layers.dense.backward().total(),
+                                 .moe = blocks.layers.moe.backward().total(),
+                                 .dense_kept = blocks.layers.dense_kept.backward().total(),
+                                 .moe_kept = blocks.layers.moe_kept.backward().total()};
+        for (std::size_t i = 0; blocks.span && i < 2; ++i) {
+          const LayerTypeTimes& span = (*blocks.span)[i];
+          backward.dense_span[i] = span.dense.backward().total();
+          backward.moe_span[i] = span.moe.backward().total();
+          backward.dense_kept_span[i] = span.dense_kept.backward().total();
+          backward.moe_kept_span[i] = span.moe_kept.backward().total();
         }
         dp_buckets(plan, model, f, backward, r, x.inv_mub, replay);
         exposed = replay.finish() - bwd + params;
@@ -542,7 +534,7 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
       } else if (r > 0 && alike(i - v_, r - 1)) {
         chunk_times[i] = chunk_times[i - v_];
       } else {
-        chunk_times[i] = chunk_time(chunk, share, blocks, plan_.window_mixed, t_pp, p_, f);
+        chunk_times[i] = chunk_time(chunk, share, blocks, t_pp, p_, f);
       }
     }
   }
@@ -585,7 +577,7 @@ StepTiming AnalyticModel::time_step(const RateKnobs& knobs) const {
 
   // End of each rank's last pass, from the step's start: where its DP reduction and update begin.
   StageBuffer last_end(p_);
-  pipeline_term(plan_, k, f, chunk_times, t_pp, blocks.moe_pair_delta,
+  pipeline_term(plan_, k, f, chunk_times, t_pp, blocks.layers.moe_pair_delta,
                 {.rank = busiest, .busy = busiest_busy, .sum = rank_sum, .pair = rank_pair}, out, last_end);
   optimizer_term(plan_, input_.model, blocks, chunk_times, last_end, x, out);
   bd.dp_exposed += mb_per_chunk * (rank_sum.f.dp + rank_b.dp);  // ZeRO-3's per-layer gathers

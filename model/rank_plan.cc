@@ -106,7 +106,7 @@ void count_broadcast_owners(const RankPlan& plan, const ModelSpec& model, const 
 const PlanBlock& RankPlan::layer_work_block(const ModelSpec& model, int layer) const {
   if (!window_mixed) return layer_block(model, layer);
   const int span = is_window_layer(model, layer) ? kWindowSpan : kFullSpan;
-  return (model.is_moe_layer(layer) ? moe_span : dense_span)[static_cast<std::size_t>(span)];
+  return (model.is_moe_layer(layer) ? spans->moe : spans->dense)[static_cast<std::size_t>(span)];
 }
 
 RankPlan build_rank_plan(const RankPlanInput& in) {
@@ -175,9 +175,10 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
   // Chunks of another window mix than the model's: each block type once more per attention span,
   // from a layer of that type and span (attention_window.h).
   plan.window_mixed = window_mix_differs(model, par);
+  if (plan.window_mixed) plan.spans.emplace();
   for (int l = 0; plan.window_mixed && l < model.num_layers; ++l) {
     const int span = is_window_layer(model, l) ? RankPlan::kWindowSpan : RankPlan::kFullSpan;
-    PlanBlock& b = (model.is_moe_layer(l) ? plan.moe_span : plan.dense_span)[static_cast<std::size_t>(span)];
+    PlanBlock& b = (model.is_moe_layer(l) ? plan.spans->moe : plan.spans->dense)[static_cast<std::size_t>(span)];
     if (b.present) continue;
     const PlanBlock& mean = model.is_moe_layer(l) ? plan.moe : plan.dense;
     b.ops = with_activation_storage(ops_for_layer(model, *layer_par, l, AttentionSpan::kLayer), model, par, feat);
@@ -238,6 +239,9 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
     }
     c.embedding = cl.chunk == 0;
     c.head = cl.chunk == last_chunk;
+    c.windowed_key = static_cast<std::uint64_t>(c.dense_windowed) | static_cast<std::uint64_t>(c.moe_windowed) << 16 |
+                     static_cast<std::uint64_t>(c.dense_kept_windowed) << 32 |
+                     static_cast<std::uint64_t>(c.moe_kept_windowed) << 48;
   };
   plan.chunks.resize(static_cast<std::size_t>(p * v));
   for (int r = 0; r < p; ++r) {

@@ -16,6 +16,8 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "model/memory.h"
@@ -83,6 +85,8 @@ struct PlanChunk {
   int moe_kept_windowed = 0;
   bool embedding = false;  // chunk 0
   bool head = false;       // the last chunk: head + loss (and the MTP modules)
+  // The four windowed counts in one number (16 bits each), for comparing chunks at one compare.
+  std::uint64_t windowed_key = 0;
 };
 
 // Megatron DDP's gradient buckets: the gradients of whole blocks (a transformer layer, the
@@ -181,11 +185,15 @@ struct RankPlan {
   // then cost each layer by its own span (the chunks count their windowed layers). `dense` and
   // `moe` keep the model's mean span for everything a layer's span does not change (parameters,
   // memory, the MTP modules).
+  // Held in an optional: a PlanBlock is large, and the tuner's path builds a plan per candidate.
   bool window_mixed = false;
   static constexpr int kFullSpan = 0;
   static constexpr int kWindowSpan = 1;
-  std::array<PlanBlock, 2> dense_span;
-  std::array<PlanBlock, 2> moe_span;
+  struct SpanBlocks {
+    std::array<PlanBlock, 2> dense;
+    std::array<PlanBlock, 2> moe;
+  };
+  std::optional<SpanBlocks> spans;  // present exactly when window_mixed
   double pp_bytes = 0;       // activation (and gradient) sent per micro-batch across a stage boundary
   CommCost pp_hop;           // priced: the slowest boundary between consecutive virtual stages
   std::vector<PlanChunk> chunks;    // [rank * v + local chunk]

@@ -194,8 +194,8 @@ StepPlan plan_from_model(const PlanInput& input) {
   std::array<std::optional<LayerPlan>, 2> dense_span;
   std::array<std::optional<LayerPlan>, 2> moe_span;
   for (std::size_t i = 0; rp.window_mixed && i < 2; ++i) {
-    if (rp.dense_span[i].present) dense_span[i] = layer(rp.dense_span[i], grad_b, hw, f);
-    if (rp.moe_span[i].present) moe_span[i] = layer(rp.moe_span[i], grad_b, hw, f);
+    if (rp.spans->dense[i].present) dense_span[i] = layer(rp.spans->dense[i], grad_b, hw, f);
+    if (rp.spans->moe[i].present) moe_span[i] = layer(rp.spans->moe[i], grad_b, hw, f);
   }
   plan.layers.reserve(static_cast<std::size_t>(m.num_layers));
   for (int l = 0; l < m.num_layers; ++l) {

@@ -116,18 +116,19 @@ TEST(RankPlan, ChunksOfAnotherWindowMixPriceEachLayersSpan) {
   par.stage_layers = {41, 39};
   const RankPlan plan = plan_of(m, par);
   ASSERT_TRUE(plan.window_mixed);
+  ASSERT_TRUE(plan.spans.has_value());
   EXPECT_EQ(plan.chunk(0, 0).dense_windowed, 21);
   EXPECT_EQ(plan.chunk(1, 0).dense_windowed, 19);
   const double ratio = window_pair_ratio(4096, 128);
-  const OpCost& full = test::find_op(plan.dense_span[RankPlan::kFullSpan].ops, OpKind::kAttentionMap);
-  const OpCost& windowed = test::find_op(plan.dense_span[RankPlan::kWindowSpan].ops, OpKind::kAttentionMap);
+  const OpCost& full = test::find_op(plan.spans->dense[RankPlan::kFullSpan].ops, OpKind::kAttentionMap);
+  const OpCost& windowed = test::find_op(plan.spans->dense[RankPlan::kWindowSpan].ops, OpKind::kAttentionMap);
   const OpCost& mean = test::find_op(plan.dense.ops, OpKind::kAttentionMap);
   // Causal QK^T over 4096 keys, 64 heads of 128: 4096 x 4096 x 128 x 64 forward, x the span's share.
   EXPECT_DOUBLE_EQ(full.forward.flops, 4096.0 * 4096 * 128 * 64);
   EXPECT_DOUBLE_EQ(windowed.forward.flops, full.forward.flops * ratio);
   EXPECT_DOUBLE_EQ(mean.forward.flops, full.forward.flops * (1 + ratio) / 2);
   // Same parameters as the mean block (the span changes attention work only).
-  EXPECT_EQ(plan.dense_span[RankPlan::kWindowSpan].dense_params, plan.dense.dense_params);
+  EXPECT_EQ(plan.spans->dense[RankPlan::kWindowSpan].dense_params, plan.dense.dense_params);
   // The uniform split holds the model's mix: one table, no spans.
   par.stage_layers.clear();
   EXPECT_FALSE(plan_of(m, par).window_mixed);
