@@ -175,10 +175,10 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
   // Chunks of another window mix than the model's: each block type once more per attention span,
   // from a layer of that type and span (attention_window.h).
   plan.window_mixed = window_mix_differs(model, par);
-  if (plan.window_mixed) plan.spans.emplace();
-  for (int l = 0; plan.window_mixed && l < model.num_layers; ++l) {
+  auto spans = plan.window_mixed ? std::make_shared<RankPlan::SpanBlocks>() : nullptr;
+  for (int l = 0; spans && l < model.num_layers; ++l) {
     const int span = is_window_layer(model, l) ? RankPlan::kWindowSpan : RankPlan::kFullSpan;
-    PlanBlock& b = (model.is_moe_layer(l) ? plan.spans->moe : plan.spans->dense)[static_cast<std::size_t>(span)];
+    PlanBlock& b = (model.is_moe_layer(l) ? spans->moe : spans->dense)[static_cast<std::size_t>(span)];
     if (b.present) continue;
     const PlanBlock& mean = model.is_moe_layer(l) ? plan.moe : plan.dense;
     b.ops = with_activation_storage(ops_for_layer(model, *layer_par, l, AttentionSpan::kLayer), model, par, feat);
@@ -186,6 +186,7 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
     b.expert_params = mean.expert_params;
     finish_block(b);
   }
+  plan.spans = std::move(spans);
   // Embedding and head parameters join the dense DP group: the embedding with chunk 0, the head
   // (its own weight when untied, the tied copy on the last stage when pp > 1) with the last chunk.
   // Both step models' gradient buckets need them per block (GradientBuckets).

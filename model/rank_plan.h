@@ -17,7 +17,7 @@
 
 #include <array>
 #include <cstdint>
-#include <optional>
+#include <memory>
 #include <vector>
 
 #include "model/memory.h"
@@ -185,7 +185,7 @@ struct RankPlan {
   // then cost each layer by its own span (the chunks count their windowed layers). `dense` and
   // `moe` keep the model's mean span for everything a layer's span does not change (parameters,
   // memory, the MTP modules).
-  // Held in an optional: a PlanBlock is large, and the tuner's path builds a plan per candidate.
+  // Held on the heap: a PlanBlock is 12 KB, and the tuner's path builds a plan per candidate.
   bool window_mixed = false;
   static constexpr int kFullSpan = 0;
   static constexpr int kWindowSpan = 1;
@@ -193,7 +193,7 @@ struct RankPlan {
     std::array<PlanBlock, 2> dense;
     std::array<PlanBlock, 2> moe;
   };
-  std::optional<SpanBlocks> spans;  // present exactly when window_mixed
+  std::shared_ptr<const SpanBlocks> spans;  // set exactly when window_mixed
   double pp_bytes = 0;       // activation (and gradient) sent per micro-batch across a stage boundary
   CommCost pp_hop;           // priced: the slowest boundary between consecutive virtual stages
   std::vector<PlanChunk> chunks;    // [rank * v + local chunk]

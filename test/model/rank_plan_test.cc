@@ -116,7 +116,7 @@ TEST(RankPlan, ChunksOfAnotherWindowMixPriceEachLayersSpan) {
   par.stage_layers = {41, 39};
   const RankPlan plan = plan_of(m, par);
   ASSERT_TRUE(plan.window_mixed);
-  ASSERT_TRUE(plan.spans.has_value());
+  ASSERT_NE(plan.spans, nullptr);
   EXPECT_EQ(plan.chunk(0, 0).dense_windowed, 21);
   EXPECT_EQ(plan.chunk(1, 0).dense_windowed, 19);
   const double ratio = window_pair_ratio(4096, 128);
