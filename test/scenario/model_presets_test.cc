@@ -46,5 +46,12 @@ TEST(ModelPresets, GptOssCountsMatchTheModelCard) {
   EXPECT_EQ(p.embedding, 201'088.0 * 2'880);
 }
 
+TEST(ModelPresets, Llama4MaverickCountsMatchTheModelCard) {
+  // Model card: 400B total, 17B active (text decoder; 24 dense and 24 MoE layers).
+  const model::ModelParams p = preset_params("llama4-maverick");
+  EXPECT_NEAR(p.total(), 400e9, 1e9);
+  EXPECT_NEAR(p.active(), 17e9, 0.2e9);
+}
+
 }  // namespace
 }  // namespace mofasim::scenario
