@@ -34,6 +34,7 @@ const char* op_name(OpKind op) {
     case OpKind::kAttentionResidual: return "attention_residual";
     case OpKind::kMlpResidual: return "mlp_residual";
     case OpKind::kMoePermute: return "moe_permute";
+    case OpKind::kQkNorm: return "qk_norm";
   }
   MOFASIM_UNREACHABLE("unknown OpKind");
 }

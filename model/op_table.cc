@@ -342,6 +342,11 @@ void add_attention(LayerOps& ops, const Ctx& c) {
   }
 
   const bool stack_kernels = m.kernel_stack != KernelStack::kMofaTable2;
+  if (stack_kernels && m.qk_layernorm && !mla) {
+    // Megatron's q_layernorm / k_layernorm over each head of this GPU's queries and keys, after the
+    // QKV split and before RoPE; it keeps its input (the unnormed q and k) for the backward.
+    ops.add(norm_kernel(OpKind::kQkNorm, m.kernel_stack, T * (heads + kv) * d_qk, false, false));
+  }
   if (stack_kernels && m.position == PositionKind::kRope) {
     // MLA rotates only the decoupled rope part and lays out query, key and value (stack_kernels.h).
     ops.add(mla ? mla_rope_kernel(m.kernel_stack, T, heads, m.mla) : rope_kernel(m.kernel_stack, T * (heads + kv) * d_qk));

@@ -83,6 +83,7 @@ enum class OpKind {
   kAttentionResidual,  // bias-dropout-add after the attention block
   kMlpResidual,        // bias-dropout-add after the MLP / MoE block
   kMoePermute,         // token sort and the gather of each token's k copies into expert order
+  kQkNorm,             // ModelSpec::qk_layernorm: the norm of every query and key head
 };
 const char* op_name(OpKind op);
 

@@ -138,6 +138,9 @@ struct ModelSpec {
   // With window_attn_skip_freq n > 0 every n-th layer (1-based) keeps full attention.
   int window_size = 0;
   int window_attn_skip_freq = 0;
+  // Megatron --qk-layernorm: a norm on each query and key head after the QKV projection (Qwen3,
+  // OLMo 2); not for MLA (its latent norms are inside the QKV op).
+  bool qk_layernorm = false;
 
   [[nodiscard]] bool is_moe() const { return moe.num_experts > 0; }
   // Transformer layers with experts, and the first layer of each type (-1 when there is none).

@@ -299,6 +299,9 @@ std::optional<std::string> set_architecture(const OpenRun& run, model::ModelSpec
       if (run.hidden % run.heads != 0) return "hidden is not a multiple of heads and the CSV gives no head dim";
       m.head_dim = run.hidden / run.heads;
     }
+    // Norms on every query and key head: Qwen3 (transformers' Qwen3Attention q_norm / k_norm;
+    // Megatron-Bridge's Qwen3 providers set qk_layernorm) and OLMo 2 (its q_norm / k_norm).
+    m.qk_layernorm = named({"qwen3", "qwen 3", "qwen-3", "olmo-2", "olmo2"});
   }
   if (run.is_moe()) {
     if (!run.moe_topk || !run.moe_ffn_hidden) return "MoE row without moe_topk or moe_ffn_hidden";

@@ -105,7 +105,7 @@ constexpr std::array kFlags = {
     MegatronFlag{"--seed", 1, I, kOptimizerMath}, MegatronFlag{"--hidden-dropout", 1, I, kNumerics},
     MegatronFlag{"--norm-epsilon", 1, I, kNumerics}, MegatronFlag{"--rotary-base", 1, I, kNumerics},
     MegatronFlag{"--apply-layernorm-1p", 0, I, kNumerics}, MegatronFlag{"--no-masked-softmax-fusion", 0, I, kNumerics},
-    MegatronFlag{"--attention-softmax-in-fp32", 0, I, kNumerics}, MegatronFlag{"--qk-layernorm", 0, I, kNumerics},
+    MegatronFlag{"--attention-softmax-in-fp32", 0, I, kNumerics}, MegatronFlag{"--qk-layernorm", 0, U, ""},
     MegatronFlag{"--cross-entropy-loss-fusion", 0, I, kNumerics}, MegatronFlag{"--calculate-per-token-loss", 0, I, kNumerics},
     MegatronFlag{"--no-position-embedding", 0, I, "positions follow --position-embedding-type"},
     MegatronFlag{"--use-mcore-models", 0, I, "implementation choice: same model"},

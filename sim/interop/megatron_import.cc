@@ -97,6 +97,8 @@ void Importer::norm_and_position() {
   if (norm != "LayerNorm" && norm != "RMSNorm") bad("--normalization", "expected LayerNorm or RMSNorm, got '" + norm + "'");
   set("model", "norm", norm == "RMSNorm" ? "rmsnorm" : "layernorm",
       has("--normalization") ? from("--normalization") : "Megatron default LayerNorm");
+  // With MLA, --qk-layernorm norms the q and kv latents, which the QKV op already holds.
+  if (has("--qk-layernorm") && !has("--multi-latent-attention")) set("model", "qk_layernorm", "true", "--qk-layernorm");
   std::string pos = has("--position-embedding-type") ? word("--position-embedding-type") : "learned_absolute";
   if (has("--use-rotary-position-embeddings")) pos = "rope";
   const std::string pos_why = has("--use-rotary-position-embeddings") ? "--use-rotary-position-embeddings"

@@ -166,6 +166,7 @@ model::ModelSpec to_model_spec(const proto::Model& m) {
       .kernel_stack = kernel_stack(m.kernel_stack()),
       .window_size = m.window_size(),
       .window_attn_skip_freq = m.window_attn_skip_freq(),
+      .qk_layernorm = m.qk_layernorm(),
   };
   if (m.has_mla()) {
     const proto::MlaConfig& a = m.mla();

@@ -136,6 +136,9 @@ class Validator {
     }
     const bool mla_kind = m.has_attention() ? m.attention() == proto::MLA : m.has_mla();
     if (mla_kind && !m.has_mla()) fail("model.mla", "missing (required when attention is mla)");
+    if (mla_kind && m.qk_layernorm()) {
+      fail("model.qk_layernorm", "not with attention: mla (its q and kv latent norms are part of the QKV projection)");
+    }
     if (!mla_kind && m.has_mla()) {
       const std::string kind = proto::Attention_descriptor()->FindValueByNumber(m.attention())->options().GetExtension(
           proto::yaml);

@@ -18,6 +18,7 @@ constexpr std::array<std::string_view, 66> kRules = {
     "model: mla is given if and only if attention is mla (attention absent counts as mla when mla is given)",
     "model.mla: kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim and v_head_dim are required and >= 1",
     "model.moe: num_experts, top_k and expert_ffn_hidden_size are required and >= 1; top_k <= num_experts",
+    "model.qk_layernorm: not with attention mla",
     "model.moe: first_k_dense_layers < num_layers; load_imbalance >= 1; bytes per element > 0; layer_pattern entries "
     "are 0 or 1 and leave at least one MoE layer",
     "model.moe: router_num_groups divides num_experts; 1 <= router_group_topk <= router_num_groups, top_k and the "

@@ -154,6 +154,10 @@ TEST(MegatronImport, InterleavedMoeLayersBecomeALayerPattern) {
   // A repeated list (Llama 4 Maverick's dense-then-MoE alternation).
   EXPECT_EQ(pattern_of("'([0,1]*16)'"), (std::vector<int>{0, 1}));
   EXPECT_EQ(pattern_of("'([0,0,1,1]*8)'"), (std::vector<int>{0, 0, 1, 1}));
+  // --qk-layernorm becomes the q/k head norms (and is no numerics-only flag any more).
+  const MegatronImport qk = import_megatron(data("mixtral_8x7b.txt") + "--qk-layernorm\n", h100(64));
+  EXPECT_TRUE(scenario::load_scenario_from_string(qk.yaml, "qk.yaml").proto.model().qk_layernorm());
+  EXPECT_FALSE(listed(qk.ignored, "--qk-layernorm"));
   // A list that does not cover the layers is refused on its line.
   const std::string script = data("mixtral_8x7b.txt");
   const auto line = std::to_string(std::count(script.begin(), script.end(), '\n') + 1);

@@ -80,6 +80,39 @@ TEST(StackKernels, TransformerEngineLayerAddsRopeAndTwoResidualAdds) {
   EXPECT_EQ(find_op(unfused, OpKind::kRope).forward.hbm_bytes, 84'934'656.0);
 }
 
+TEST(StackKernels, QkLayernormNormsEveryQueryAndKeyHead) {
+  // LLaMA2-70B at t = 8 with Qwen3's q/k norms: 4096 tokens x (8 query + 1 KV heads) x 128 =
+  // 4,718,592 elements per GPU; a norm reads 2 B and writes 2 B forward (4 B/element), reads the
+  // input, the output gradient and writes the input gradient backward (6 B/element), and keeps its
+  // input (2 B/element).
+  ModelSpec m = llama2_70b();
+  m.kernel_stack = KernelStack::kTransformerEngine;
+  EXPECT_FALSE(has_op(ops_for_layer(m, tp(8), 0), OpKind::kQkNorm));
+  m.qk_layernorm = true;
+  const LayerOps layer = ops_for_layer(m, tp(8), 0);
+  const OpCost& norm = find_op(layer, OpKind::kQkNorm);
+  const double elements = 4096.0 * (8 + 1) * 128;
+  EXPECT_EQ(norm.forward.hbm_bytes, 4 * elements);
+  EXPECT_EQ(norm.backward_input.hbm_bytes, 6 * elements);
+  EXPECT_EQ(norm.activation_bytes, 2 * elements);
+  EXPECT_EQ(norm.forward.flops, 0);
+  // It sits between the QKV projection and RoPE.
+  const auto ops = layer.ops();
+  std::size_t qkv = 0, qk = 0, rope = 0;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (ops[i].op == OpKind::kQkvProjection) qkv = i;
+    if (ops[i].op == OpKind::kQkNorm) qk = i;
+    if (ops[i].op == OpKind::kRope) rope = i;
+  }
+  EXPECT_EQ(qk, qkv + 1);
+  EXPECT_EQ(rope, qk + 1);
+  // MLA keeps its latent norms inside the QKV op: no separate kernel.
+  ModelSpec ds = deepseek_v3();
+  ds.kernel_stack = KernelStack::kTransformerEngine;
+  ds.qk_layernorm = true;
+  EXPECT_FALSE(has_op(ops_for_layer(ds, tp(1), 0), OpKind::kQkNorm));
+}
+
 TEST(StackKernels, MoePermuteOnTheDeepSeekV3Layer) {
   // tp 1: T_g = 4096 tokens, top-8 -> 32,768 copies of width 7168.
   const LayerOps ops = ops_for_layer(with_stack(deepseek_v3(), KernelStack::kTransformerEngine), tp(1), 3);

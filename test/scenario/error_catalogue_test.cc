@@ -186,6 +186,13 @@ std::vector<BadCase> cases() {
        {"bad.yaml:4:40: parallelism.ep: 2 needs a MoE model (model.moe)"}},
       {"TopKAtMostExperts", Lines{.model = model("preset: test-moe, moe: {top_k: 9}")}.text(), {},
        {"bad.yaml:1:40: model.moe.top_k: 9 exceeds num_experts = 8"}},
+      {"QkLayernormNotWithMla",
+       Lines{.model = model("preset: test-model, attention: mla, mla: {kv_lora_rank: 64, qk_nope_head_dim: 32, "
+                            "qk_rope_head_dim: 16, v_head_dim: 32}, qk_layernorm: true")}
+           .text(),
+       {},
+       {"bad.yaml:1:144: model.qk_layernorm: not with attention: mla (its q and kv latent norms are part of the QKV "
+        "projection)"}},
       {"MoeLayerPatternEntriesAreZeroOrOne", Lines{.model = model("preset: test-moe, moe: {layer_pattern: [0, 2]}")}.text(),
        {},
        {"bad.yaml:1:52: model.moe.layer_pattern[1]: must be at most 1 (entries are 0 (dense FFN) or 1 (MoE); a "
