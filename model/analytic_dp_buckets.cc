@@ -58,7 +58,7 @@ void dp_buckets(const RankPlan& plan, const ModelSpec& model, const FeatureSpec&
       // The layers from last to first, in runs of one type, recompute status and (window_mixed)
       // attention span.
       const auto span = [&](int layer) {
-        return plan.window_mixed && is_window_layer(model, layer) ? RankPlan::kWindowSpan : RankPlan::kFullSpan;
+        return plan.window_mixed() && is_window_layer(model, layer) ? RankPlan::kWindowSpan : RankPlan::kFullSpan;
       };
       int l = c.first_layer + c.num_layers - 1;
       while (l >= c.first_layer) {
@@ -66,7 +66,7 @@ void dp_buckets(const RankPlan& plan, const ModelSpec& model, const FeatureSpec&
         const bool kept = full && !full_recompute_applies(f, l - c.first_layer);
         const int s = span(l);
         int n = 1;
-        if (!full && !model.is_moe() && !plan.window_mixed) {
+        if (!full && !model.is_moe() && !plan.window_mixed()) {
           n = l - c.first_layer + 1;  // all dense and kept alike: one run
         } else {
           while (l - n >= c.first_layer && model.is_moe_layer(l - n) == moe &&
@@ -74,12 +74,8 @@ void dp_buckets(const RankPlan& plan, const ModelSpec& model, const FeatureSpec&
             ++n;
           }
         }
-        double t = moe ? (kept ? bt.moe_kept : bt.moe) : (kept ? bt.dense_kept : bt.dense);
-        if (plan.window_mixed) {
-          const auto i = static_cast<std::size_t>(s);
-          t = moe ? (kept ? bt.moe_kept_span[i] : bt.moe_span[i]) : (kept ? bt.dense_kept_span[i] : bt.dense_span[i]);
-        }
-        add(plan.layer_block(model, l), t, n);
+        const LayerTypeBackward& b = bt.span[static_cast<std::size_t>(s)];
+        add(plan.layer_block(model, l), moe ? (kept ? b.moe_kept : b.moe) : (kept ? b.dense_kept : b.dense), n);
         l -= n;
       }
       if (c.embedding) add(plan.embedding, bt.embedding, 1);

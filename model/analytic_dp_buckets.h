@@ -10,19 +10,21 @@
 
 namespace mofasim::model {
 
-// One micro-batch's backward of each block type alone (seconds, recompute included).
-struct DpBlockBackward {
-  double head = 0;        // with the MTP modules
-  double embedding = 0;
+// One micro-batch's backward of a dense and a MoE layer alone (seconds, recompute included).
+struct LayerTypeBackward {
   double dense = 0;
   double moe = 0;
   double dense_kept = 0;  // a layer full recompute leaves out
   double moe_kept = 0;
-  // RankPlan::window_mixed: the same four per attention span (RankPlan::kFullSpan, kWindowSpan).
-  std::array<double, 2> dense_span{};
-  std::array<double, 2> moe_span{};
-  std::array<double, 2> dense_kept_span{};
-  std::array<double, 2> moe_kept_span{};
+};
+
+// One micro-batch's backward of each block type alone. The transformer layers by attention span
+// (RankPlan::kFullSpan, kWindowSpan) when RankPlan::window_mixed; otherwise every layer reads
+// span[kFullSpan], the model's mean span.
+struct DpBlockBackward {
+  double head = 0;  // with the MTP modules
+  double embedding = 0;
+  std::array<LayerTypeBackward, 2> span{};
 };
 
 // Rank r's gradient buckets at v = 1 in the order the DP stream reduces them, for

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <array>
-#include <optional>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -144,9 +144,11 @@ void time_layer_types(const PlanBlock& dense, const PlanBlock& moe, const LayerR
 BlockTimes time_blocks(const RankPlan& plan, const ModelSpec& model, const LayerRates& x, ScheduleKind kind) {
   BlockTimes bt;
   time_layer_types(plan.dense, plan.moe, x, kind, bt.layers);
-  if (plan.window_mixed) {
+  if (plan.window_mixed()) {
     bt.span.emplace();
-    for (std::size_t i = 0; i < 2; ++i) time_layer_types(plan.spans->dense[i], plan.spans->moe[i], x, kind, (*bt.span)[i]);
+    for (std::size_t i = 0; i < 2; ++i) {
+      time_layer_types(plan.spans->dense[i], plan.spans->moe[i], x, kind, (*bt.span)[i]);
+    }
   }
   bt.emb = time_block(plan.embedding, x, false);
   bt.head = time_block(plan.head, x, false);
@@ -163,14 +165,13 @@ BlockTimes time_blocks(const RankPlan& plan, const ModelSpec& model, const Layer
 // Whether two chunks hold the same blocks, all that chunk_time reads of a chunk.
 bool same_work(const PlanChunk& a, const PlanChunk& b) {
   return a.dense_layers == b.dense_layers && a.moe_layers == b.moe_layers && a.dense_kept == b.dense_kept &&
-         a.moe_kept == b.moe_kept && a.windowed_key == b.windowed_key && a.embedding == b.embedding &&
+         a.moe_kept == b.moe_kept && a.windowed == b.windowed && a.embedding == b.embedding &&
          a.head == b.head;
 }
 
 // Whether two chunks' passes send the same (the head's chunk sends no forward, the embedding's no backward).
 bool same_sends(const PlanChunk& a, const PlanChunk& b) { return a.head == b.head && a.embedding == b.embedding; }
 
-// One chunk's steady F+B pair, MoFa(22) on the overlapped pairs only, and its PP exposure MoFa(23).
 // The layers of one attention span (or all of them, at the model's mean span) of a chunk.
 struct SpanLayers {
   int dense = 0;
@@ -179,7 +180,8 @@ struct SpanLayers {
   int moe_kept = 0;
 };
 
-[[gnu::always_inline]] inline void add_layers(const SpanLayers& n, const LayerTypeTimes& lt, double pair_share, ChunkTime& ct) {
+[[gnu::always_inline]] inline void add_layers(const SpanLayers& n, const LayerTypeTimes& lt, double pair_share,
+                                              ChunkTime& ct) {
   if (n.dense > n.dense_kept) ct.t += scaled(n.dense - n.dense_kept, lt.dense);
   if (n.moe > n.moe_kept) ct.t += scaled(n.moe - n.moe_kept, lt.moe);
   if (n.dense_kept > 0) ct.t += scaled(n.dense_kept, lt.dense_kept);
@@ -187,11 +189,12 @@ struct SpanLayers {
   ct.ep_delta += n.moe * lt.moe_pair_delta * pair_share;  // MoFa(22) on the overlapped pairs only
 }
 
+// One chunk's steady F+B pair, MoFa(22) on the overlapped pairs only, and its PP exposure MoFa(23).
 ChunkTime chunk_time(const PlanChunk& c, double pair_share, const BlockTimes& bt, double t_pp, int p,
                      const FeatureSpec& f) {
   ChunkTime ct;
   if (bt.span) {
-    const SpanLayers windowed{c.dense_windowed, c.moe_windowed, c.dense_kept_windowed, c.moe_kept_windowed};
+    const SpanLayers windowed{c.windowed.dense, c.windowed.moe, c.windowed.dense_kept, c.windowed.moe_kept};
     const SpanLayers full{c.dense_layers - windowed.dense, c.moe_layers - windowed.moe,
                           c.dense_kept - windowed.dense_kept, c.moe_kept - windowed.moe_kept};
     add_layers(full, (*bt.span)[RankPlan::kFullSpan], pair_share, ct);
@@ -412,18 +415,17 @@ void optimizer_term(const RankPlan& plan, const ModelSpec& model, const BlockTim
       if (of != exposed_of) {
         exposed_of = of;
         BucketedDpReplay replay(bwd, f.dp_overlap.alpha, f.dp_overlap.beta);
-        DpBlockBackward backward{.head = blocks.head.backward().total(),
-                                 .embedding = blocks.emb.backward().total(),
-                                 .dense = blocks.layers.dense.backward().total(),
-                                 .moe = blocks.layers.moe.backward().total(),
-                                 .dense_kept = blocks.layers.dense_kept.backward().total(),
-                                 .moe_kept = blocks.layers.moe_kept.backward().total()};
-        for (std::size_t i = 0; blocks.span && i < 2; ++i) {
-          const LayerTypeTimes& span = (*blocks.span)[i];
-          backward.dense_span[i] = span.dense.backward().total();
-          backward.moe_span[i] = span.moe.backward().total();
-          backward.dense_kept_span[i] = span.dense_kept.backward().total();
-          backward.moe_kept_span[i] = span.moe_kept.backward().total();
+        auto backward_of = [](const LayerTypeTimes& t) {
+          return LayerTypeBackward{.dense = t.dense.backward().total(),
+                                   .moe = t.moe.backward().total(),
+                                   .dense_kept = t.dense_kept.backward().total(),
+                                   .moe_kept = t.moe_kept.backward().total()};
+        };
+        DpBlockBackward backward{.head = blocks.head.backward().total(), .embedding = blocks.emb.backward().total()};
+        if (blocks.span) {
+          for (std::size_t i = 0; i < 2; ++i) backward.span[i] = backward_of((*blocks.span)[i]);
+        } else {
+          backward.span[RankPlan::kFullSpan] = backward_of(blocks.layers);
         }
         dp_buckets(plan, model, f, backward, r, x.inv_mub, replay);
         exposed = replay.finish() - bwd + params;

@@ -1,6 +1,8 @@
 // Sliding-window attention (see attention_window.h).
 #include "model/attention_window.h"
 
+#include <cstdint>
+
 #include "model/stage_layout.h"
 
 namespace mofasim::model {
@@ -32,11 +34,11 @@ int windowed_layers(const ModelSpec& model, int first, int count) {
 
 bool window_mix_differs(const ModelSpec& model, const ParallelSpec& parallel) {
   if (model.window_size <= 0 || model.window_size >= model.seq_length) return false;
-  const long total = windowed_layers(model, 0, model.num_layers);
+  const std::int64_t total = windowed_layers(model, 0, model.num_layers);
   if (total == 0 || total == model.num_layers) return false;
   for (const ChunkLayers& c : chunk_layers(model, parallel)) {
     // windowed / num_layers == total / L, in integers
-    if (static_cast<long>(windowed_layers(model, c.first_layer, c.num_layers)) * model.num_layers !=
+    if (std::int64_t{windowed_layers(model, c.first_layer, c.num_layers)} * model.num_layers !=
         total * c.num_layers) {
       return true;
     }

@@ -85,8 +85,8 @@ MemoryReport report_with_chunks(const ModelSpec& model, const HardwareSpec& hw, 
   const ShardGroups shards = hsdp_shard_groups(parallel, features);
   // Dense and MoE layers each cost the same wherever they sit: one op table each.
   const bool has_dense = model.first_layer_of_type(false) >= 0;
-  const LayerMemory dense = !has_dense ? LayerMemory{}
-                                : layer_memory(totals.dense, totals.dense_weight_grad, features, memfine_chunks);
+  const LayerMemory dense =
+      has_dense ? layer_memory(totals.dense, totals.dense_weight_grad, features, memfine_chunks) : LayerMemory{};
   const LayerMemory moe =
       model.is_moe() ? layer_memory(totals.moe, totals.moe_weight_grad, features, memfine_chunks) : LayerMemory{};
   const double embedding = totals.embedding.activation_bytes;
@@ -98,8 +98,8 @@ MemoryReport report_with_chunks(const ModelSpec& model, const HardwareSpec& hw, 
   // recompute_num_layers layers and rebuilds a whole group at once in the backward.
   FeatureSpec kept_features = features;
   kept_features.recompute = RecomputeKind::kNone;
-  const LayerMemory dense_kept = !has_dense ? LayerMemory{}
-                                     : layer_memory(totals.dense, totals.dense_weight_grad, kept_features, memfine_chunks);
+  const LayerMemory dense_kept =
+      has_dense ? layer_memory(totals.dense, totals.dense_weight_grad, kept_features, memfine_chunks) : LayerMemory{};
   const LayerMemory moe_kept =
       model.is_moe() ? layer_memory(totals.moe, totals.moe_weight_grad, kept_features, memfine_chunks) : LayerMemory{};
   const bool full = features.recompute == RecomputeKind::kFull;

@@ -104,7 +104,7 @@ void count_broadcast_owners(const RankPlan& plan, const ModelSpec& model, const 
 }  // namespace
 
 const PlanBlock& RankPlan::layer_work_block(const ModelSpec& model, int layer) const {
-  if (!window_mixed) return layer_block(model, layer);
+  if (!window_mixed()) return layer_block(model, layer);
   const int span = is_window_layer(model, layer) ? kWindowSpan : kFullSpan;
   return (model.is_moe_layer(layer) ? spans->moe : spans->dense)[static_cast<std::size_t>(span)];
 }
@@ -174,8 +174,7 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
   }
   // Chunks of another window mix than the model's: each block type once more per attention span,
   // from a layer of that type and span (attention_window.h).
-  plan.window_mixed = window_mix_differs(model, par);
-  auto spans = plan.window_mixed ? std::make_shared<RankPlan::SpanBlocks>() : nullptr;
+  auto spans = window_mix_differs(model, par) ? std::make_shared<RankPlan::SpanBlocks>() : nullptr;
   for (int l = 0; spans && l < model.num_layers; ++l) {
     const int span = is_window_layer(model, l) ? RankPlan::kWindowSpan : RankPlan::kFullSpan;
     PlanBlock& b = (model.is_moe_layer(l) ? spans->moe : spans->dense)[static_cast<std::size_t>(span)];
@@ -224,25 +223,22 @@ RankPlan build_rank_plan(const RankPlanInput& in) {
   const int last_chunk = static_cast<int>(layout.size()) - 1;
   // Without experts, full recompute or a window mix every layer is a dense one kept as it is: no
   // walk needed.
-  const bool walk = model.is_moe() || feat.recompute == RecomputeKind::kFull || plan.window_mixed;
+  const bool walk = model.is_moe() || feat.recompute == RecomputeKind::kFull || plan.window_mixed();
   auto chunk_of = [&](const ChunkLayers& cl, PlanChunk& c) {
     c = PlanChunk{.chunk = cl.chunk, .first_layer = cl.first_layer, .num_layers = cl.num_layers};
     if (!walk) c.dense_layers = cl.num_layers;
     for (int l = cl.first_layer; walk && l < cl.first_layer + cl.num_layers; ++l) {
       const bool moe = model.is_moe_layer(l);
-      const bool windowed = plan.window_mixed && is_window_layer(model, l);
+      const bool windowed = plan.window_mixed() && is_window_layer(model, l);
       (moe ? c.moe_layers : c.dense_layers) += 1;
-      if (windowed) (moe ? c.moe_windowed : c.dense_windowed) += 1;
+      if (windowed) ++(moe ? c.windowed.moe : c.windowed.dense);
       if (feat.recompute == RecomputeKind::kFull && !full_recompute_applies(feat, l - cl.first_layer)) {
         (moe ? c.moe_kept : c.dense_kept) += 1;
-        if (windowed) (moe ? c.moe_kept_windowed : c.dense_kept_windowed) += 1;
+        if (windowed) ++(moe ? c.windowed.moe_kept : c.windowed.dense_kept);
       }
     }
     c.embedding = cl.chunk == 0;
     c.head = cl.chunk == last_chunk;
-    c.windowed_key = static_cast<std::uint64_t>(c.dense_windowed) | static_cast<std::uint64_t>(c.moe_windowed) << 16 |
-                     static_cast<std::uint64_t>(c.dense_kept_windowed) << 32 |
-                     static_cast<std::uint64_t>(c.moe_kept_windowed) << 48;
   };
   plan.chunks.resize(static_cast<std::size_t>(p * v));
   for (int r = 0; r < p; ++r) {

@@ -78,15 +78,17 @@ struct PlanChunk {
   int dense_kept = 0;      // of them, layers full recompute leaves out (recompute_method block)
   int moe_kept = 0;
   // With RankPlan::window_mixed, of each count above, the layers that attend over the window
-  // (the rest attend over the full sequence); 0 otherwise.
-  int dense_windowed = 0;
-  int moe_windowed = 0;
-  int dense_kept_windowed = 0;
-  int moe_kept_windowed = 0;
+  // (the rest attend over the full sequence); 0 otherwise. 16 bits each (a chunk holds at most
+  // 10,000 layers): the four compare as one word.
+  struct Windowed {
+    std::uint16_t dense = 0;
+    std::uint16_t moe = 0;
+    std::uint16_t dense_kept = 0;
+    std::uint16_t moe_kept = 0;
+    bool operator==(const Windowed&) const = default;
+  } windowed{};
   bool embedding = false;  // chunk 0
   bool head = false;       // the last chunk: head + loss (and the MTP modules)
-  // The four windowed counts in one number (16 bits each), for comparing chunks at one compare.
-  std::uint64_t windowed_key = 0;
 };
 
 // Megatron DDP's gradient buckets: the gradients of whole blocks (a transformer layer, the
@@ -186,14 +188,14 @@ struct RankPlan {
   // `moe` keep the model's mean span for everything a layer's span does not change (parameters,
   // memory, the MTP modules).
   // Held on the heap: a PlanBlock is 12 KB, and the tuner's path builds a plan per candidate.
-  bool window_mixed = false;
   static constexpr int kFullSpan = 0;
   static constexpr int kWindowSpan = 1;
   struct SpanBlocks {
     std::array<PlanBlock, 2> dense;
     std::array<PlanBlock, 2> moe;
   };
-  std::shared_ptr<const SpanBlocks> spans;  // set exactly when window_mixed
+  std::shared_ptr<const SpanBlocks> spans;  // null when every chunk holds the model's mix
+  [[nodiscard]] bool window_mixed() const { return spans != nullptr; }
   double pp_bytes = 0;       // activation (and gradient) sent per micro-batch across a stage boundary
   CommCost pp_hop;           // priced: the slowest boundary between consecutive virtual stages
   std::vector<PlanChunk> chunks;    // [rank * v + local chunk]

@@ -136,7 +136,7 @@ bool moe_block_op(OpKind k) {
 //                   (multi_latent_attention.py): the forward all-gather before the merged QKV op.
 //                   The rope key's gather runs before that function (after the op) and is kept.
 // The other modules re-run no collective.
-bool module_reruns_comm(const CommOp& c, RecomputeModule module) {
+bool module_reruns_comm(const CommOp& c, RecomputeModule module, const ModelSpec& model) {
   if (c.phase != Phase::kForward) return false;
   switch (module) {
     case RecomputeModule::kMlp: return c.op == OpKind::kMlpLinear1 || c.op == OpKind::kMlpLinear2;
@@ -147,8 +147,8 @@ bool module_reruns_comm(const CommOp& c, RecomputeModule module) {
       return c.group == LayerGroup::kTp &&
              (c.collective == CollectiveKind::kAllGather || c.collective == CollectiveKind::kAllReduce);
     case RecomputeModule::kMlaUpProj:
-      return c.op == OpKind::kQkvProjection && c.group == LayerGroup::kTp &&
-             c.collective == CollectiveKind::kAllGather && c.before_op;
+      return model.attention == AttentionKind::kMla && c.op == OpKind::kQkvProjection &&
+             c.group == LayerGroup::kTp && c.collective == CollectiveKind::kAllGather && c.before_op;
     case RecomputeModule::kCoreAttn:
     case RecomputeModule::kMoeAct:
     case RecomputeModule::kLayernorm: return false;
@@ -194,8 +194,7 @@ LayerOps apply_modules(const LayerOps& ops, const ModelSpec& model, const Parall
     CommOp rc = c;
     for (int i = 0; i < kNumRecomputeModules && !rc.recomputed_by_selective; ++i) {
       const auto m = static_cast<RecomputeModule>(i);
-      const bool applies = m != RecomputeModule::kMlaUpProj || model.attention == AttentionKind::kMla;
-      rc.recomputed_by_selective = (modules & recompute_bit(m)) != 0 && applies && module_reruns_comm(c, m);
+      rc.recomputed_by_selective = (modules & recompute_bit(m)) != 0 && module_reruns_comm(c, m, model);
     }
     out.add(rc);
   }

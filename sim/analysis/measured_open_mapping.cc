@@ -7,7 +7,6 @@
 #include <limits>
 #include <map>
 #include <mutex>
-#include <cstdint>
 #include <regex>
 #include <stdexcept>
 

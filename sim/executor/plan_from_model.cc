@@ -6,10 +6,8 @@
 #include <vector>
 
 #include <algorithm>
-#include <array>
-#include <optional>
+#include <utility>
 
-#include "model/attention_window.h"
 #include "model/memory.h"
 #include "model/op_table.h"
 #include "model/rank_plan.h"
@@ -186,25 +184,16 @@ StepPlan plan_from_model(const PlanInput& input) {
   const model::HardwareSpec& hw = *input.hardware;
   const model::FeatureSpec& f = input.features;
   StepPlan plan;
-  // Layer tables differ only by is_moe_layer: one program per block type, copied per layer; with
-  // chunks of another window mix than the model's, one per block type and attention span
-  // (RankPlan::window_mixed), each layer taking its own span's.
-  const std::optional<LayerPlan> dense = rp.dense.present ? std::optional(layer(rp.dense, grad_b, hw, f)) : std::nullopt;
-  const std::optional<LayerPlan> moe = rp.moe.present ? std::optional(layer(rp.moe, grad_b, hw, f)) : std::nullopt;
-  std::array<std::optional<LayerPlan>, 2> dense_span;
-  std::array<std::optional<LayerPlan>, 2> moe_span;
-  for (std::size_t i = 0; rp.window_mixed && i < 2; ++i) {
-    if (rp.spans->dense[i].present) dense_span[i] = layer(rp.spans->dense[i], grad_b, hw, f);
-    if (rp.spans->moe[i].present) moe_span[i] = layer(rp.spans->moe[i], grad_b, hw, f);
-  }
+  // Layer tables differ only by the block that prices the layer (RankPlan::layer_work_block: its
+  // type, and its attention span when the chunks mix windows unevenly): one program per block,
+  // copied per layer.
+  std::vector<std::pair<const model::PlanBlock*, LayerPlan>> programs;
   plan.layers.reserve(static_cast<std::size_t>(m.num_layers));
   for (int l = 0; l < m.num_layers; ++l) {
-    if (rp.window_mixed) {
-      const std::size_t span = model::is_window_layer(m, l) ? model::RankPlan::kWindowSpan : model::RankPlan::kFullSpan;
-      plan.layers.push_back(m.is_moe_layer(l) ? *moe_span[span] : *dense_span[span]);
-    } else {
-      plan.layers.push_back(m.is_moe_layer(l) ? *moe : *dense);
-    }
+    const model::PlanBlock* block = &rp.layer_work_block(m, l);
+    auto it = std::find_if(programs.begin(), programs.end(), [&](const auto& p) { return p.first == block; });
+    if (it == programs.end()) it = programs.insert(programs.end(), {block, layer(*block, grad_b, hw, f)});
+    plan.layers.push_back(it->second);
   }
   // Full recompute by method: block leaves out the layers past recompute_num_layers of each chunk.
   for (const model::ChunkLayers& c : model::chunk_layers(m, input.parallel)) {
@@ -226,7 +215,7 @@ StepPlan plan_from_model(const PlanInput& input) {
   if (m.mtp_depth > 0) {
     const LayerPlan head_only = *plan.post;
     const LayerPlan projection = layer(rp.mtp_projection, grad_b, hw, f);
-    const LayerPlan& mtp_layer = m.is_moe_layer(m.num_layers - 1) ? *moe : *dense;
+    const LayerPlan mtp_layer = layer(rp.layer_block(m, m.num_layers - 1), grad_b, hw, f);
     const auto append = [](PassPlan& to, const PassPlan& from) { to.ops.insert(to.ops.end(), from.ops.begin(), from.ops.end()); };
     PassPlan input_grad;
     PassPlan weight_grad;

@@ -3,10 +3,12 @@
 // megatron_import_features.cc; the class is in megatron_importer.h).
 #include "sim/interop/megatron_import.h"
 
-#include <algorithm>
 #include <regex>
 #include <sstream>
+#include <string>
+#include <vector>
 
+#include "model/spec.h"
 #include "sim/interop/megatron_importer.h"
 
 namespace mofasim::interop::detail {
@@ -203,46 +205,7 @@ void Importer::moe() {
     set("model", "moe.shared_expert_ffn_hidden_size", word("--moe-shared-expert-intermediate-size"),
         from("--moe-shared-expert-intermediate-size"));
   }
-  if (has("--moe-layer-freq")) {
-    const std::string f = word("--moe-layer-freq");
-    std::smatch m;
-    if (f == "1") {
-      // every layer is MoE: the schema's default
-    } else if (std::regex_match(f, m, std::regex(R"(\d+)"))) {
-      // An integer N: layer i is MoE when i % N == 0 (Megatron's moe_layer_freq), the pattern
-      // 1 then N - 1 zeros.
-      const int n = std::stoi(f);
-      if (n < 1 || n > 64) {
-        unsupported_value("--moe-layer-freq", "a period of " + f + " layers (the schema repeats at most 64)");
-      } else {
-        std::string pattern = "[1";
-        for (int i = 1; i < n; ++i) pattern += ", 0";
-        set("model", "moe.layer_pattern", pattern + "]", from("--moe-layer-freq") + " (layer i is MoE when i % " + f + " == 0)");
-      }
-    } else if (std::regex_match(f, m, std::regex(R"(\(?\[0\]\s*\*\s*(\d+)\s*\+\s*\[1\]\s*\*\s*(\d+)\)?)"))) {
-      const int dense = std::stoi(m[1]);
-      if (dense + std::stoi(m[2]) != layers_) bad("--moe-layer-freq", "pattern covers " + std::to_string(dense + std::stoi(m[2])) + " layers, --num-layers is " + std::to_string(layers_));
-      set("model", "moe.first_k_dense_layers", std::to_string(dense), from("--moe-layer-freq"));
-    } else if (std::regex_match(f, m, std::regex(R"(\(?\[([01](?:\s*,\s*[01])*)\]\s*\*\s*(\d+)\)?)"))) {
-      // A repeated list, '([0,1]*24)': the list is the pattern.
-      std::string entries = m[1];
-      entries.erase(std::remove_if(entries.begin(), entries.end(), [](char c) { return c == ' ' || c == '\t'; }),
-                    entries.end());
-      const int period = static_cast<int>((entries.size() + 1) / 2);
-      const int covered = period * std::stoi(m[2]);
-      if (covered != layers_) {
-        bad("--moe-layer-freq", "pattern covers " + std::to_string(covered) + " layers, --num-layers is " + std::to_string(layers_));
-      } else if (period > 64) {
-        unsupported_value("--moe-layer-freq", "a pattern of " + std::to_string(period) + " layers (the schema repeats at most 64)");
-      } else {
-        std::string pattern = "[";
-        for (std::size_t i = 0; i < entries.size(); i += 2) pattern += (i > 0 ? ", " : "") + entries.substr(i, 1);
-        set("model", "moe.layer_pattern", pattern + "]", from("--moe-layer-freq"));
-      }
-    } else {
-      unsupported_value("--moe-layer-freq", "only an integer period, '[0]*k+[1]*n' (first k dense) or a repeated 0/1 list is expressible");
-    }
-  }
+  if (has("--moe-layer-freq")) moe_layer_freq();
   if (has("--moe-token-dispatcher-type")) {
     const std::string d = word("--moe-token-dispatcher-type");
     if (d == "alltoall" || d == "allgather" || d == "flex") {
@@ -263,6 +226,63 @@ void Importer::moe() {
 }
 
 // ------------------------------------------------------------------ YAML
+namespace {
+
+// A layer count as written (digits only); -1 when it has more digits than any model's layers.
+long long layer_count(const std::string& digits) { return digits.size() > 9 ? -1 : std::stoll(digits); }
+
+}  // namespace
+
+// --moe-layer-freq: 1 (every layer MoE), '([0]*k+[1]*n)' (the first k dense), an integer N (layer
+// i is MoE when i % N == 0: 1, then N - 1 zeros) or a repeated list '([0,1]*24)' whose list is the
+// pattern (model.moe.layer_pattern).
+void Importer::moe_layer_freq() {
+  const std::string f = word("--moe-layer-freq");
+  std::smatch m;
+  if (f == "1") return;  // every layer is MoE: the schema's default
+  const auto covers = [&](long long layers) {
+    if (layers != layers_) {
+      bad("--moe-layer-freq", "pattern covers " + (layers < 0 ? std::string("too many") : std::to_string(layers)) +
+                                  " layers, --num-layers is " + std::to_string(layers_));
+    }
+  };
+  if (std::regex_match(f, m, std::regex(R"(\(?\[0\]\s*\*\s*(\d+)\s*\+\s*\[1\]\s*\*\s*(\d+)\)?)"))) {
+    const long long dense = layer_count(m[1]);
+    const long long moe = layer_count(m[2]);
+    covers(dense < 0 || moe < 0 ? -1 : dense + moe);
+    set("model", "moe.first_k_dense_layers", std::to_string(dense), from("--moe-layer-freq"));
+    return;
+  }
+  std::vector<int> pattern;
+  std::string why = from("--moe-layer-freq");
+  if (std::regex_match(f, m, std::regex(R"(\d+)"))) {
+    const long long period = layer_count(f);
+    if (period >= 1 && period <= model::MoeSpec::kMaxLayerPeriod) {
+      pattern.assign(static_cast<std::size_t>(period), 0);
+      pattern.front() = 1;
+      why += " (layer i is MoE when i % " + f + " == 0)";
+    }
+  } else if (std::regex_match(f, m, std::regex(R"(\(?\[([01](?:\s*,\s*[01])*)\]\s*\*\s*(\d+)\)?)"))) {
+    for (char c : m[1].str()) {
+      if (c == '0' || c == '1') pattern.push_back(c - '0');
+    }
+    const long long repeats = layer_count(m[2]);
+    covers(repeats < 0 ? -1 : static_cast<long long>(pattern.size()) * repeats);
+  } else {
+    unsupported_value("--moe-layer-freq",
+                      "only an integer period, '[0]*k+[1]*n' (first k dense) or a repeated 0/1 list is expressible");
+    return;
+  }
+  if (pattern.empty() || pattern.size() > static_cast<std::size_t>(model::MoeSpec::kMaxLayerPeriod)) {
+    unsupported_value("--moe-layer-freq", "a pattern of 1 to " + std::to_string(model::MoeSpec::kMaxLayerPeriod) +
+                                              " layers repeated (the schema's limit)");
+    return;
+  }
+  std::string yaml = "[";
+  for (std::size_t i = 0; i < pattern.size(); ++i) yaml += (i > 0 ? ", " : "") + std::to_string(pattern[i]);
+  set("model", "moe.layer_pattern", yaml + "]", why);
+}
+
 std::string Importer::render() const {
   std::ostringstream y;
   y << "# " << opt_.scenario_name << ": written by `mofasim import-megatron` from " << opt_.source_name << ".\n"

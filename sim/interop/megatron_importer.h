@@ -112,6 +112,7 @@ class Importer {
   void attention();
   void window();
   void moe();
+  void moe_layer_freq();
   [[nodiscard]] std::string render() const;
   // megatron_import_layout.cc
   void parallelism();

@@ -158,11 +158,18 @@ TEST(MegatronImport, InterleavedMoeLayersBecomeALayerPattern) {
   const MegatronImport qk = import_megatron(data("mixtral_8x7b.txt") + "--qk-layernorm\n", h100(64));
   EXPECT_TRUE(scenario::load_scenario_from_string(qk.yaml, "qk.yaml").proto.model().qk_layernorm());
   EXPECT_FALSE(listed(qk.ignored, "--qk-layernorm"));
+  // Periods the schema cannot repeat are listed as not applied, whatever their size.
+  for (const std::string freq : {"0", "65", "99999999999999"}) {
+    const MegatronImport r = import_megatron(data("mixtral_8x7b.txt") + "--moe-layer-freq " + freq + "\n", h100(64));
+    EXPECT_TRUE(listed(r.unsupported, "--moe-layer-freq", freq)) << freq;
+  }
   // A list that does not cover the layers is refused on its line.
   const std::string script = data("mixtral_8x7b.txt");
   const auto line = std::to_string(std::count(script.begin(), script.end(), '\n') + 1);
   EXPECT_EQ(import_error(script + "--moe-layer-freq '([0,1]*15)'\n", h100(64)),
             "args.sh:" + line + ":1: --moe-layer-freq: pattern covers 30 layers, --num-layers is 32");
+  EXPECT_EQ(import_error(script + "--moe-layer-freq '([0,1]*99999999999999)'\n", h100(64)),
+            "args.sh:" + line + ":1: --moe-layer-freq: pattern covers too many layers, --num-layers is 32");
 }
 
 TEST(MegatronImport, DeepSeekV3MlaSharedExpertsDenseFirstLayersAndMtp) {

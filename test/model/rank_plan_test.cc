@@ -115,10 +115,9 @@ TEST(RankPlan, ChunksOfAnotherWindowMixPriceEachLayersSpan) {
   ParallelSpec par = testing::parallel_spec({.pp = 2, .global_batch = 2});
   par.stage_layers = {41, 39};
   const RankPlan plan = plan_of(m, par);
-  ASSERT_TRUE(plan.window_mixed);
-  ASSERT_NE(plan.spans, nullptr);
-  EXPECT_EQ(plan.chunk(0, 0).dense_windowed, 21);
-  EXPECT_EQ(plan.chunk(1, 0).dense_windowed, 19);
+  ASSERT_TRUE(plan.window_mixed());
+  EXPECT_EQ(plan.chunk(0, 0).windowed.dense, 21);
+  EXPECT_EQ(plan.chunk(1, 0).windowed.dense, 19);
   const double ratio = window_pair_ratio(4096, 128);
   const OpCost& full = test::find_op(plan.spans->dense[RankPlan::kFullSpan].ops, OpKind::kAttentionMap);
   const OpCost& windowed = test::find_op(plan.spans->dense[RankPlan::kWindowSpan].ops, OpKind::kAttentionMap);
@@ -131,7 +130,7 @@ TEST(RankPlan, ChunksOfAnotherWindowMixPriceEachLayersSpan) {
   EXPECT_EQ(plan.spans->dense[RankPlan::kWindowSpan].dense_params, plan.dense.dense_params);
   // The uniform split holds the model's mix: one table, no spans.
   par.stage_layers.clear();
-  EXPECT_FALSE(plan_of(m, par).window_mixed);
+  EXPECT_FALSE(plan_of(m, par).window_mixed());
 }
 
 }  // namespace
